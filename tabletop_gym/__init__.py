@@ -1,0 +1,27 @@
+"""tabletop-gym: Gymnasium environments for tabletop games with exact rules and exact oracles.
+
+Importing the package registers every environment (``tabletop/<Game>-v0``) with Gymnasium. Each game
+package under ``tabletop_gym.envs`` declares ``ENV_ID`` and ``ENTRY_POINT`` in its ``__init__``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import gymnasium as gym
+
+from tabletop_gym import envs as _envs
+
+__version__ = "0.1.0"
+
+
+def _register_all() -> None:
+    for module in pkgutil.iter_modules(_envs.__path__):
+        game = importlib.import_module(f"{_envs.__name__}.{module.name}")
+        env_id = getattr(game, "ENV_ID", None)
+        if env_id is not None and env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=game.ENTRY_POINT)
+
+
+_register_all()

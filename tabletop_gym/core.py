@@ -1,0 +1,263 @@
+"""What every game shares: errors, the oracle result and its on-disk cache, deal and mask helpers."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "TabletopError",
+    "InvalidDealError",
+    "IllegalActionError",
+    "GameOverError",
+    "OracleResult",
+    "OracleCache",
+    "default_cache_dir",
+    "mask_to_int8",
+    "legal_actions",
+    "check_characters",
+    "make_rng",
+]
+
+
+class TabletopError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class InvalidDealError(TabletopError, ValueError):
+    """A deal string (or deal parameters) that does not describe a valid deal."""
+
+
+class IllegalActionError(TabletopError, ValueError):
+    """An action that the rules do not allow in the current position."""
+
+    def __init__(self, action: Any, legal: Sequence[Any], why: str = "") -> None:
+        self.action = action
+        self.legal = list(legal)
+        reason = f" ({why})" if why else ""
+        super().__init__(f"illegal action {action!r}{reason}; legal actions: {self.legal}")
+
+
+class GameOverError(TabletopError, RuntimeError):
+    """A step was asked of a game that has already ended."""
+
+
+@dataclasses.dataclass(frozen=True)
+class OracleResult:
+    """What an oracle proves about one deal.
+
+    ``score`` is achieved by ``plan`` (the engine replays it), ``bound`` is a proven upper bound on
+    any play of the deal, and ``optimal`` means the two meet. ``seconds`` is the solve time and
+    ``stats`` holds solver-specific figures (states visited, nodes, status...).
+    """
+
+    score: float
+    bound: float
+    plan: tuple[Any, ...]
+    seconds: float = 0.0
+    stats: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.score > self.bound:
+            raise ValueError(f"oracle score {self.score} exceeds its own bound {self.bound}")
+
+    @property
+    def optimal(self) -> bool:
+        return self.score == self.bound
+
+    @property
+    def gap(self) -> float:
+        return self.bound - self.score
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "bound": self.bound,
+            "optimal": self.optimal,
+            "plan": _plain(self.plan),
+            "seconds": self.seconds,
+            "stats": _plain(self.stats),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> OracleResult:
+        return cls(
+            score=data["score"],
+            bound=data["bound"],
+            plan=_as_tuple(data["plan"]),
+            seconds=float(data.get("seconds", 0.0)),
+            stats=dict(data.get("stats", {})),
+        )
+
+
+def _plain(value: Any) -> Any:
+    """Turn tuples and numpy scalars into JSON-friendly values."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+def _as_tuple(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_as_tuple(v) for v in value)
+    return value
+
+
+def default_cache_dir() -> Path:
+    """``$TABLETOP_GYM_CACHE`` if set, else ``~/.cache/tabletop-gym``."""
+    env = os.environ.get("TABLETOP_GYM_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "tabletop-gym"
+
+
+class OracleCache:
+    """Oracle results on disk, one JSON file per (game, variant, deal).
+
+    Every entry carries the game, variant and deal it answers and a checksum of its result; an entry
+    that fails to parse, answers another question or fails the caller's check (normally a replay of
+    its plan through the engine) is ignored and recomputed, never trusted. Writes are atomic, so an
+    interrupted run never leaves a half-written entry behind.
+    """
+
+    FORMAT = 1
+
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        self.root = Path(root) if root is not None else default_cache_dir()
+        self.hits = 0
+        self.misses = 0
+        self.rejected = 0
+
+    def path(self, game: str, variant: str, deal: str) -> Path:
+        digest = hashlib.sha256(f"{game}\0{variant}\0{deal}".encode()).hexdigest()[:32]
+        return self.root / game / _safe_name(variant) / f"{digest}.json"
+
+    def load(
+        self,
+        game: str,
+        variant: str,
+        deal: str,
+        check: Callable[[OracleResult], bool] | None = None,
+    ) -> OracleResult | None:
+        path = self.path(game, variant, deal)
+        try:
+            entry = json.loads(path.read_text())
+            if (
+                entry.get("format") != self.FORMAT
+                or entry.get("game") != game
+                or entry.get("variant") != variant
+                or entry.get("deal") != deal
+                or entry.get("checksum") != _checksum(entry["result"])
+            ):
+                raise ValueError("entry answers another question or was altered")
+            result = OracleResult.from_json(entry["result"])
+            if check is not None and not check(result):
+                raise ValueError("entry failed its check")
+        except FileNotFoundError:
+            self.misses += 1
+            return None
+        except (OSError, ValueError, KeyError, TypeError):
+            self.rejected += 1
+            self.misses += 1
+            return None
+        self.hits += 1
+        return result
+
+    def store(self, game: str, variant: str, deal: str, result: OracleResult) -> None:
+        payload = result.to_json()
+        entry = {
+            "format": self.FORMAT,
+            "game": game,
+            "variant": variant,
+            "deal": deal,
+            "result": payload,
+            "checksum": _checksum(payload),
+        }
+        atomic_write_text(self.path(game, variant, deal), json.dumps(entry))
+
+    def solve(
+        self,
+        game: str,
+        variant: str,
+        deal: str,
+        solve: Callable[[], OracleResult],
+        check: Callable[[OracleResult], bool] | None = None,
+    ) -> OracleResult:
+        """The cached result for this deal, or ``solve()``'s, stored for next time."""
+        cached = self.load(game, variant, deal, check)
+        if cached is not None:
+            return cached
+        result = solve()
+        self.store(game, variant, deal, result)
+        return result
+
+
+def _checksum(payload: Any) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _safe_name(text: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+    return cleaned or "default"
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write a file so that readers see the old content or the new one, never a mix."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def mask_to_int8(mask: Sequence[bool] | np.ndarray) -> np.ndarray:
+    return np.asarray(mask, dtype=np.int8)
+
+
+def legal_actions(mask: Sequence[bool] | np.ndarray) -> list[int]:
+    return [int(a) for a in np.flatnonzero(np.asarray(mask))]
+
+
+def check_characters(text: str, alphabet: str, what: str) -> None:
+    """Raise InvalidDealError naming the first character of ``text`` not in ``alphabet``."""
+    for pos, char in enumerate(text):
+        if char not in alphabet:
+            raise InvalidDealError(
+                f"{what}: character {char!r} at position {pos} is not one of {alphabet!r}"
+            )
+
+
+def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)
+
+
+class Stopwatch:
+    """``with Stopwatch() as w: ...; w.seconds``"""
+
+    def __enter__(self) -> Stopwatch:
+        self._start = time.perf_counter()
+        self.seconds = 0.0
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self._start

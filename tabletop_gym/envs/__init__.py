@@ -1,0 +1,1 @@
+"""One package per game: ``rules.py`` (the engine) and ``env.py`` (the Gymnasium environment)."""

@@ -1,0 +1,62 @@
+"""What the command line needs to know about each game, one module per game in this package.
+
+Each module defines ``SPEC = GameSpec(...)``; modules are found automatically, so adding a game
+never edits a shared list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tabletop_gym.agents.base import Agent
+from tabletop_gym.core import OracleResult
+
+
+def _no_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    return None
+
+
+def _no_figures(scores: Sequence[float], results: Sequence[OracleResult]) -> dict[str, float]:
+    return {}
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game as the command line sees it.
+
+    - ``agents``: named agent factories (``"random"``, ``"greedy"``...), each taking the parsed
+      command-line arguments.
+    - ``env_kwargs(args)``: keyword arguments for ``gym.make(env_id, ...)`` from the command line.
+    - ``oracle(deal, args)``: the (cached) oracle result for a deal string, or None if the game has
+      no per-deal oracle; evaluation divides scores by ``result.bound``.
+    - ``add_arguments(parser, command)``: game options for a sub-command (``solve``, ``evaluate``...).
+    - ``figures(scores, results)``: game-specific evaluation figures (e.g. share reaching 61).
+    - ``commands``: the game's implementation of ``play``, ``bench`` and any other sub-command
+      (``tournament``, ``stats``), each ``fn(args) -> int`` (exit status).
+    """
+
+    name: str
+    env_id: str
+    agents: dict[str, Callable[[argparse.Namespace], Agent]]
+    oracle: Callable[[str, argparse.Namespace], OracleResult] | None = None
+    env_kwargs: Callable[[argparse.Namespace], dict[str, Any]] = lambda args: {}
+    add_arguments: Callable[[argparse.ArgumentParser, str], None] = _no_arguments
+    figures: Callable[[Sequence[float], Sequence[OracleResult]], dict[str, float]] = _no_figures
+    commands: dict[str, Callable[[argparse.Namespace], int]] = field(default_factory=dict)
+    score_name: str = "score"
+
+
+def game_names() -> list[str]:
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+def get_game(name: str) -> GameSpec:
+    names = game_names()
+    if name not in names:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(names)}")
+    return importlib.import_module(f"{__name__}.{name}").SPEC
