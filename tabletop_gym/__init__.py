@@ -1,7 +1,8 @@
 """tabletop-gym: Gymnasium environments for tabletop games with exact rules and exact oracles.
 
 Importing the package registers every environment (``tabletop/<Game>-v0``) with Gymnasium. Each game
-package under ``tabletop_gym.envs`` declares ``ENV_ID`` and ``ENTRY_POINT`` in its ``__init__``.
+package under ``tabletop_gym.envs`` declares ``ENV_ID`` and ``ENTRY_POINT`` in its ``__init__``, and
+``EXTRA_ENVS`` ({id: entry point}) when it has more than one environment.
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ __version__ = "0.1.0"
 def _register_all() -> None:
     for module in pkgutil.iter_modules(_envs.__path__):
         game = importlib.import_module(f"{_envs.__name__}.{module.name}")
-        env_id = getattr(game, "ENV_ID", None)
-        if env_id is not None and env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=game.ENTRY_POINT)
+        entries = dict(getattr(game, "EXTRA_ENVS", {}))
+        if hasattr(game, "ENV_ID"):
+            entries[game.ENV_ID] = game.ENTRY_POINT
+        for env_id, entry_point in entries.items():
+            if env_id not in gym.registry:
+                gym.register(id=env_id, entry_point=entry_point)
 
 
 _register_all()

@@ -38,6 +38,7 @@ class GameSpec:
     - ``figures(scores, results)``: game-specific evaluation figures (e.g. share reaching 61).
     - ``commands``: the game's implementation of ``play``, ``bench`` and any other sub-command
       (``tournament``, ``stats``), each ``fn(args) -> int`` (exit status).
+    - ``ppo``: MaskablePPO settings that suit the game (override the defaults of ``train``).
     """
 
     name: str
@@ -49,6 +50,7 @@ class GameSpec:
     figures: Callable[[Sequence[float], Sequence[OracleResult]], dict[str, float]] = _no_figures
     commands: dict[str, Callable[[argparse.Namespace], int]] = field(default_factory=dict)
     score_name: str = "score"
+    ppo: dict[str, Any] = field(default_factory=dict)
 
 
 def game_names() -> list[str]:

@@ -1,0 +1,70 @@
+"""Trained policies as Agents, and the oracle's plan as an Agent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop_gym.core import OracleResult
+
+
+class PolicyAgent:
+    """Wraps a trained sb3-contrib MaskablePPO model: acts on the observation, within the mask."""
+
+    def __init__(self, model: Any, name: str = "policy", deterministic: bool = True) -> None:
+        self.model = model
+        self.name = name
+        self.deterministic = deterministic
+
+    def reset(self, seed: int | None = None) -> None:
+        return None
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        mask = np.asarray(info["action_mask"], dtype=bool)
+        action, _ = self.model.predict(observation, action_masks=mask, deterministic=self.deterministic)
+        return int(action)
+
+
+def load_policy(path: str | Path, deterministic: bool = True) -> PolicyAgent:
+    """Load a MaskablePPO model saved by ``tabletop-gym train`` (its folder or its ``model.zip``)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "model.zip"
+    if not path.is_file():
+        raise FileNotFoundError(f"no trained model at {path} (expected a train output folder or a .zip)")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError("loading a trained policy needs the training extra: pip install 'tabletop-gym[train]'") from exc
+    model = MaskablePPO.load(str(path), device="cpu")
+    return PolicyAgent(model, name=path.parent.name if path.name == "model.zip" else path.stem, deterministic=deterministic)
+
+
+class PlanAgent:
+    """Plays the oracle's plan for the deal in ``info["deal"]``: the optimum, move by move.
+
+    ``solve(deal)`` returns the OracleResult of a deal; its plan must be the agent's action sequence.
+    """
+
+    name = "oracle"
+
+    def __init__(self, solve: Callable[[str], OracleResult]) -> None:
+        self._solve = solve
+        self._deal: str | None = None
+        self._plan: tuple[Any, ...] = ()
+        self._step = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self._deal = None
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        if info["deal"] != self._deal:
+            self._deal = info["deal"]
+            self._plan = self._solve(self._deal).plan
+            self._step = 0
+        action = self._plan[self._step]
+        self._step += 1
+        return int(action)

@@ -1,0 +1,623 @@
+"""Modern Art: Masters Gallery (Reiner Knizia, 2009): the engine.
+
+The single source of the rules (../shared/rules/modern-art.md): deck table, dealing, the five symbols,
+the round end, ranking, values, awards, scoring and the start player of each round. No Gymnasium here.
+
+Cards
+    A card is a *kind*: ``artist * 6 + symbol`` (30 kinds). Artists in board order (the order breaks
+    ties): 0 Lite Metal, 1 Yoko, 2 Christin P., 3 Karl Gitter, 4 Krypto. Symbols: 0 plain, 1 draw,
+    2 double, 3 hidden, 4 simultaneous, 5 award.
+
+Deal strings
+    The whole shuffled deck, top card first, two characters per card: the artist letter (``LYCGK``)
+    then the symbol (``.`` plain, ``d`` draw, ``x`` double, ``h`` hidden, ``s`` simultaneous,
+    ``a`` award). It must hold exactly the cards of the deck table, so a deal fixes every hand, the
+    extra card and every later draw and deal.
+
+Actions (one integer, interpreted by the current decision)
+    ``0..29`` display (or, for a hidden second card, put face down) a card of that kind;
+    ``30..34`` choose artist ``action - 30`` for an award token; ``35`` pass (decline an optional card).
+
+Points fixed by the project where sources are silent are parameters of :class:`Rules`; the rest of the
+choices this engine makes (all documented in the rules file or here):
+    - dealing is one card at a time in seat order: the first 13 rounds of it from seat 0, later rounds'
+      deals from that round's start player; seat 0 starts round 1;
+    - an award must be placed while tokens remain (on any artist, displayed or not);
+    - "the player who ended the round" is the player whose turn it was (for a simultaneous play too);
+      when the round ends because every hand is empty, it is the player who took the last turn;
+    - a decision with no card that may be played (a double with no second card of that artist, a
+      hidden card with an empty hand, a simultaneous play by a player with no cards) is skipped.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, make_rng
+
+ARTISTS = ("Lite Metal", "Yoko", "Christin P.", "Karl Gitter", "Krypto")
+ARTIST_CHARS = "LYCGK"
+SYMBOLS = ("plain", "draw", "double", "hidden", "simultaneous", "award")
+SYMBOL_CHARS = ".dxhsa"
+NUM_ARTISTS = 5
+NUM_SYMBOLS = 6
+NUM_KINDS = NUM_ARTISTS * NUM_SYMBOLS
+PLAIN, DRAW, DOUBLE, HIDDEN, SIMULTANEOUS, AWARD = range(NUM_SYMBOLS)
+
+CHOOSE_ARTIST = NUM_KINDS  # actions 30..34
+PASS = NUM_KINDS + NUM_ARTISTS  # 35
+NUM_ACTIONS = PASS + 1
+
+# Decisions (``State.phase``).
+PLAY, DOUBLE_CARD, HIDDEN_CARD, SIMULTANEOUS_CARD, AWARD_ARTIST, END_PLAY, GAME_OVER = range(7)
+PHASES = ("play", "double", "hidden", "simultaneous", "award", "end-of-round play", "game over")
+
+# Per artist: cards carrying (plain, draw, double, hidden, simultaneous, award).
+DEFAULT_DECK: tuple[tuple[int, ...], ...] = (
+    (11, 2, 1, 1, 1, 1),
+    (12, 2, 1, 1, 1, 1),
+    (13, 2, 1, 1, 1, 1),
+    (14, 2, 1, 1, 1, 1),
+    (15, 2, 1, 1, 1, 1),
+)
+# Cards dealt to each player at the start of rounds 1-4, by player count.
+DEFAULT_DEALS: dict[int, tuple[int, ...]] = {
+    2: (13, 6, 6, 3),
+    3: (13, 6, 6, 0),
+    4: (13, 4, 4, 0),
+    5: (13, 2, 2, 0),
+}
+
+
+def kind_of(artist: int, symbol: int) -> int:
+    return artist * NUM_SYMBOLS + symbol
+
+
+def artist_of(kind: int) -> int:
+    return kind // NUM_SYMBOLS
+
+
+def symbol_of(kind: int) -> int:
+    return kind % NUM_SYMBOLS
+
+
+def card_name(kind: int) -> str:
+    return f"{ARTISTS[artist_of(kind)]} ({SYMBOLS[symbol_of(kind)]})"
+
+
+def card_code(kind: int) -> str:
+    return ARTIST_CHARS[artist_of(kind)] + SYMBOL_CHARS[symbol_of(kind)]
+
+
+def action_name(action: int) -> str:
+    if 0 <= action < NUM_KINDS:
+        return card_name(action)
+    if CHOOSE_ARTIST <= action < PASS:
+        return f"award to {ARTISTS[action - CHOOSE_ARTIST]}"
+    if action == PASS:
+        return "pass"
+    return f"<not an action: {action}>"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The game's parameters; every point the rules file marks "fixed here" is one of them.
+
+    - ``players``: 2 to 5.
+    - ``deck``: per artist, how many cards carry each symbol (plain, draw, double, hidden,
+      simultaneous, award).
+    - ``deals``: cards dealt to each player at the start of each round (default: the table for the
+      player count); its length is the number of rounds.
+    - ``round_limit``: face-up cards of one artist that end a round (default 5 with two players, else 6).
+    - ``extra_card_each_round``: reveal an extra card at the start of every round, not only round 1.
+    - ``simultaneous_same_artist``: simultaneous plays must be of the symbol card's artist.
+    - ``end_of_round_plays``: at the round end each player, in turn order from the left of the one who
+      ended it, may display one more card of each artist they displayed face up this round.
+    - ``at_once``: a double or simultaneous card and the cards it brings count as displayed at once, so
+      the round-end check waits for them (even if the symbol card itself reached the limit); if false
+      the symbol card reaching the limit ends the round at once, unresolved.
+    - ``value_tokens``: the value tokens given to the top artists each round (3, 2, 1).
+    - ``award_tokens`` and ``award_value``: award tokens in the game and what each adds to a value.
+    """
+
+    players: int = 2
+    deck: tuple[tuple[int, ...], ...] = DEFAULT_DECK
+    deals: tuple[int, ...] | None = None
+    round_limit: int | None = None
+    extra_card_each_round: bool = False
+    simultaneous_same_artist: bool = False
+    end_of_round_plays: bool = False
+    at_once: bool = True
+    value_tokens: tuple[int, ...] = (3, 2, 1)
+    award_tokens: int = 5
+    award_value: int = 2
+    _resolved: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.players, (int, np.integer)) or not 2 <= self.players <= 5:
+            raise ValueError(f"players must be an integer from 2 to 5, got {self.players!r}")
+        deck = tuple(tuple(int(c) for c in row) for row in self.deck)
+        if len(deck) != NUM_ARTISTS or any(len(row) != NUM_SYMBOLS for row in deck):
+            raise ValueError(
+                f"deck must have {NUM_ARTISTS} rows (artists) of {NUM_SYMBOLS} counts (symbols), got {self.deck!r}"
+            )
+        if any(c < 0 for row in deck for c in row):
+            raise ValueError(f"deck counts must be non-negative, got {self.deck!r}")
+        object.__setattr__(self, "deck", deck)
+        deals = DEFAULT_DEALS[int(self.players)] if self.deals is None else tuple(int(d) for d in self.deals)
+        if not deals or any(d < 0 for d in deals):
+            raise ValueError(f"deals must be a non-empty sequence of non-negative counts, got {self.deals!r}")
+        if deals[0] * self.players + 1 > sum(map(sum, deck)):
+            raise ValueError(
+                f"the deck holds {sum(map(sum, deck))} cards: too few to deal {deals[0]} to each of "
+                f"{self.players} players and reveal the extra card"
+            )
+        object.__setattr__(self, "deals", deals)
+        limit = (5 if self.players == 2 else 6) if self.round_limit is None else self.round_limit
+        if not isinstance(limit, (int, np.integer)) or limit < 2:
+            raise ValueError(f"round_limit must be an integer of at least 2, got {self.round_limit!r}")
+        object.__setattr__(self, "round_limit", int(limit))
+        tokens = tuple(int(v) for v in self.value_tokens)
+        if not 1 <= len(tokens) <= NUM_ARTISTS or any(v < 0 for v in tokens):
+            raise ValueError(f"value_tokens must be 1 to 5 non-negative values, got {self.value_tokens!r}")
+        object.__setattr__(self, "value_tokens", tokens)
+        if self.award_tokens < 0 or self.award_value < 0:
+            raise ValueError("award_tokens and award_value must be non-negative")
+
+    @property
+    def rounds(self) -> int:
+        return len(self.deals)
+
+    @property
+    def num_cards(self) -> int:
+        return sum(map(sum, self.deck))
+
+    def variant(self) -> str:
+        """A short text naming these rules, for caches and reports."""
+        deck = "-".join("".join(f"{c}." for c in row) for row in self.deck)
+        flags = "".join(
+            ch
+            for ch, on in (
+                ("E", self.extra_card_each_round),
+                ("S", self.simultaneous_same_artist),
+                ("P", self.end_of_round_plays),
+                ("N", not self.at_once),
+            )
+            if on
+        )
+        deals = ".".join(map(str, self.deals))
+        tokens = ".".join(map(str, self.value_tokens))
+        return (
+            f"p{self.players}_d{deals}_l{self.round_limit}_v{tokens}_a{self.award_tokens}x{self.award_value}"
+            f"_{flags or 'std'}_k{deck}"
+        )
+
+    def cards(self) -> list[int]:
+        """Every card of the deck (kinds), unshuffled."""
+        return [kind_of(a, s) for a in range(NUM_ARTISTS) for s in range(NUM_SYMBOLS) for _ in range(self.deck[a][s])]
+
+
+def deal_string(cards: Sequence[int]) -> str:
+    return "".join(card_code(k) for k in cards)
+
+
+def parse_deal(text: str, rules: Rules) -> tuple[int, ...]:
+    """The deck order (kinds, top first) of a deal string; raises InvalidDealError with the reason."""
+    if not isinstance(text, str):
+        raise InvalidDealError(f"a deal must be a string of two-character cards, got {type(text).__name__}")
+    text = text.strip()
+    if len(text) % 2:
+        raise InvalidDealError(f"deal has {len(text)} characters; every card takes two (artist, symbol)")
+    cards = []
+    for i in range(0, len(text), 2):
+        a, s = text[i], text[i + 1]
+        if a not in ARTIST_CHARS:
+            raise InvalidDealError(
+                f"card {i // 2 + 1} ({text[i:i + 2]!r}, position {i}): artist {a!r} is not one of {ARTIST_CHARS!r}"
+            )
+        if s not in SYMBOL_CHARS:
+            raise InvalidDealError(
+                f"card {i // 2 + 1} ({text[i:i + 2]!r}, position {i + 1}): symbol {s!r} is not one of "
+                f"{SYMBOL_CHARS!r}"
+            )
+        cards.append(kind_of(ARTIST_CHARS.index(a), SYMBOL_CHARS.index(s)))
+    have = Counter(cards)
+    for a in range(NUM_ARTISTS):
+        for s in range(NUM_SYMBOLS):
+            k = kind_of(a, s)
+            if have[k] != rules.deck[a][s]:
+                raise InvalidDealError(
+                    f"deal holds {have[k]} card(s) {card_code(k)} ({card_name(k)}); the deck table has "
+                    f"{rules.deck[a][s]}"
+                )
+    return tuple(cards)
+
+
+def random_deal(rules: Rules, seed: int | np.random.Generator | None = None) -> str:
+    """A uniformly shuffled deck as a deal string."""
+    rng = make_rng(seed)
+    cards = np.array(rules.cards(), dtype=np.int64)
+    rng.shuffle(cards)
+    return deal_string(cards.tolist())
+
+
+def rank_artists(counts: Sequence[int], places: int = 3) -> list[int]:
+    """The artists that place this round, best first: most cards, ties to the earlier artist in board
+    order; artists with no card cannot place."""
+    order = sorted((a for a in range(NUM_ARTISTS) if counts[a] > 0), key=lambda a: (-counts[a], a))
+    return order[:places]
+
+
+def round_points(
+    counts: Sequence[int],
+    own: Sequence[Sequence[int]],
+    values: Sequence[int],
+    awards: Sequence[int],
+    rules: Rules,
+) -> tuple[list[int], list[int]]:
+    """Score a round: ``counts`` per artist (all displayed cards), ``own[p][a]`` each player's cards.
+
+    Returns (points per player, value tokens won per artist)."""
+    won = [0] * NUM_ARTISTS
+    for place, artist in enumerate(rank_artists(counts, len(rules.value_tokens))):
+        won[artist] = rules.value_tokens[place]
+    points = []
+    for cards in own:
+        total = 0
+        for a in range(NUM_ARTISTS):
+            if won[a] and cards[a]:
+                total += (values[a] + won[a] + rules.award_value * awards[a]) * cards[a]
+        points.append(total)
+    return points, won
+
+
+class State:
+    """A position of the game. ``apply(action)`` plays the decision of player ``to_move``.
+
+    Rounds start, end and score inside ``apply``; decisions with nothing to decide are skipped, so
+    in every position that is not over the player to move has at least one legal action.
+    """
+
+    __slots__ = (
+        "rules", "deck", "top", "hands", "hand_sizes", "up", "down", "extra", "column", "values",
+        "awards", "awards_left", "scores", "round", "phase", "to_move", "turn_player", "starter",
+        "double_artist", "queue", "end_used", "last_turn", "history", "round_history", "log",
+    )  # fmt: skip
+
+    def __init__(self, rules: Rules, deal: str | Sequence[int], log: bool = False) -> None:
+        self.rules = rules
+        self.deck = parse_deal(deal, rules) if isinstance(deal, str) else tuple(int(k) for k in deal)
+        if len(self.deck) != rules.num_cards:
+            raise InvalidDealError(f"deal holds {len(self.deck)} cards; the deck table has {rules.num_cards}")
+        n = rules.players
+        self.top = 0  # index of the deck's top card
+        self.hands = [[0] * NUM_KINDS for _ in range(n)]
+        self.hand_sizes = [0] * n
+        self.up = [[0] * NUM_ARTISTS for _ in range(n)]  # face up this round, per player and artist
+        self.down = [[0] * NUM_ARTISTS for _ in range(n)]  # face down this round
+        self.extra = [0] * NUM_ARTISTS  # the extra card(s) this round
+        self.column = [0] * NUM_ARTISTS  # face-up cards this round, extra card included
+        self.values = [0] * NUM_ARTISTS  # sum of value tokens won so far
+        self.awards = [0] * NUM_ARTISTS
+        self.awards_left = rules.award_tokens
+        self.scores = [0] * n
+        self.round = 0
+        self.phase = PLAY
+        self.to_move = 0
+        self.turn_player = 0
+        self.starter = 0
+        self.double_artist = -1
+        self.queue: list[int] = []  # players still to decide (simultaneous, end-of-round plays)
+        self.end_used = [0] * NUM_ARTISTS  # end-of-round plays: artists the player has used
+        self.last_turn = -1
+        self.history: list[int] = []  # every action, in order: the plan that replays this game
+        self.round_history: list[list[int]] = []  # points per player of each scored round
+        self.log: list[str] | None = [] if log else None
+        self._deal_cards(rules.deals[0], 0)
+        self._start_round()
+
+    # ---- queries -------------------------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        return self.phase == GAME_OVER
+
+    @property
+    def deck_left(self) -> int:
+        return len(self.deck) - self.top
+
+    def legal_actions(self) -> list[int]:
+        phase = self.phase
+        if phase == GAME_OVER:
+            return []
+        hand = self.hands[self.to_move]
+        if phase == PLAY or phase == HIDDEN_CARD:
+            acts = [k for k in range(NUM_KINDS) if hand[k]]
+        elif phase == DOUBLE_CARD:
+            base = self.double_artist * NUM_SYMBOLS
+            acts = [k for k in range(base, base + NUM_SYMBOLS) if hand[k]]
+        elif phase == SIMULTANEOUS_CARD:
+            if self.rules.simultaneous_same_artist:
+                base = self.double_artist * NUM_SYMBOLS
+                acts = [k for k in range(base, base + NUM_SYMBOLS) if hand[k]]
+            else:
+                acts = [k for k in range(NUM_KINDS) if hand[k]]
+        elif phase == AWARD_ARTIST:
+            return list(range(CHOOSE_ARTIST, PASS))
+        else:  # END_PLAY
+            up = self.up[self.to_move]
+            acts = [k for k in range(NUM_KINDS) if hand[k] and up[k // NUM_SYMBOLS] and not self.end_used[k // 6]]
+        if phase != PLAY:
+            acts.append(PASS)
+        return acts
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def counts(self) -> list[int]:
+        """Cards per artist this round as the ranking sees them (face-down cards included)."""
+        return [self.column[a] + sum(d[a] for d in self.down) for a in range(NUM_ARTISTS)]
+
+    # ---- moves ---------------------------------------------------------------------------------
+
+    def apply(self, action: int) -> list[int]:
+        """Play ``action`` for ``to_move``; returns the points each player scored meanwhile (a round
+        scored by this action), all zero otherwise."""
+        if self.phase == GAME_OVER:
+            raise GameOverError("the game is over: all rounds have been scored")
+        legal = self.legal_actions()
+        if not isinstance(action, (int, np.integer)) or int(action) not in legal:
+            raise IllegalActionError(action, legal, self._why_illegal(action))
+        action = int(action)
+        scored_before = len(self.round_history)
+        self.history.append(action)
+        p = self.to_move
+        phase = self.phase
+        if phase == PLAY:
+            self._play_card(p, action)
+        elif phase == DOUBLE_CARD or phase == SIMULTANEOUS_CARD:
+            if action != PASS:
+                self._display(p, action, "second card" if phase == DOUBLE_CARD else "simultaneous card")
+            if phase == DOUBLE_CARD:
+                self._finish_turn()
+            else:
+                self._next_simultaneous()
+        elif phase == HIDDEN_CARD:
+            if action != PASS:
+                self._take(p, action)
+                self.down[p][artist_of(action)] += 1
+                self._note(f"P{p} puts a card face down")
+            self._finish_turn()
+        elif phase == AWARD_ARTIST:
+            artist = action - CHOOSE_ARTIST
+            self.awards[artist] += 1
+            self.awards_left -= 1
+            self._note(f"P{p} puts an award on {ARTISTS[artist]}")
+            self._finish_turn()
+        else:  # END_PLAY
+            if action == PASS:
+                self.queue.pop(0)
+                self.end_used = [0] * NUM_ARTISTS
+            else:
+                self._display(p, action, "end-of-round card")
+                self.end_used[artist_of(action)] = 1
+            self._next_end_play()
+        if len(self.round_history) > scored_before:
+            return [sum(r[i] for r in self.round_history[scored_before:]) for i in range(self.rules.players)]
+        return [0] * self.rules.players
+
+    def _why_illegal(self, action: object) -> str:
+        if not isinstance(action, (int, np.integer)) or not 0 <= int(action) < NUM_ACTIONS:
+            return f"not an action index 0-{NUM_ACTIONS - 1}"
+        a = int(action)
+        what = PHASES[self.phase]
+        if a == PASS:
+            return f"the {what} decision cannot be passed"
+        if a >= CHOOSE_ARTIST:
+            return f"choosing an artist is only for an award, the decision is: {what}"
+        if self.phase == AWARD_ARTIST:
+            return "an award decision takes an artist (actions 30-34)"
+        if not self.hands[self.to_move][a]:
+            return f"player {self.to_move} holds no {card_name(a)}"
+        return f"{card_name(a)} may not be played in the {what} decision"
+
+    def _note(self, text: str) -> None:
+        if self.log is not None:
+            self.log.append(f"R{self.round + 1}: {text}")
+
+    def _take(self, p: int, kind: int) -> None:
+        self.hands[p][kind] -= 1
+        self.hand_sizes[p] -= 1
+
+    def _display(self, p: int, kind: int, what: str) -> None:
+        self._take(p, kind)
+        a = artist_of(kind)
+        self.up[p][a] += 1
+        self.column[a] += 1
+        self._note(f"P{p} displays {card_name(kind)} as {what}")
+
+    def _play_card(self, p: int, kind: int) -> None:
+        self.last_turn = p
+        self._display(p, kind, "turn card")
+        artist, symbol = artist_of(kind), symbol_of(kind)
+        deferred = self.rules.at_once and (symbol == DOUBLE or symbol == SIMULTANEOUS)
+        if not deferred and self.column[artist] >= self.rules.round_limit:
+            self._end_round()
+            return
+        hand = self.hands[p]
+        if symbol == DRAW:
+            if self.top < len(self.deck):
+                card = self.deck[self.top]
+                self.top += 1
+                hand[card] += 1
+                self.hand_sizes[p] += 1
+                self._note(f"P{p} draws a card")
+        elif symbol == DOUBLE:
+            base = artist * NUM_SYMBOLS
+            if any(hand[base : base + NUM_SYMBOLS]):
+                self.phase, self.double_artist = DOUBLE_CARD, artist
+                return
+        elif symbol == HIDDEN:
+            if self.hand_sizes[p]:
+                self.phase = HIDDEN_CARD
+                return
+        elif symbol == SIMULTANEOUS:
+            n = self.rules.players
+            self.double_artist = artist  # the artist simultaneous plays must match, if that rule is on
+            self.queue = [(p + i) % n for i in range(1, n)]
+            self._next_simultaneous()
+            return
+        elif symbol == AWARD:
+            if self.awards_left > 0:
+                self.phase = AWARD_ARTIST
+                return
+        self._finish_turn()
+
+    def _next_simultaneous(self) -> None:
+        while self.queue:
+            q = self.queue.pop(0)
+            self.phase, self.to_move = SIMULTANEOUS_CARD, q
+            if len(self.legal_actions()) > 1:  # more than "pass"
+                return
+        self.to_move = self.turn_player
+        self._finish_turn()
+
+    def _finish_turn(self) -> None:
+        limit = self.rules.round_limit
+        if any(c >= limit for c in self.column):
+            self._end_round()
+            return
+        self.turn_player = (self.turn_player + 1) % self.rules.players
+        self._begin_turn()
+
+    def _begin_turn(self) -> None:
+        n = self.rules.players
+        if not any(self.hand_sizes):
+            self._end_round()
+            return
+        while not self.hand_sizes[self.turn_player]:
+            self.turn_player = (self.turn_player + 1) % n
+        self.phase, self.to_move = PLAY, self.turn_player
+
+    # ---- rounds --------------------------------------------------------------------------------
+
+    def _deal_cards(self, per_player: int, first: int) -> None:
+        n = self.rules.players
+        for _ in range(per_player):
+            for i in range(n):
+                if self.top >= len(self.deck):
+                    return
+                p = (first + i) % n
+                self.hands[p][self.deck[self.top]] += 1
+                self.hand_sizes[p] += 1
+                self.top += 1
+
+    def _start_round(self) -> None:
+        if self.round == 0 or self.rules.extra_card_each_round:
+            if self.top < len(self.deck):
+                card = self.deck[self.top]
+                self.top += 1
+                self.extra[artist_of(card)] += 1
+                self.column[artist_of(card)] += 1
+                self._note(f"extra card {card_name(card)}")
+        self.turn_player = self.starter
+        self.last_turn = (self.starter - 1) % self.rules.players
+        self._begin_turn()
+
+    def _end_round(self) -> None:
+        ender = self.turn_player if self.phase != PLAY or self.last_turn < 0 else self.last_turn
+        ender = self.last_turn
+        self.starter = (ender + 1) % self.rules.players
+        if self.rules.end_of_round_plays:
+            n = self.rules.players
+            self.queue = [(ender + i) % n for i in range(1, n + 1)]
+            self.end_used = [0] * NUM_ARTISTS
+            self._next_end_play()
+            return
+        self._score_round()
+
+    def _next_end_play(self) -> None:
+        while self.queue:
+            self.phase, self.to_move = END_PLAY, self.queue[0]
+            if len(self.legal_actions()) > 1:
+                return
+            self.queue.pop(0)
+            self.end_used = [0] * NUM_ARTISTS
+        self._score_round()
+
+    def _score_round(self) -> None:
+        rules = self.rules
+        n = rules.players
+        own = [[self.up[p][a] + self.down[p][a] for a in range(NUM_ARTISTS)] for p in range(n)]
+        points, won = round_points(self.counts(), own, self.values, self.awards, rules)
+        for a in range(NUM_ARTISTS):
+            self.values[a] += won[a]
+        for p in range(n):
+            self.scores[p] += points[p]
+        self.round_history.append(points)
+        self._note(f"round scored: {points}")
+        self.up = [[0] * NUM_ARTISTS for _ in range(n)]
+        self.down = [[0] * NUM_ARTISTS for _ in range(n)]
+        self.extra = [0] * NUM_ARTISTS
+        self.column = [0] * NUM_ARTISTS
+        self.queue = []
+        self.round += 1
+        if self.round >= rules.rounds:
+            self.phase = GAME_OVER
+            self.to_move = -1
+            return
+        self._deal_cards(rules.deals[self.round], self.starter)
+        self._start_round()
+
+    # ---- copying and text ----------------------------------------------------------------------
+
+    def copy(self) -> State:
+        other = State.__new__(State)
+        for name in State.__slots__:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = [list(v) if isinstance(v, list) else v for v in value]
+            setattr(other, name, value)
+        return other
+
+    def winners(self) -> list[int]:
+        best = max(self.scores)
+        return [p for p, s in enumerate(self.scores) if s == best]
+
+    def render(self) -> str:
+        lines = [
+            f"Round {min(self.round + 1, self.rules.rounds)}/{self.rules.rounds}  deck: {self.deck_left}  "
+            f"awards left: {self.awards_left}  decision: {PHASES[self.phase]}"
+            + ("" if self.done else f" (player {self.to_move})"),
+            "artist        value awards shown" + "".join(f"  P{p}" for p in range(self.rules.players)),
+        ]
+        for a in range(NUM_ARTISTS):
+            per = "".join(
+                f" {self.up[p][a]:>2}" + ("+" + str(self.down[p][a]) if self.down[p][a] else "  ")
+                for p in range(self.rules.players)
+            )
+            extra = " (+extra)" if self.extra[a] else ""
+            lines.append(f"{ARTISTS[a]:<13} {self.values[a]:>5} {self.awards[a]:>6} {self.column[a]:>5}{per}{extra}")
+        lines.append("scores: " + ", ".join(f"P{p} {s}" for p, s in enumerate(self.scores)))
+        for p in range(self.rules.players):
+            cards = " ".join(card_code(k) * 1 for k in range(NUM_KINDS) for _ in range(self.hands[p][k]))
+            lines.append(f"P{p} hand ({self.hand_sizes[p]}): {cards}")
+        return "\n".join(lines)
+
+
+def new_game(rules: Rules, deal: str, log: bool = False) -> State:
+    return State(rules, deal, log=log)
+
+
+def replay(rules: Rules, deal: str | Sequence[int], plan: Iterable[int]) -> State:
+    """Play ``plan`` (actions, in order) from the start of ``deal``; raises on an illegal action."""
+    state = State(rules, deal)
+    for action in plan:
+        state.apply(action)
+    return state

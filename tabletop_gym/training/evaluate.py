@@ -1,0 +1,165 @@
+"""Score agents against the oracle on the same seeded deals."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from tqdm import tqdm
+
+import tabletop_gym  # noqa: F401  (registers the environments)
+from tabletop_gym.agents.base import Agent
+from tabletop_gym.agents.policy import PlanAgent, load_policy
+from tabletop_gym.core import OracleResult, atomic_write_text
+from tabletop_gym.training.games import GameSpec
+
+
+def make_agent(spec: GameSpec, name: str, args: argparse.Namespace) -> Agent:
+    """An agent by name (``random``, ``greedy``, ``oracle``...) or a trained model's path."""
+    if name in spec.agents:
+        return spec.agents[name](args)
+    if name == "oracle" and spec.oracle is not None:
+        return PlanAgent(lambda deal: spec.oracle(deal, args))
+    if Path(name).exists():
+        return load_policy(name)
+    known = sorted(spec.agents) + (["oracle"] if spec.oracle is not None else [])
+    raise ValueError(f"unknown agent {name!r} for {spec.name}: use one of {', '.join(known)} or a model path")
+
+
+def play_episode(env: gym.Env, agent: Agent, seed: int) -> tuple[float, str]:
+    """One episode on the deal that ``seed`` gives; returns the score and the deal string."""
+    agent.reset(seed=seed)
+    observation, info = env.reset(seed=seed)
+    done = False
+    while not done:
+        observation, _, terminated, truncated, info = env.step(agent.act(observation, info))
+        done = terminated or truncated
+    return float(info["score"]), info["deal"]
+
+
+def mean_ci95(values: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and a normal-approximation 95% confidence interval."""
+    data = np.asarray(values, dtype=float)
+    mean = float(data.mean())
+    if data.size < 2:
+        return mean, mean, mean
+    half = 1.96 * float(data.std(ddof=1)) / math.sqrt(data.size)
+    return mean, mean - half, mean + half
+
+
+def evaluate(
+    spec: GameSpec,
+    agent_names: Sequence[str],
+    episodes: int,
+    seed: int,
+    args: argparse.Namespace,
+    out: Path | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Play ``episodes`` seeded deals with each agent and compare every score with the oracle."""
+    if episodes < 1:
+        raise ValueError(f"episodes must be at least 1, got {episodes}")
+    env = gym.make(spec.env_id, **spec.env_kwargs(args))
+    agents = [(name, make_agent(spec, name, args)) for name in agent_names]
+    report: dict[str, Any] = {"game": spec.name, "episodes": episodes, "seed": seed, "agents": {}}
+    oracle_results: dict[str, OracleResult] = {}
+    for name, agent in agents:
+        scores, deals = [], []
+        for i in tqdm(range(episodes), desc=f"{name} playing", disable=not progress, unit="deal"):
+            score, deal = play_episode(env, agent, seed + i)
+            scores.append(score)
+            deals.append(deal)
+        report["agents"][name] = {"scores": scores, "deals": deals}
+        if spec.oracle is not None:
+            for deal in tqdm(deals, desc="oracle solving", disable=not progress, unit="deal"):
+                if deal not in oracle_results:
+                    oracle_results[deal] = spec.oracle(deal, args)
+    env.close()
+    for name, entry in report["agents"].items():
+        entry.update(_summary(spec, entry["scores"], [oracle_results.get(d) for d in entry["deals"]]))
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out / "evaluation.json", json.dumps(report, indent=1))
+        report["plot"] = _plot(spec, report, out / "evaluation.png")
+    return report
+
+
+def _summary(spec: GameSpec, scores: list[float], results: list[OracleResult | None]) -> dict[str, Any]:
+    mean, _, _ = mean_ci95(scores)
+    summary: dict[str, Any] = {"mean_score": mean}
+    if results and all(r is not None for r in results):
+        bounds = [r.bound for r in results]
+        ratios = [s / b if b > 0 else float(s == b) for s, b in zip(scores, bounds, strict=True)]
+        ratio, low, high = mean_ci95(ratios)
+        summary.update(
+            mean_bound=float(np.mean(bounds)),
+            all_bounds_optimal=all(r.optimal for r in results),
+            ratios=ratios,
+            mean_ratio=ratio,
+            ratio_ci95=[low, high],
+            share_optimal=float(np.mean([s >= b for s, b in zip(scores, bounds, strict=True)])),
+        )
+    summary.update(spec.figures(scores, results))
+    return summary
+
+
+def format_table(report: dict[str, Any]) -> str:
+    """The evaluation as an aligned text table, one row per agent."""
+    rows = []
+    extra_keys: list[str] = []
+    for entry in report["agents"].values():
+        for key in entry:
+            if key.startswith("share_") and key != "share_optimal" and key not in extra_keys:
+                extra_keys.append(key)
+    header = ["agent", "mean score", "mean optimum", "score/optimum (95% CI)", "optimal"] + [
+        k.replace("share_", "") for k in extra_keys
+    ]
+    for name, entry in report["agents"].items():
+        if "mean_ratio" in entry:
+            low, high = entry["ratio_ci95"]
+            ratio = f"{entry['mean_ratio']:.3f} [{low:.3f}, {high:.3f}]"
+            bound = f"{entry['mean_bound']:.2f}" + ("" if entry["all_bounds_optimal"] else " (bound)")
+            optimal = f"{100 * entry['share_optimal']:.1f}%"
+        else:
+            ratio = bound = optimal = "-"
+        extras = [f"{100 * entry[k]:.1f}%" if k in entry else "-" for k in extra_keys]
+        rows.append([name, f"{entry['mean_score']:.2f}", bound, ratio, optimal] + extras)
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join(lines)
+
+
+def _plot(spec: GameSpec, report: dict[str, Any], path: Path) -> str | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    names = [n for n, e in report["agents"].items() if "ratios" in e]
+    if not names:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4))
+    bins = np.linspace(0, 1, 41)
+    for name in names:
+        entry = report["agents"][name]
+        ax.hist(entry["ratios"], bins=bins, alpha=0.55, label=f"{name} (mean {entry['mean_ratio']:.3f})")
+    ax.set_xlabel(f"{spec.score_name} / oracle optimum")
+    ax.set_ylabel("deals")
+    ax.set_title(f"{spec.name}: {report['episodes']} deals, seed {report['seed']}")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    tmp.replace(path)
+    return str(path)

@@ -1,0 +1,141 @@
+"""Cribbage on the command line: solve, play, evaluate, train and bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+from tqdm import tqdm
+
+from tabletop_gym.agents.base import RandomAgent
+from tabletop_gym.agents.cribbage import CribbageGreedyAgent
+from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text
+from tabletop_gym.envs.cribbage.env import render_text
+from tabletop_gym.envs.cribbage.rules import TARGET, parse_deal, random_deal
+from tabletop_gym.oracles import cribbage as oracle
+from tabletop_gym.training.games import GameSpec
+
+ENV_ID = "tabletop/Cribbage-v0"
+
+
+def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
+    cache_dir = getattr(args, "cache", None)
+    return oracle.solve_cached(deal, OracleCache(cache_dir) if cache_dir else None)
+
+
+def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    if command in ("solve", "play"):
+        parser.add_argument("--deal", help="deal string P1/P2/P3/P4, 13 cards each, top card first")
+        parser.add_argument("--seed", type=int, default=None, help="without --deal: the seed of a random deal")
+    if command == "bench":
+        parser.add_argument("--deals", type=int, default=20, help="deals for the oracle timing (default 20)")
+        parser.add_argument("--env-steps", type=int, default=50_000, help="steps per environment timing")
+        parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for cribbage.json")
+
+
+def _figures(scores: Sequence[float], results: Sequence[OracleResult | None]) -> dict[str, float]:
+    return {"share_reaching_61": float(np.mean([s >= TARGET for s in scores]))}
+
+
+def _solve_command(args: argparse.Namespace) -> int:
+    deal = args.deal if args.deal is not None else str(random_deal(args.seed))
+    result = oracle.solve(parse_deal(deal))
+    print(f"deal     {deal}")
+    print(f"optimum  {result.score} (proven optimal)  in {result.seconds:.2f} s")
+    print(f"plan     {''.join(str(p) for p in result.plan)}  (pile index per move)")
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    env = gym.make(ENV_ID)
+    options = {"deal": args.deal} if args.deal else None
+    _, info = env.reset(seed=args.seed, options=options)
+    state = env.unwrapped.state
+    print(f"deal {info['deal']}\nType a pile number (0-3) to play its top card, q to quit.\n")
+    while not state.done:
+        print(render_text(state))
+        try:
+            answer = input("pile> ").strip()
+        except EOFError:
+            print()
+            break
+        if answer in ("q", "quit"):
+            break
+        if answer not in ("0", "1", "2", "3"):
+            print(f"'{answer}' is not a pile: type 0, 1, 2 or 3\n")
+            continue
+        try:
+            _, points, _, _, info = env.step(int(answer))
+        except ValueError as error:
+            print(f"{error}\n")
+            continue
+        print(f"+{int(points)}\n" if points else "")
+    result = oracle.solve(parse_deal(info["deal"]))
+    ended = "game over" if state.done else "stopped"
+    print(f"{ended}: you scored {state.score}; the best possible score on this deal is {result.score}")
+    print(f"an optimal plan: {''.join(str(p) for p in result.plan)}")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    """Oracle time per deal (median), peak memory, environment steps per second."""
+    oracle.solve(random_deal(0))  # compile (or load the compiled kernel) before timing
+    times, scores = [], []
+    for seed in tqdm(range(1, args.deals + 1), desc="oracle", unit="deal"):
+        result = oracle.solve(random_deal(seed))
+        times.append(result.seconds)
+        scores.append(result.score)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    env = gym.make(ENV_ID).unwrapped
+    rates = [_env_rate(env, args.env_steps, seed) for seed in range(3)]
+    known = oracle.solve("46QK25J4K7TAK/T24A74J562A7T/6639KJA82889Q/J837359T935QQ").score
+    report = {
+        "oracle_median_seconds": statistics.median(times),
+        "oracle_max_seconds": max(times),
+        "oracle_deals": args.deals,
+        "oracle_mean_optimum": statistics.mean(scores),
+        "oracle_min_optimum": min(scores),
+        "oracle_max_optimum": max(scores),
+        "process_peak_rss_mb": round(peak_mb, 1),
+        "known_answer_112": known,
+        "env_steps_per_second_median": statistics.median(rates),
+        "env_steps_per_run": args.env_steps,
+    }
+    width = max(len(k) for k in report)
+    for key, value in report.items():
+        print(f"{key.ljust(width)}  {value:.3f}" if isinstance(value, float) else f"{key.ljust(width)}  {value}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(args.out / "cribbage.json", json.dumps(report, indent=1))
+    print(f"written to {args.out / 'cribbage.json'}")
+    return 0
+
+
+def _env_rate(env: gym.Env, steps: int, seed: int) -> float:
+    """Steps per second of one environment driven by random legal actions (resets included)."""
+    agent = RandomAgent(seed)
+    obs, info = env.reset(seed=seed)
+    start = time.perf_counter()
+    for _ in range(steps):
+        obs, _, terminated, _, info = env.step(agent.act(obs, info))
+        if terminated:
+            obs, info = env.reset()
+    return steps / (time.perf_counter() - start)
+
+
+SPEC = GameSpec(
+    name="cribbage",
+    env_id=ENV_ID,
+    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: CribbageGreedyAgent()},
+    oracle=_solve,
+    add_arguments=_add_arguments,
+    figures=_figures,
+    commands={"solve": _solve_command, "play": _play, "bench": _bench},
+    ppo={"n_steps": 256, "batch_size": 512, "n_epochs": 4, "learning_rate": 5e-4},
+)
