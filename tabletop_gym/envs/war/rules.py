@@ -1,0 +1,417 @@
+"""War: the engine.
+
+The single source of the rules (../shared/rules/war.md): rule parameters, deals and deal strings,
+tricks with wars and running out, the pickup conventions, the end of the game (all cards, both out,
+``max_tricks``, a repeated position under deterministic rules). No Gymnasium here.
+
+Ranks are integers 0..ranks-1 (0 is the lowest, ``2``); suits never matter, so a pile is a sequence
+of ranks, top card first. ``WarState`` plays one trick at a time; ``WarGame`` drives a whole game,
+deciding every pickup by convention except those of a controlled player, whose pickups wait for
+``choose(rank)`` card by card.
+"""
+
+from __future__ import annotations
+
+import random as _random
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, check_characters, make_rng
+
+RANK_CHARS = "23456789TJQKA"
+PICKUPS = ("winner_first", "loser_first", "high_first", "random")
+DETERMINISTIC_PICKUPS = PICKUPS[:3]
+
+# Why a game ended (WarState.end_reason).
+ALL_CARDS = "all_cards"  # the loser had no card to turn face up
+BOTH_OUT = "both_out"  # neither player had a card to turn face up: a draw
+MAX_TRICKS = "max_tricks"  # stopped after rules.max_tricks tricks: a draw
+CYCLE = "cycle"  # a position repeated under deterministic rules: a draw
+
+
+@dataclass(frozen=True)
+class WarRules:
+    """The parameters of the rules; defaults are the project's (shared/rules/war.md)."""
+
+    ranks: int = 13
+    suits: int = 4
+    face_down: int = 3
+    pickup: str = "winner_first"
+    max_tricks: int = 10_000
+
+    def __post_init__(self) -> None:
+        def is_int(x: object) -> bool:
+            return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+        if not is_int(self.ranks) or not 1 <= self.ranks <= len(RANK_CHARS):
+            raise InvalidDealError(
+                f"ranks must be an integer from 1 to {len(RANK_CHARS)}, got {self.ranks!r}"
+            )
+        if not is_int(self.suits) or not 1 <= self.suits <= 64:
+            raise InvalidDealError(f"suits must be an integer from 1 to 64, got {self.suits!r}")
+        if self.ranks * self.suits < 2:
+            raise InvalidDealError("a deck needs at least 2 cards (ranks * suits >= 2)")
+        if not is_int(self.face_down) or not 0 <= self.face_down <= 64:
+            raise InvalidDealError(f"face_down must be an integer from 0 to 64, got {self.face_down!r}")
+        if self.pickup not in PICKUPS:
+            raise InvalidDealError(f"pickup must be one of {PICKUPS}, got {self.pickup!r}")
+        if not is_int(self.max_tricks) or self.max_tricks < 1:
+            raise InvalidDealError(f"max_tricks must be a positive integer, got {self.max_tricks!r}")
+
+    @property
+    def num_cards(self) -> int:
+        return self.ranks * self.suits
+
+    @property
+    def alphabet(self) -> str:
+        return RANK_CHARS[: self.ranks]
+
+    @property
+    def deterministic(self) -> bool:
+        return self.pickup != "random"
+
+    @property
+    def variant(self) -> str:
+        """A name for these rules, used as the oracle cache's variant."""
+        return f"r{self.ranks}s{self.suits}f{self.face_down}-{self.pickup}-m{self.max_tricks}"
+
+    def replace(self, **changes: object) -> WarRules:
+        values = {f: getattr(self, f) for f in ("ranks", "suits", "face_down", "pickup", "max_tricks")}
+        values.update(changes)
+        return WarRules(**values)  # type: ignore[arg-type]
+
+
+DEFAULT_RULES = WarRules()
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Two piles of ranks, top card first. ``str(deal)`` is the deal string ``P0/P1``."""
+
+    piles: tuple[tuple[int, ...], tuple[int, ...]]
+    ranks: int = 13
+
+    def __str__(self) -> str:
+        return "/".join("".join(RANK_CHARS[r] for r in pile) for pile in self.piles)
+
+    @property
+    def num_cards(self) -> int:
+        return len(self.piles[0]) + len(self.piles[1])
+
+
+def parse_deal(text: str | Deal, rules: WarRules = DEFAULT_RULES) -> Deal:
+    """Parse and validate a deal string ``P0/P1`` (top card first) for ``rules``.
+
+    Both piles must be non-empty and together hold every rank exactly ``rules.suits`` times. The
+    piles may differ in size (a position from the middle of a game is a valid deal).
+    """
+    if isinstance(text, Deal):
+        text = str(text)
+    if not isinstance(text, str):
+        raise InvalidDealError(f"a deal must be a string 'P0/P1', got {type(text).__name__}")
+    parts = text.strip().split("/")
+    if len(parts) != 2:
+        raise InvalidDealError(f"deal {text!r} has {len(parts)} pile(s); expected 2 piles separated by '/'")
+    alphabet = rules.alphabet
+    for i, part in enumerate(parts):
+        check_characters(part, alphabet, f"pile {i} of deal {text!r}")
+        if not part:
+            raise InvalidDealError(f"pile {i} of deal {text!r} is empty; each player needs a card")
+    counts = Counter(parts[0] + parts[1])
+    for char in alphabet:
+        if counts.get(char, 0) != rules.suits:
+            raise InvalidDealError(
+                f"deal {text!r} holds rank {char} {counts.get(char, 0)} times; "
+                f"expected exactly {rules.suits} (ranks={rules.ranks}, suits={rules.suits})"
+            )
+    piles = tuple(tuple(alphabet.index(c) for c in part) for part in parts)
+    return Deal(piles, rules.ranks)  # type: ignore[arg-type]
+
+
+def random_deal(seed: int | np.random.Generator | None = None, rules: WarRules = DEFAULT_RULES) -> Deal:
+    """A shuffled deck dealt alternately, one card each, player 0 first (so piles differ by at most 1)."""
+    rng = make_rng(seed)
+    deck = np.repeat(np.arange(rules.ranks), rules.suits)
+    rng.shuffle(deck)
+    cards = deck.tolist()
+    return Deal((tuple(cards[0::2]), tuple(cards[1::2])), rules.ranks)
+
+
+def convention_order(
+    pots: Sequence[Sequence[int]], taker: int, pickup: str, rng: _random.Random | None
+) -> list[int]:
+    """The order (first card goes under the pile first) in which ``taker`` picks up ``pots``.
+
+    ``pots[p]`` holds player p's cards on the table in the order they were played.
+    """
+    own, other = list(pots[taker]), list(pots[1 - taker])
+    if pickup == "winner_first":
+        return own + other
+    if pickup == "loser_first":
+        return other + own
+    if pickup == "high_first":
+        # Suits never matter, so equal ranks are interchangeable: a plain descending sort suffices.
+        return sorted(own + other, reverse=True)
+    if pickup == "random":
+        if rng is None:
+            raise ValueError("the random pickup convention needs a random generator")
+        cards = own + other
+        rng.shuffle(cards)
+        return cards
+    raise ValueError(f"unknown pickup convention {pickup!r}; expected one of {PICKUPS}")
+
+
+@dataclass
+class WarState:
+    """A position and the trick being played.
+
+    Between tricks ``taker`` is None. ``play_trick()`` turns cards until a player wins the pot (it
+    sets ``taker`` and ``to_place``, the pot cards still to go under the taker's pile) or the game
+    ends; ``place(rank)`` moves one pot card of that rank to the bottom of the taker's pile.
+    """
+
+    rules: WarRules
+    piles: list[deque[int]]
+    pots: list[list[int]] = field(default_factory=lambda: [[], []])
+    to_place: Counter[int] = field(default_factory=Counter)
+    taker: int | None = None
+    tricks: int = 0
+    wars: int = 0
+    turned: list[int] = field(default_factory=lambda: [0, 0])  # cards each player has put on the table
+    winner: int | None = None  # 0 or 1, or -1 for a draw, None while the game goes on
+    end_reason: str | None = None
+
+    @classmethod
+    def start(cls, deal: Deal, rules: WarRules = DEFAULT_RULES) -> WarState:
+        if deal.ranks != rules.ranks:
+            raise InvalidDealError(f"deal has {deal.ranks} ranks but the rules say {rules.ranks}")
+        return cls(rules, [deque(deal.piles[0]), deque(deal.piles[1])])
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    def position(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The two piles in order: what identifies a position between tricks."""
+        return tuple(self.piles[0]), tuple(self.piles[1])
+
+    def cards_held(self, player: int) -> int:
+        """Cards in the player's pile plus, while they pick up a pot, the pot cards still to place."""
+        held = len(self.piles[player])
+        if self.taker == player:
+            held += sum(self.to_place.values())
+        return held
+
+    def _end(self, winner: int, reason: str) -> None:
+        self.winner = winner
+        self.end_reason = reason
+
+    def _turn(self, player: int) -> int:
+        rank = self.piles[player].popleft()
+        self.pots[player].append(rank)
+        self.turned[player] += 1
+        return rank
+
+    def play_trick(self) -> int | None:
+        """Play the next trick up to its pickup; return the taker, or None if the game ended."""
+        if self.over:
+            raise GameOverError(f"the game is over ({self.end_reason})")
+        if self.taker is not None:
+            raise ValueError("the last pot has not been picked up yet")
+        self.pots = [[], []]
+        while True:
+            empty0, empty1 = not self.piles[0], not self.piles[1]
+            if empty0 or empty1:
+                # Rule 4: a player who must turn a card face up and has none loses; both: a draw.
+                if empty0 and empty1:
+                    self._end(-1, BOTH_OUT)
+                else:
+                    self._end(1 if empty0 else 0, ALL_CARDS)
+                return None
+            up0, up1 = self._turn(0), self._turn(1)
+            if up0 != up1:
+                taker = 0 if up0 > up1 else 1
+                break
+            # A war: face-down cards, keeping one to turn face up (rule 3).
+            self.wars += 1
+            for p in (0, 1):
+                for _ in range(max(0, min(self.rules.face_down, len(self.piles[p]) - 1))):
+                    self._turn(p)
+        self.taker = taker
+        self.to_place = Counter(self.pots[0] + self.pots[1])
+        self.tricks += 1
+        return taker
+
+    def legal_ranks(self) -> list[int]:
+        """Ranks the taker may put under the pile next (those still in the pot)."""
+        return sorted(r for r, n in self.to_place.items() if n > 0)
+
+    def place(self, rank: int) -> None:
+        if self.taker is None:
+            raise IllegalActionError(rank, [], "no pot is being picked up")
+        if not isinstance(rank, (int, np.integer)) or self.to_place.get(int(rank), 0) == 0:
+            raise IllegalActionError(rank, self.legal_ranks(), "that rank is not in the pot")
+        rank = int(rank)
+        self.to_place[rank] -= 1
+        if self.to_place[rank] == 0:
+            del self.to_place[rank]
+        self.piles[self.taker].append(rank)
+        if not self.to_place:
+            self.taker = None
+
+    def place_all(self, order: Iterable[int]) -> None:
+        for rank in order:
+            self.place(rank)
+        if self.taker is not None:
+            raise ValueError("the order given does not place every pot card")
+
+    def stop_if_limit(self) -> bool:
+        """Between tricks: end the game as a draw if ``max_tricks`` tricks have been played."""
+        if not self.over and self.taker is None and self.tricks >= self.rules.max_tricks:
+            # A player holding every card has already won: that is decided at the next trick.
+            if self.piles[0] and self.piles[1]:
+                self._end(-1, MAX_TRICKS)
+                return True
+        return False
+
+
+class WarGame:
+    """A whole game: every pickup by convention, except the ``controlled`` player's.
+
+    With ``controlled=None`` the game runs to its end at once (a simulation); under deterministic
+    rules a repeated position ends it as a draw (``cycle_start``/``cycle_period`` say where). With a
+    controlled player the game stops at each pickup of theirs where the choice matters (the pot
+    holds more than one distinct rank); ``choose(rank)`` places one card and plays on. A pot whose
+    remaining cards all share one rank is placed automatically.
+    """
+
+    def __init__(
+        self,
+        deal: Deal,
+        rules: WarRules = DEFAULT_RULES,
+        controlled: int | None = 0,
+        seed: int | None = None,
+        detect_cycles: bool | None = None,
+    ) -> None:
+        if controlled not in (None, 0, 1):
+            raise ValueError(f"controlled must be None, 0 or 1, got {controlled!r}")
+        self.deal = deal
+        self.rules = rules
+        self.controlled = controlled
+        self.state = WarState.start(deal, rules)
+        self.rng = _random.Random(seed) if rules.pickup == "random" else None
+        if detect_cycles is None:
+            detect_cycles = controlled is None and rules.deterministic
+        if detect_cycles and not rules.deterministic:
+            raise ValueError("cycle detection needs deterministic rules (a fixed pickup convention)")
+        self._seen: dict[tuple[tuple[int, ...], tuple[int, ...]], int] | None = {} if detect_cycles else None
+        self.cycle_start: int | None = None
+        self.cycle_period: int | None = None
+        self.choices: list[int] = []  # the controlled player's decisions, in order
+        self.advance()
+
+    @property
+    def over(self) -> bool:
+        return self.state.over
+
+    @property
+    def awaiting(self) -> bool:
+        """True when the controlled player must choose the next card of their pot."""
+        return not self.over and self.state.taker is not None and self.state.taker == self.controlled
+
+    def outcome(self, player: int = 0) -> int:
+        """+1 if ``player`` won, -1 if they lost, 0 for a draw or a game still going on."""
+        w = self.state.winner
+        if w is None or w == -1:
+            return 0
+        return 1 if w == player else -1
+
+    def legal_ranks(self) -> list[int]:
+        return self.state.legal_ranks() if self.awaiting else []
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.rules.ranks, dtype=bool)
+        for r in self.legal_ranks():
+            mask[r] = True
+        return mask
+
+    def choose(self, rank: int) -> None:
+        if self.over:
+            raise GameOverError(f"the game is over ({self.state.end_reason})")
+        if not self.awaiting:
+            raise IllegalActionError(rank, [], "no pickup decision is pending")
+        legal = self.state.legal_ranks()
+        if not isinstance(rank, (int, np.integer)) or int(rank) not in legal:
+            raise IllegalActionError(rank, legal, "that rank is not in the pot")
+        self.state.place(int(rank))
+        self.choices.append(int(rank))
+        self.advance()
+
+    def advance(self) -> None:
+        """Play on until the controlled player has a real choice or the game ends."""
+        state = self.state
+        while not state.over:
+            if state.taker is None:
+                if self._between_tricks():
+                    return
+                state.play_trick()
+            elif state.taker == self.controlled:
+                if len(state.to_place) > 1:
+                    return
+                # One rank left: no choice to make.
+                rank = next(iter(state.to_place))
+                state.place_all([rank] * state.to_place[rank])
+            else:
+                state.place_all(convention_order(state.pots, state.taker, self.rules.pickup, self.rng))
+
+    def _between_tricks(self) -> bool:
+        """End checks at the start of a trick; True if the game ended."""
+        state = self.state
+        if not state.piles[0] or not state.piles[1]:
+            return False  # play_trick declares the win (or the draw)
+        if self._seen is not None:
+            key = state.position()
+            first = self._seen.get(key)
+            if first is not None:
+                self.cycle_start, self.cycle_period = first, state.tricks - first
+                state._end(-1, CYCLE)
+                return True
+            self._seen[key] = state.tricks
+        return state.stop_if_limit()
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """The end of a simulated game: winner (0, 1, -1 draw), length in tricks, why it ended."""
+
+    winner: int
+    tricks: int
+    end_reason: str
+    wars: int
+    cycle_start: int | None = None
+    cycle_period: int | None = None
+
+
+def play_game(deal: Deal, rules: WarRules = DEFAULT_RULES, seed: int | None = None) -> GameRecord:
+    """Play a whole game with both players following ``rules.pickup`` (the reference simulation)."""
+    game = WarGame(deal, rules, controlled=None, seed=seed)
+    s = game.state
+    assert s.winner is not None and s.end_reason is not None
+    return GameRecord(s.winner, s.tricks, s.end_reason, s.wars, game.cycle_start, game.cycle_period)
+
+
+def replay(deal: Deal, rules: WarRules, choices: Iterable[int], seed: int | None = None) -> WarGame:
+    """Play ``choices`` (player 0's decisions, as ``WarGame.choose`` takes them) from the start."""
+    game = WarGame(deal, rules, controlled=0, seed=seed)
+    for rank in choices:
+        game.choose(rank)
+    return game
+
+
+def deal_from_piles(piles: Sequence[Sequence[int]], rules: WarRules = DEFAULT_RULES) -> Deal:
+    """A validated Deal from two rank sequences."""
+    text = "/".join("".join(RANK_CHARS[int(r)] for r in pile) for pile in piles)
+    return parse_deal(text, rules)
