@@ -143,7 +143,8 @@ class Rules:
         deck = tuple(tuple(int(c) for c in row) for row in self.deck)
         if len(deck) != NUM_ARTISTS or any(len(row) != NUM_SYMBOLS for row in deck):
             raise ValueError(
-                f"deck must have {NUM_ARTISTS} rows (artists) of {NUM_SYMBOLS} counts (symbols), got {self.deck!r}"
+                f"deck must have {NUM_ARTISTS} rows (artists) of {NUM_SYMBOLS} counts (symbols), "
+                f"got {self.deck!r}"
             )
         if any(c < 0 for row in deck for c in row):
             raise ValueError(f"deck counts must be non-negative, got {self.deck!r}")
@@ -198,7 +199,12 @@ class Rules:
 
     def cards(self) -> list[int]:
         """Every card of the deck (kinds), unshuffled."""
-        return [kind_of(a, s) for a in range(NUM_ARTISTS) for s in range(NUM_SYMBOLS) for _ in range(self.deck[a][s])]
+        return [
+            kind_of(a, s)
+            for a in range(NUM_ARTISTS)
+            for s in range(NUM_SYMBOLS)
+            for _ in range(self.deck[a][s])
+        ]
 
 
 def deal_string(cards: Sequence[int]) -> str:
@@ -217,11 +223,12 @@ def parse_deal(text: str, rules: Rules) -> tuple[int, ...]:
         a, s = text[i], text[i + 1]
         if a not in ARTIST_CHARS:
             raise InvalidDealError(
-                f"card {i // 2 + 1} ({text[i:i + 2]!r}, position {i}): artist {a!r} is not one of {ARTIST_CHARS!r}"
+                f"card {i // 2 + 1} ({text[i : i + 2]!r}, position {i}): artist {a!r} is not one of "
+                f"{ARTIST_CHARS!r}"
             )
         if s not in SYMBOL_CHARS:
             raise InvalidDealError(
-                f"card {i // 2 + 1} ({text[i:i + 2]!r}, position {i + 1}): symbol {s!r} is not one of "
+                f"card {i // 2 + 1} ({text[i : i + 2]!r}, position {i + 1}): symbol {s!r} is not one of "
                 f"{SYMBOL_CHARS!r}"
             )
         cards.append(kind_of(ARTIST_CHARS.index(a), SYMBOL_CHARS.index(s)))
@@ -235,6 +242,38 @@ def parse_deal(text: str, rules: Rules) -> tuple[int, ...]:
                     f"{rules.deck[a][s]}"
                 )
     return tuple(cards)
+
+
+def parse_cards(text: str) -> list[int]:
+    """Cards (kinds) from codes such as ``"L. Yd Kx"`` (spaces optional)."""
+    text = text.replace(" ", "")
+    if len(text) % 2:
+        raise InvalidDealError(f"card list {text!r} has an odd number of characters")
+    cards = []
+    for i in range(0, len(text), 2):
+        a, s = text[i], text[i + 1]
+        if a not in ARTIST_CHARS or s not in SYMBOL_CHARS:
+            raise InvalidDealError(
+                f"{text[i : i + 2]!r} is not a card code (artist {ARTIST_CHARS}, symbol {SYMBOL_CHARS})"
+            )
+        cards.append(kind_of(ARTIST_CHARS.index(a), SYMBOL_CHARS.index(s)))
+    return cards
+
+
+def deck_table(cards: Iterable[int]) -> tuple[tuple[int, ...], ...]:
+    """The deck table (per artist, cards per symbol) of a collection of cards."""
+    have = Counter(cards)
+    return tuple(tuple(have[kind_of(a, s)] for s in range(NUM_SYMBOLS)) for a in range(NUM_ARTISTS))
+
+
+def arrange_deal(hands: Sequence[Sequence[int]], extra: int, rest: Sequence[int] = ()) -> str:
+    """The deal string that gives each seat its first hand (all of equal size), reveals ``extra`` and
+    leaves ``rest`` as the deck, top first: the inverse of the round-1 deal."""
+    size = len(hands[0])
+    if any(len(h) != size for h in hands):
+        raise InvalidDealError("every first hand has the same number of cards")
+    order = [hands[p][i] for i in range(size) for p in range(len(hands))]
+    return deal_string([*order, extra, *rest])
 
 
 def random_deal(rules: Rules, seed: int | np.random.Generator | None = None) -> str:
@@ -350,7 +389,9 @@ class State:
             return list(range(CHOOSE_ARTIST, PASS))
         else:  # END_PLAY
             up = self.up[self.to_move]
-            acts = [k for k in range(NUM_KINDS) if hand[k] and up[k // NUM_SYMBOLS] and not self.end_used[k // 6]]
+            acts = [
+                k for k in range(NUM_KINDS) if hand[k] and up[k // NUM_SYMBOLS] and not self.end_used[k // 6]
+            ]
         if phase != PLAY:
             acts.append(PASS)
         return acts
@@ -531,7 +572,6 @@ class State:
         self._begin_turn()
 
     def _end_round(self) -> None:
-        ender = self.turn_player if self.phase != PLAY or self.last_turn < 0 else self.last_turn
         ender = self.last_turn
         self.starter = (ender + 1) % self.rules.players
         if self.rules.end_of_round_plays:
@@ -603,7 +643,9 @@ class State:
                 for p in range(self.rules.players)
             )
             extra = " (+extra)" if self.extra[a] else ""
-            lines.append(f"{ARTISTS[a]:<13} {self.values[a]:>5} {self.awards[a]:>6} {self.column[a]:>5}{per}{extra}")
+            lines.append(
+                f"{ARTISTS[a]:<13} {self.values[a]:>5} {self.awards[a]:>6} {self.column[a]:>5}{per}{extra}"
+            )
         lines.append("scores: " + ", ".join(f"P{p} {s}" for p, s in enumerate(self.scores)))
         for p in range(self.rules.players):
             cards = " ".join(card_code(k) * 1 for k in range(NUM_KINDS) for _ in range(self.hands[p][k]))
