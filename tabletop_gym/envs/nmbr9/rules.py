@@ -1,0 +1,508 @@
+"""Nmbr9: the engine.
+
+The single source of the rules (../shared/rules/nmbr9.md): the ten tiles and their rotations, the deck
+of a variant m-c-k, deal strings, placement legality, scoring. No Gymnasium here.
+
+A board is a bounded square grid of ``grid x grid`` usable cells. Because every occupied cell is
+supported from below, a cell is described by its height ``h`` (tiles stacked on it) and its top tile;
+a tile can go on level ``L`` only where every cell it covers has height ``L``.
+
+An action is ``rotation * grid**2 + row * grid + col``: the tile turned ``rotation`` quarter turns
+clockwise (never mirrored), with the top-left corner of its bounding box on cell ``(row, col)``.
+Tiles 0 and 8 look the same after a half turn; their rotations 2 and 3 are not legal actions, so that
+every placement has exactly one action.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, make_rng
+
+MAX_VALUE = 9
+NUM_ROTATIONS = 4
+DEFAULT_GRID = 20
+
+# Row 0 on top, '#' = a cell of the tile. The two cells inside the 0 are not part of it.
+TILE_ROWS: dict[int, tuple[str, ...]] = {
+    0: ("###", "#.#", "#.#", "###"),
+    1: ("##.", ".#.", ".#.", ".#."),
+    2: (".##", ".##", "##.", "###"),
+    3: ("###", "..#", ".##", "###"),
+    4: (".##", ".#.", "###", ".##"),
+    5: ("###", "###", "..#", "###"),
+    6: ("##.", "#..", "###", "###"),
+    7: ("###", ".#.", "##.", "#.."),
+    8: (".##", ".##", "##.", "##."),
+    9: ("###", "###", "##.", "##."),
+}
+
+Cells = tuple[tuple[int, int], ...]
+
+
+def _normalise(cells: Iterable[tuple[int, int]]) -> Cells:
+    cells = list(cells)
+    r0 = min(r for r, _ in cells)
+    c0 = min(c for _, c in cells)
+    return tuple(sorted((r - r0, c - c0) for r, c in cells))
+
+
+def _turn(cells: Cells) -> Cells:
+    """A quarter turn clockwise: (r, c) -> (c, -r). A turn, never a mirror image."""
+    return _normalise((c, -r) for r, c in cells)
+
+
+@functools.cache
+def tile_rotations(value: int) -> tuple[Cells, ...]:
+    """The tile's cells after 0, 1, 2, 3 quarter turns clockwise, each normalised to its bounding box."""
+    _check_value(value)
+    cells = _normalise(
+        (r, c) for r, row in enumerate(TILE_ROWS[value]) for c, ch in enumerate(row) if ch == "#"
+    )
+    turns = [cells]
+    for _ in range(NUM_ROTATIONS - 1):
+        turns.append(_turn(turns[-1]))
+    return tuple(turns)
+
+
+@functools.cache
+def distinct_rotations(value: int) -> tuple[int, ...]:
+    """Rotation indices that give a new footprint (0 and 8 have two, the others four)."""
+    seen: list[Cells] = []
+    keep = []
+    for rot, cells in enumerate(tile_rotations(value)):
+        if cells not in seen:
+            seen.append(cells)
+            keep.append(rot)
+    return tuple(keep)
+
+
+def tile_area(value: int) -> int:
+    return len(tile_rotations(value)[0])
+
+
+def _check_value(value: int) -> None:
+    if not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_VALUE:
+        raise ValueError(f"a tile value is an integer from 0 to {MAX_VALUE}, got {value!r}")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Variants and deals
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Deck of variant m-c-k: values 0..``max_value``, ``copies`` cards of each, ``cards`` drawn."""
+
+    max_value: int = 9
+    copies: int = 2
+    cards: int = 20
+
+    def __post_init__(self) -> None:
+        for name in ("max_value", "copies", "cards"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+                raise InvalidDealError(f"variant {name} must be an integer, got {value!r}")
+        if not 0 <= self.max_value <= MAX_VALUE:
+            raise InvalidDealError(f"variant max value must be 0..{MAX_VALUE}, got {self.max_value}")
+        if self.copies < 1:
+            raise InvalidDealError(f"variant copies must be at least 1, got {self.copies}")
+        full = (self.max_value + 1) * self.copies
+        if not 1 <= self.cards <= full:
+            raise InvalidDealError(
+                f"variant {self.max_value}-{self.copies}-{self.cards}: the deck holds "
+                f"(m+1)*c = {full} cards, so k must be 1..{full}, got {self.cards}"
+            )
+
+    @classmethod
+    def parse(cls, text: str) -> Variant:
+        """``"9-2-20"`` (m-c-k), optionally prefixed by the draft letter (``"F-6-2-5"``)."""
+        parts = text.strip().split("-")
+        if parts and parts[0].upper() in ("U", "K", "F"):
+            parts = parts[1:]
+        if len(parts) != 3 or not all(p.isdigit() for p in parts):
+            raise InvalidDealError(f"a variant is written m-c-k, e.g. 9-2-20; got {text!r}")
+        return cls(*(int(p) for p in parts))
+
+    @property
+    def full_deck(self) -> tuple[int, ...]:
+        return tuple(v for v in range(self.max_value + 1) for _ in range(self.copies))
+
+    def __str__(self) -> str:
+        return f"{self.max_value}-{self.copies}-{self.cards}"
+
+
+STANDARD = Variant()
+
+
+@dataclass(frozen=True)
+class Deal:
+    """The card values in draw order. ``str(deal)`` is the deal string, e.g. ``"9081726354..."``."""
+
+    cards: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return "".join(str(v) for v in self.cards)
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+
+def parse_deal(text: str, variant: Variant = STANDARD) -> Deal:
+    """Parse and validate a deal string: ``variant.cards`` digits, each value at most ``copies`` times."""
+    if not isinstance(text, str):
+        raise InvalidDealError(f"a deal must be a string of digits, got {type(text).__name__}")
+    text = text.strip()
+    alphabet = "".join(str(v) for v in range(variant.max_value + 1))
+    for pos, char in enumerate(text):
+        if char not in alphabet:
+            raise InvalidDealError(
+                f"deal {text!r}: character {char!r} at position {pos} is not a card value of "
+                f"variant {variant} (0..{variant.max_value})"
+            )
+    if len(text) != variant.cards:
+        raise InvalidDealError(
+            f"deal {text!r} has {len(text)} cards; variant {variant} deals {variant.cards}"
+        )
+    for char, n in Counter(text).items():
+        if n > variant.copies:
+            raise InvalidDealError(
+                f"deal {text!r} holds value {char} {n} times; variant {variant} has {variant.copies} copies"
+            )
+    return Deal(tuple(int(c) for c in text))
+
+
+def random_deal(seed: int | np.random.Generator | None = None, variant: Variant = STANDARD) -> Deal:
+    """The first ``variant.cards`` cards of a uniformly shuffled deck."""
+    rng = make_rng(seed)
+    deck = np.array(variant.full_deck)
+    rng.shuffle(deck)
+    return Deal(tuple(int(v) for v in deck[: variant.cards]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Geometry: every placement of every tile on a grid, as index tables for vectorised legality.
+
+
+@dataclass(frozen=True)
+class _TileTable:
+    actions: np.ndarray  # (n,) action index of each in-grid placement with a distinct rotation
+    # Stored transposed, (10, n) and (B, n), so that reductions run over whole rows of placements.
+    cells: np.ndarray  # (10, n) flat cell indices covered (padded by repeating the first cell)
+    border: np.ndarray  # (B, n) flat indices of edge neighbours outside the tile (padded: sentinel)
+
+
+@functools.cache
+def _tables(grid: int) -> tuple[_TileTable, ...]:
+    sentinel = grid * grid  # an extra cell of height -1: never a tile, never a neighbour
+    tables = []
+    for value in range(MAX_VALUE + 1):
+        acts, cells_rows, border_rows = [], [], []
+        for rot in distinct_rotations(value):
+            shape = tile_rotations(value)[rot]
+            height = max(r for r, _ in shape) + 1
+            width = max(c for _, c in shape) + 1
+            own = set(shape)
+            ring = sorted(
+                {(r + dr, c + dc) for r, c in shape for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))} - own
+            )
+            for row in range(grid - height + 1):
+                for col in range(grid - width + 1):
+                    acts.append(rot * grid * grid + row * grid + col)
+                    flat = [(row + r) * grid + col + c for r, c in shape]
+                    cells_rows.append(flat + [flat[0]] * (10 - len(flat)))
+                    border_rows.append(
+                        [
+                            (row + r) * grid + col + c
+                            if 0 <= row + r < grid and 0 <= col + c < grid
+                            else sentinel
+                            for r, c in ring
+                        ]
+                    )
+        width_b = max((len(b) for b in border_rows), default=0)
+        border = np.full((len(border_rows), width_b), sentinel, dtype=np.intp)
+        for i, b in enumerate(border_rows):
+            border[i, : len(b)] = b
+        tables.append(
+            _TileTable(
+                actions=np.array(acts, dtype=np.intp),
+                cells=np.ascontiguousarray(np.array(cells_rows, dtype=np.intp).reshape(len(acts), 10).T),
+                border=np.ascontiguousarray(border.T),
+            )
+        )
+    return tuple(tables)
+
+
+def encode_action(rotation: int, row: int, col: int, grid: int = DEFAULT_GRID) -> int:
+    return rotation * grid * grid + row * grid + col
+
+
+def decode_action(action: int, grid: int = DEFAULT_GRID) -> tuple[int, int, int]:
+    """``(rotation, row, col)`` of an action index."""
+    rotation, rest = divmod(int(action), grid * grid)
+    return rotation, rest // grid, rest % grid
+
+
+def footprint(value: int, action: int, grid: int = DEFAULT_GRID) -> Cells:
+    """The grid cells ``(row, col)`` a tile covers under an action (may leave the grid)."""
+    rotation, row, col = decode_action(action, grid)
+    return tuple((row + r, col + c) for r, c in tile_rotations(value)[rotation])
+
+
+def _check_grid(grid: int) -> None:
+    if not isinstance(grid, (int, np.integer)) or isinstance(grid, bool) or not 4 <= grid <= 64:
+        raise ValueError(f"grid must be an integer from 4 to 64 (cells per side), got {grid!r}")
+
+
+def _check_levels(levels: int | None) -> None:
+    if levels is not None and (not isinstance(levels, (int, np.integer)) or levels < 1):
+        raise ValueError(
+            f"levels (the number of levels including the table) must be >= 1 or None, got {levels!r}"
+        )
+
+
+# ---------------------------------------------------------------------------------------------------
+# The game
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A placed tile: its card value, the action that placed it, its level."""
+
+    value: int
+    action: int
+    level: int
+
+
+class Nmbr9State:
+    """A position: the board, the cards drawn so far, the score.
+
+    ``place(action)`` puts the current card's tile down and returns its points. A card with no legal
+    placement at all (possible only on a small grid or under a level limit) is discarded at once,
+    scoring nothing, so whenever the game is not over the current card has a legal placement.
+    ``levels`` optionally limits the number of levels (including the table), as in the seed's variants.
+    """
+
+    __slots__ = (
+        "deal",
+        "grid",
+        "levels",
+        "height",
+        "top",
+        "top_value",
+        "placements",
+        "turn",
+        "score",
+        "discarded",
+        "_hflat",
+        "_tflat",
+        "_mask",
+    )
+
+    def __init__(self, deal: Deal, grid: int = DEFAULT_GRID, levels: int | None = None) -> None:
+        _check_grid(grid)
+        _check_levels(levels)
+        self.deal = deal
+        self.grid = int(grid)
+        self.levels = levels
+        # Flat arrays with one extra sentinel cell (height -1) that out-of-grid neighbours point at.
+        self._hflat = np.zeros(grid * grid + 1, dtype=np.int16)
+        self._hflat[-1] = -1
+        self._tflat = np.full(grid * grid + 1, -1, dtype=np.int16)
+        self.height = self._hflat[:-1].reshape(grid, grid)  # tiles stacked on each cell
+        self.top = self._tflat[:-1].reshape(grid, grid)  # index (turn) of each cell's top tile, -1 none
+        self.top_value = np.full((grid, grid), -1, dtype=np.int8)
+        self.placements: list[Placement | None] = []  # one per card drawn; None = discarded
+        self.turn = 0
+        self.score = 0
+        self.discarded = 0
+        self._mask: np.ndarray | None = None
+        self._skip_unplaceable()
+
+    @property
+    def done(self) -> bool:
+        return self.turn >= len(self.deal.cards)
+
+    @property
+    def card(self) -> int | None:
+        """The value of the card to place now (None when the game is over)."""
+        return None if self.done else self.deal.cards[self.turn]
+
+    @property
+    def num_actions(self) -> int:
+        return NUM_ROTATIONS * self.grid * self.grid
+
+    def remaining(self) -> tuple[int, ...]:
+        """Cards still to come after the current one (their order is unknown to a player)."""
+        return self.deal.cards[self.turn + 1 :]
+
+    def placement_levels(self, value: int) -> tuple[np.ndarray, np.ndarray]:
+        """For each in-grid placement of tile ``value``: the actions and their level (-1 if illegal).
+
+        Vectorised over every placement at once; this is the action mask's hot path.
+        """
+        table = _tables(self.grid)[value]
+        h = self._hflat[table.cells]  # (10, n) heights under each placement
+        level = h.min(axis=0)
+        ok = level == h.max(axis=0)  # a flat footprint: the level is implied
+        if self.levels is not None:
+            ok &= level < self.levels
+        # On level >= 1 the tile must rest on two different tiles: the top tiles under it differ.
+        tops = self._tflat[table.cells]
+        ok &= (level == 0) | (tops.min(axis=0) != tops.max(axis=0))
+        # Unless it is the first tile of its level, it must touch a tile of that level along an edge.
+        first_of_level = level >= self._hflat.max()
+        if table.border.shape[0]:
+            touches = self._hflat[table.border].max(axis=0) > level
+        else:
+            touches = np.zeros(len(level), dtype=bool)
+        ok &= first_of_level | touches
+        return table.actions, np.where(ok, level, -1)
+
+    def action_mask(self) -> np.ndarray:
+        """Legal actions for the current card (bool, length ``4 * grid**2``); all False when over."""
+        if self._mask is None:
+            mask = np.zeros(self.num_actions, dtype=bool)
+            if not self.done:
+                actions, level = self.placement_levels(self.deal.cards[self.turn])
+                mask[actions[level >= 0]] = True
+            self._mask = mask
+        return self._mask
+
+    def legal_actions(self) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self.action_mask())]
+
+    def level_of(self, action: int) -> int:
+        """The level the current card's tile would land on under ``action`` (-1 if illegal)."""
+        if self.done or not self._is_action(action) or not self.action_mask()[action]:
+            return -1
+        cells = footprint(self.deal.cards[self.turn], action, self.grid)
+        r, c = cells[0]
+        return int(self.height[r, c])
+
+    def points_if_placed(self, action: int) -> int:
+        level = self.level_of(action)
+        return 0 if level < 0 else level * self.deal.cards[self.turn]
+
+    def _is_action(self, action: object) -> bool:
+        return (
+            isinstance(action, (int, np.integer))
+            and not isinstance(action, bool)
+            and (0 <= action < self.num_actions)
+        )
+
+    def place(self, action: int) -> int:
+        """Place the current card's tile; returns the points it scores (value x level)."""
+        if self.done:
+            raise GameOverError("the game is over: every card has been placed")
+        if not self._is_action(action):
+            raise IllegalActionError(
+                action, self.legal_actions(), f"not an action index 0..{self.num_actions - 1}"
+            )
+        action = int(action)
+        if not self.action_mask()[action]:
+            raise IllegalActionError(action, self.legal_actions(), self._why_illegal(action))
+        value = self.deal.cards[self.turn]
+        cells = footprint(value, action, self.grid)
+        rows = np.array([r for r, _ in cells])
+        cols = np.array([c for _, c in cells])
+        level = int(self.height[rows[0], cols[0]])
+        self.height[rows, cols] += 1
+        self.top[rows, cols] = self.turn
+        self.top_value[rows, cols] = value
+        self.placements.append(Placement(value, action, level))
+        points = value * level
+        self.score += points
+        self.turn += 1
+        self._mask = None
+        self._skip_unplaceable()
+        return points
+
+    def _skip_unplaceable(self) -> None:
+        while not self.done and not self.action_mask().any():
+            self.placements.append(None)
+            self.discarded += 1
+            self.turn += 1
+            self._mask = None
+
+    def _why_illegal(self, action: int) -> str:
+        """A plain-words reason, for error messages (the mask is the authority)."""
+        value = self.deal.cards[self.turn]
+        rotation, _, _ = decode_action(action, self.grid)
+        if rotation not in distinct_rotations(value):
+            return f"tile {value} looks the same after a half turn; use rotation {rotation - 2}"
+        cells = footprint(value, action, self.grid)
+        if any(not (0 <= r < self.grid and 0 <= c < self.grid) for r, c in cells):
+            return "the tile would leave the grid"
+        heights = {int(self.height[r, c]) for r, c in cells}
+        if len(heights) > 1:
+            return f"the cells under the tile have different heights {sorted(heights)} (overhang or gap)"
+        level = heights.pop()
+        if self.levels is not None and level >= self.levels:
+            return f"level {level} is beyond the level limit ({self.levels} levels)"
+        if level > 0 and len({int(self.top[r, c]) for r, c in cells}) < 2:
+            return f"a tile on level {level} must rest on at least two different tiles"
+        return f"the tile must share an edge with a tile already on level {level}"
+
+    def copy(self) -> Nmbr9State:
+        other = Nmbr9State.__new__(Nmbr9State)
+        other.deal = self.deal
+        other.grid = self.grid
+        other.levels = self.levels
+        other._hflat = self._hflat.copy()
+        other._tflat = self._tflat.copy()
+        other.height = other._hflat[:-1].reshape(self.grid, self.grid)
+        other.top = other._tflat[:-1].reshape(self.grid, self.grid)
+        other.top_value = self.top_value.copy()
+        other.placements = list(self.placements)
+        other.turn = self.turn
+        other.score = self.score
+        other.discarded = self.discarded
+        other._mask = self._mask
+        return other
+
+    def render(self) -> str:
+        """The board as text: one character per cell, the top tile's value (``.`` empty), and heights."""
+        lines = []
+        for r in range(self.grid):
+            tops = "".join("." if v < 0 else str(v) for v in self.top_value[r])
+            hs = "".join("." if h == 0 else (str(h) if h < 10 else "+") for h in self.height[r])
+            lines.append(f"{tops}   {hs}")
+        card = "-" if self.card is None else str(self.card)
+        lines.append(
+            f"card {card}  turn {self.turn}/{len(self.deal.cards)}  score {self.score}"
+            f"  discarded {self.discarded}"
+        )
+        return "\n".join(lines)
+
+
+def replay(
+    deal: Deal, plan: Iterable[int], grid: int = DEFAULT_GRID, levels: int | None = None
+) -> Nmbr9State:
+    """Play ``plan`` (one action per placed card, in order) from the start; raises on an illegal move."""
+    state = Nmbr9State(deal, grid, levels)
+    for action in plan:
+        state.place(action)
+    return state
+
+
+def translate_plan(
+    deal: Deal, plan: Iterable[int], grid: int, new_grid: int, offset: int | None = None
+) -> list[int]:
+    """Move a plan found on a ``grid`` board to the middle of a larger ``new_grid`` board.
+
+    Every rule is invariant under translation, so the moved plan is legal and scores the same.
+    """
+    if new_grid < grid:
+        raise ValueError(f"cannot move a plan from a {grid}-grid onto a smaller {new_grid}-grid")
+    shift = (new_grid - grid) // 2 if offset is None else offset
+    out = []
+    for action in plan:
+        rotation, row, col = decode_action(action, grid)
+        out.append(encode_action(rotation, row + shift, col + shift, new_grid))
+    return out
