@@ -5,12 +5,11 @@ from __future__ import annotations
 import statistics
 
 import pytest
+from test_dominion_rules import position
 
 from tabletop_gym.agents import dominion as A
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.rules import COPPER, DUCHY, ESTATE, GOLD, PASS, PROVINCE, SILVER, SMITHY
-
-from .test_dominion_rules import position
 
 
 def buy_with(bot: A.DominionBot, coins: int, provinces_left: int = 8, owned_smithies: int = 0) -> int:

@@ -1,0 +1,418 @@
+"""Dominion bots, and games and tournaments between them.
+
+Every bot answers the engine's one decision interface through a :class:`PlayerView`: the decision,
+the legal answers and what its player may know (own hand, own cards, coins, actions, buys, the
+supply, every player's gains and VP) -- never the order of any draw pile. The same bot object works
+as an opponent inside the environments and, through ``act(observation, info)`` with
+``info["view"]``, as the evaluated agent.
+
+Buy rules (coins after playing every Treasure):
+- ``big-money``: Province $8+, Gold $6-7, Silver $3-5.
+- ``big-money-ultimate`` (BMU, as in the Dominion simulators): Province $8+; Duchy $5-7 when at most
+  4 Provinces are left; Estate $2-4 when at most 2 are left; Gold $6-7; Duchy $5 when at most 6 are
+  left; Silver $3-5.
+- ``smithy-big-money``: big money, plus a Smithy with $4-5 while it owns none, and a second once it
+  owns 16 or more cards; plays Smithy whenever it can.
+- The seed's strategies under the real card values: ``just-buy-money`` (= big money),
+  ``buy-money-and-duchy`` (Silver $3-4, Duchy $5, Gold $6-7, Province $8+) and
+  ``buy-money-and-duchy-and-estate`` (the previous, plus Estate with exactly $2).
+- ``random``: uniform among the legal answers.
+A buy that the supply cannot serve becomes a pass (like the seed's ``table.silver > 0`` tests).
+Choices inside cards, common to all bots: discard (Militia, Cellar) Curses and Victory cards first,
+then Coppers; always reveal Moat; Mine a Silver into Gold (else Copper into Silver); Remodel Gold into
+Province, else Estate/Curse into a $4 card or Silver; Workshop gains Silver.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tabletop_gym.envs.dominion import rules
+from tabletop_gym.envs.dominion.rules import (
+    BUY,
+    CELLAR_DISCARD,
+    COPPER,
+    CURSE,
+    DUCHY,
+    ESTATE,
+    GOLD,
+    MILITIA_DISCARD,
+    MINE_GAIN,
+    MINE_TRASH,
+    MOAT,
+    MOAT_REVEAL,
+    PASS,
+    PROVINCE,
+    REMODEL_GAIN,
+    REMODEL_TRASH,
+    SILVER,
+    SMITHY,
+    WORKSHOP_GAIN,
+    DominionState,
+)  # fmt: skip
+
+
+class PlayerView:
+    """What player ``player`` may see of ``state`` (a live view: it reads the current position)."""
+
+    __slots__ = ("_state", "player")
+
+    def __init__(self, state: DominionState, player: int) -> None:
+        self._state = state
+        self.player = player
+
+    @property
+    def decision(self) -> int:
+        return self._state.decision
+
+    @property
+    def hand(self) -> list[int]:
+        return self._state.hand[self.player]
+
+    @property
+    def owned(self) -> list[int]:
+        return self._state.owned[self.player]
+
+    @property
+    def coins(self) -> int:
+        return self._state.coins
+
+    @property
+    def buys(self) -> int:
+        return self._state.buys
+
+    @property
+    def actions(self) -> int:
+        return self._state.actions
+
+    @property
+    def supply(self) -> list[int]:
+        return self._state.supply
+
+    @property
+    def trashed(self) -> int:
+        return self._state.trashed
+
+    @property
+    def turn(self) -> int:
+        return self._state.turns[self.player] + 1
+
+    def gains(self, p: int) -> list[int]:
+        return self._state.gains[p]
+
+    def vp(self, p: int) -> int:
+        return self._state.vp(p)
+
+    def legal_actions(self) -> list[int]:
+        return self._state.legal_actions()
+
+
+# Discard/trash order for unwanted cards: worst first.
+_JUNK = (CURSE, ESTATE, DUCHY, PROVINCE, COPPER)
+_DISCARD_ORDER = _JUNK + (rules.CELLAR, rules.MOAT, rules.WORKSHOP, rules.MERCHANT, rules.VILLAGE,
+                          rules.REMODEL, rules.MINE, rules.MILITIA, rules.SMITHY, rules.MARKET, SILVER, GOLD)
+
+
+class DominionBot:
+    """A rule bot: ``buy(view)`` picks a card to buy (or ``PASS``); the rest is shared."""
+
+    name = "bot"
+
+    def reset(self, seed: int | None = None) -> None:
+        return None
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        return self.choose(info["view"])
+
+    def buy(self, view: PlayerView) -> int:
+        raise NotImplementedError
+
+    def play(self, view: PlayerView) -> int:
+        """Which Action to play: the first of ``action_priority`` in hand."""
+        hand = view.hand
+        for card in self.action_priority:
+            if hand[card]:
+                return card
+        return PASS
+
+    action_priority: tuple[int, ...] = ()
+
+    def choose(self, view: PlayerView) -> int:
+        d = view.decision
+        if d == BUY:
+            card = self.buy(view)
+            if card != PASS and (view.supply[card] <= 0 or rules.COST[card] > view.coins):
+                return PASS
+            return card
+        hand = view.hand
+        if d == rules.ACTION:
+            return self.play(view)
+        if d == MOAT_REVEAL:
+            return MOAT
+        if d == MILITIA_DISCARD:
+            return next(c for c in _DISCARD_ORDER if hand[c])
+        if d == CELLAR_DISCARD:
+            return next((c for c in _JUNK if hand[c]), PASS)
+        if d == MINE_TRASH:
+            return SILVER if hand[SILVER] else (COPPER if hand[COPPER] else PASS)
+        if d == REMODEL_TRASH:
+            if hand[GOLD]:
+                return GOLD
+            return next(c for c in _DISCARD_ORDER if hand[c])
+        legal = view.legal_actions()
+        if d in (MINE_GAIN, REMODEL_GAIN, WORKSHOP_GAIN):
+            # The dearest useful card: Province, Gold, Silver, a $4 Smithy; else the first legal one.
+            for card in (PROVINCE, GOLD, SMITHY, SILVER):
+                if card in legal:
+                    return card
+            return legal[-1]
+        return legal[-1]
+
+
+class BigMoney(DominionBot):
+    name = "big-money"
+
+    def buy(self, view: PlayerView) -> int:
+        coins = view.coins
+        if coins >= 8:
+            return PROVINCE
+        if coins >= 6:
+            return GOLD
+        if coins >= 3:
+            return SILVER
+        return PASS
+
+
+class JustBuyMoney(BigMoney):
+    name = "just-buy-money"
+
+
+class BuyMoneyAndDuchy(DominionBot):
+    name = "buy-money-and-duchy"
+
+    def buy(self, view: PlayerView) -> int:
+        coins = view.coins
+        if coins >= 8:
+            return PROVINCE
+        if coins >= 6:
+            return GOLD
+        if coins == 5:
+            return DUCHY
+        if coins >= 3:
+            return SILVER
+        return PASS
+
+
+class BuyMoneyAndDuchyAndEstate(BuyMoneyAndDuchy):
+    name = "buy-money-and-duchy-and-estate"
+
+    def buy(self, view: PlayerView) -> int:
+        return ESTATE if view.coins == 2 else super().buy(view)
+
+
+class BigMoneyUltimate(DominionBot):
+    name = "big-money-ultimate"
+
+    def buy(self, view: PlayerView) -> int:
+        coins = view.coins
+        left = view.supply[PROVINCE]
+        if coins >= 8:
+            return PROVINCE
+        if coins >= 5 and left <= 4:
+            return DUCHY
+        if 2 <= coins <= 4 and left <= 2:
+            return ESTATE
+        if coins >= 6:
+            return GOLD
+        if coins >= 5 and left <= 6:
+            return DUCHY
+        if coins >= 3:
+            return SILVER
+        return PASS
+
+
+class SmithyBigMoney(DominionBot):
+    name = "smithy-big-money"
+    action_priority = (SMITHY,)
+
+    def buy(self, view: PlayerView) -> int:
+        coins = view.coins
+        owned = view.owned
+        if coins >= 8:
+            return PROVINCE
+        if coins >= 6:
+            return GOLD
+        if 4 <= coins <= 5 and view.supply[SMITHY] > 0:
+            smithies = owned[SMITHY]
+            if smithies == 0 or (smithies == 1 and sum(owned) >= 16):
+                return SMITHY
+        if coins >= 3:
+            return SILVER
+        return PASS
+
+
+class RandomBot(DominionBot):
+    """Uniform among the legal answers (seeded by ``reset``)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def choose(self, view: PlayerView) -> int:
+        legal = view.legal_actions()
+        return legal[int(self._rng.integers(len(legal)))]
+
+
+BOTS: dict[str, Callable[[], DominionBot]] = {
+    cls.name: cls
+    for cls in (BigMoney, BigMoneyUltimate, SmithyBigMoney, JustBuyMoney, BuyMoneyAndDuchy,
+                BuyMoneyAndDuchyAndEstate, RandomBot)
+}
+
+
+def make_bot(name: str | DominionBot) -> DominionBot:
+    """A bot by name (``BOTS``), or the bot itself."""
+    if isinstance(name, DominionBot):
+        return name
+    if name not in BOTS:
+        raise ValueError(f"unknown Dominion bot {name!r}; bots: {', '.join(BOTS)}")
+    return BOTS[name]()
+
+
+# --- games and tournaments -------------------------------------------------------------------------
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a series started with ``seed`` (spread, so series don't overlap)."""
+    return rules._mix64((int(seed) * 0x100000001B3 + index) & rules._MASK)
+
+
+def play_game(
+    bots: Sequence[DominionBot],
+    seed: int = 0,
+    kingdom: str | Sequence[int | str] | None = None,
+    target: int | None = None,
+    turn_limit: int | None = 200,
+) -> DominionState:
+    """Play one game to its end, bot ``i`` in seat ``i``; returns the final state."""
+    state = DominionState(len(bots), kingdom, seed, target, turn_limit)
+    views = [PlayerView(state, p) for p in range(len(bots))]
+    step = state.step
+    while state.decision != rules.GAME_OVER:
+        p = state.decider
+        step(bots[p].choose(views[p]))
+    return state
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion k/n."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def tournament(
+    names: Sequence[str],
+    games: int,
+    seed: int = 0,
+    kingdom: str | Sequence[int | str] | None = None,
+    progress: bool = False,
+    turn_limit: int | None = 200,
+) -> dict[str, Any]:
+    """``games`` games between the named bots, seats rotated every game (A,B then B,A ...).
+
+    Returns, for each bot and for each (bot, seat): wins, shared wins, losses with 95% intervals;
+    mean VP and turns; how many games ended level on VP before the turn tie-break; games per second.
+    """
+    if not 1 <= len(names) <= rules.MAX_PLAYERS:
+        raise ValueError(f"a tournament needs 1..{rules.MAX_PLAYERS} players, got {len(names)}")
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    bots = [make_bot(n) for n in names]
+    n = len(bots)
+    labels = [f"{b.name}#{i}" if [x.name for x in bots].count(b.name) > 1 else b.name
+              for i, b in enumerate(bots)]
+    tally = {lab: {"win": 0, "tie": 0, "loss": 0, "vp": 0, "turns": 0, "games": 0} for lab in labels}
+    seats = {(lab, s): {"win": 0, "tie": 0, "loss": 0, "games": 0} for lab in labels for s in range(n)}
+    level = 0
+    truncated = 0
+    iterator = range(games)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=games, desc="dominion tournament", unit="game")
+    start = time.perf_counter()
+    for g in iterator:
+        order = [(g + i) % n for i in range(n)]  # seat s is played by bot order[s]
+        seated = [bots[i] for i in order]
+        gseed = game_seed(seed, g)
+        for i, b in enumerate(seated):
+            b.reset(rules._mix64(gseed ^ (i + 1)))
+        state = play_game(seated, gseed, kingdom, turn_limit=turn_limit)
+        level += state.vp_level()
+        truncated += state.truncated
+        results = state.results()
+        for s, i in enumerate(order):
+            key = {1: "win", 0: "tie", -1: "loss"}[results[s]]
+            t = tally[labels[i]]
+            t[key] += 1
+            t["vp"] += state.vp(s)
+            t["turns"] += state.turns[s]
+            t["games"] += 1
+            seats[(labels[i], s)][key] += 1
+            seats[(labels[i], s)]["games"] += 1
+        if bar is not None:
+            bar.update(1)
+    seconds = time.perf_counter() - start
+    if bar is not None:
+        bar.close()
+
+    def rates(t: dict[str, int]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key in ("win", "tie", "loss"):
+            out[key] = t[key]
+            out[f"{key}_rate"] = t[key] / t["games"] if t["games"] else 0.0
+            out[f"{key}_ci95"] = wilson(t[key], t["games"])
+        out["games"] = t["games"]
+        return out
+
+    players = {}
+    for lab in labels:
+        t = tally[lab]
+        entry = rates(t)
+        entry["mean_vp"] = t["vp"] / t["games"]
+        entry["mean_turns"] = t["turns"] / t["games"]
+        entry["by_seat"] = {str(s): rates(seats[(lab, s)]) for s in range(n)}
+        players[lab] = entry
+    return {
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "kingdom": [rules.CARD_NAMES[c] for c in rules.parse_kingdom(kingdom)],
+        "level_on_vp": level,
+        "truncated": truncated,
+        "seconds": seconds,
+        "games_per_second": games / seconds if seconds > 0 else float("inf"),
+    }
+
+
+def solitaire_turns(bot: str | DominionBot, seed: int, target: int = rules.DEFAULT_TARGET,
+                    kingdom: str | Sequence[int | str] | None = (), turn_limit: int = 100) -> int:
+    """Turns the bot needs to own ``target`` Provinces alone on seed ``seed`` (``turn_limit`` if never)."""
+    b = make_bot(bot)
+    b.reset(seed)
+    state = play_game([b], seed, kingdom, target=target, turn_limit=turn_limit)
+    return state.turns[0]

@@ -1,0 +1,583 @@
+"""Dominion (base game, 2nd edition): the engine.
+
+The single source of the rules (../shared/rules/dominion.md): cards, supply, turns, every choice a
+card asks for, the end of the game, the tie-break and the project's randomness model. No Gymnasium.
+
+Cards are identified by an id 0..16 (the order of ``CARD_NAMES``; it is also the canonical order a
+multiset is laid out in before a shuffle). Hands, discard piles and cards in play are counts per card
+id, since their order never matters; only the draw pile is an ordered list (its top is the end).
+
+Every decision, whether a phase asks it (which Action to play, what to buy) or a card does (Cellar's
+discards, Militia's victims, Moat, Mine, Remodel, Workshop), goes through one interface:
+``state.decision`` (its kind), ``state.decider`` (the player who answers), ``state.legal_actions()``
+and ``state.step(action)``. An action is a card id ("choose a card of this type": play it, buy it,
+discard it, trash it, gain it, reveal it) or ``PASS`` ("done": stop playing Actions, end the buy
+phase, stop discarding to Cellar, do not reveal Moat, trash nothing with Mine). Decisions with a
+single possible answer that is not a real choice are skipped: the action phase with no Action card
+or no Action left, a Militia victim already at 3 cards, a gain with nothing affordable left.
+Treasures are played automatically at the start of the buy phase (never worse with these cards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
+
+# --- cards -----------------------------------------------------------------------------------------
+CARD_NAMES = (
+    "Copper", "Silver", "Gold", "Estate", "Duchy", "Province", "Curse",
+    "Cellar", "Market", "Merchant", "Militia", "Mine", "Moat", "Remodel", "Smithy", "Village", "Workshop",
+)  # fmt: skip
+NUM_CARDS = len(CARD_NAMES)
+(COPPER, SILVER, GOLD, ESTATE, DUCHY, PROVINCE, CURSE, CELLAR, MARKET,
+ MERCHANT, MILITIA, MINE, MOAT, REMODEL, SMITHY, VILLAGE, WORKSHOP) = range(NUM_CARDS)  # fmt: skip
+PASS = NUM_CARDS  # the "done / pass / no" answer
+NUM_ACTIONS = NUM_CARDS + 1
+
+COST = (0, 3, 6, 2, 5, 8, 0, 2, 5, 3, 4, 5, 2, 4, 4, 3, 3)
+COINS = (1, 2, 3) + (0,) * (NUM_CARDS - 3)  # what a Treasure produces when played
+VP = (0, 0, 0, 1, 3, 6, -1) + (0,) * (NUM_CARDS - 7)
+TREASURES = (COPPER, SILVER, GOLD)
+BASE_CARDS = (COPPER, SILVER, GOLD, ESTATE, DUCHY, PROVINCE, CURSE)
+KINGDOM_CARDS = tuple(range(CELLAR, NUM_CARDS))
+ACTION_CARDS = KINGDOM_CARDS  # every kingdom card of this set is an Action
+FIRST_GAME = KINGDOM_CARDS  # the recommended first-game kingdom (2nd edition) is exactly these ten
+CARD_ID = {name.lower(): i for i, name in enumerate(CARD_NAMES)}
+
+# --- decisions -------------------------------------------------------------------------------------
+DECISION_NAMES = (
+    "action", "buy", "cellar_discard", "militia_discard", "moat_reveal",
+    "mine_trash", "mine_gain", "remodel_trash", "remodel_gain", "workshop_gain", "game_over",
+)  # fmt: skip
+(ACTION, BUY, CELLAR_DISCARD, MILITIA_DISCARD, MOAT_REVEAL, MINE_TRASH,
+ MINE_GAIN, REMODEL_TRASH, REMODEL_GAIN, WORKSHOP_GAIN, GAME_OVER) = range(NUM_DECISIONS := 11)  # fmt: skip
+
+MAX_PLAYERS = 4
+HAND_SIZE = 5
+MILITIA_KEEP = 3
+DEFAULT_TARGET = 4  # solitaire: own this many Provinces
+MAX_SEED = 2**64
+
+
+def card_id(card: int | str) -> int:
+    """A card id from an id or a (case-insensitive) card name; a clear error otherwise."""
+    if isinstance(card, str):
+        key = card.strip().lower()
+        if key not in CARD_ID:
+            raise ValueError(f"unknown card {card!r}; cards: {', '.join(CARD_NAMES)}")
+        return CARD_ID[key]
+    if isinstance(card, (int, np.integer)) and 0 <= card < NUM_CARDS:
+        return int(card)
+    raise ValueError(f"card must be a name or an id 0..{NUM_CARDS - 1}, got {card!r}")
+
+
+def parse_kingdom(kingdom: str | Iterable[int | str] | None) -> tuple[int, ...]:
+    """Kingdom cards as sorted ids. ``None`` or ``"first-game"`` is the default set, ``""`` or
+    ``"none"`` the treasure-and-victory game; a string lists names separated by commas."""
+    if kingdom is None:
+        return FIRST_GAME
+    if isinstance(kingdom, str):
+        text = kingdom.strip().lower()
+        if text in ("first-game", "first_game", "default"):
+            return FIRST_GAME
+        if text in ("", "none", "empty"):
+            return ()
+        kingdom = [part for part in text.split(",") if part.strip()]
+    ids = sorted({card_id(c) for c in kingdom})
+    for c in ids:
+        if c not in KINGDOM_CARDS:
+            raise ValueError(f"{CARD_NAMES[c]} is not a kingdom card; kingdom cards: "
+                             f"{', '.join(CARD_NAMES[k] for k in KINGDOM_CARDS)}")
+    return tuple(ids)
+
+
+def parse_seed(deal: str | int) -> int:
+    """The deal string of Dominion is the episode seed, a decimal integer 0 <= seed < 2**64: it fixes
+    every shuffle through the randomness model."""
+    if isinstance(deal, (int, np.integer)) and not isinstance(deal, bool):
+        seed = int(deal)
+    elif isinstance(deal, str) and deal.strip().isdigit():
+        seed = int(deal.strip())
+    else:
+        raise InvalidDealError(f"a Dominion deal is the episode seed, a decimal integer; got {deal!r}")
+    if not 0 <= seed < MAX_SEED:
+        raise InvalidDealError(f"seed must be in 0..2**64-1, got {seed}")
+    return seed
+
+
+def supply_sizes(num_players: int, kingdom: Sequence[int] = FIRST_GAME) -> list[int]:
+    """Pile sizes at the start (0 for cards not in the game). Solitaire uses the 2-player sizes."""
+    if not isinstance(num_players, (int, np.integer)) or not 1 <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be 1..{MAX_PLAYERS}, got {num_players!r}")
+    n = max(2, int(num_players))
+    sizes = [0] * NUM_CARDS
+    sizes[COPPER] = 60 - 7 * n if n <= 2 else (39 if n == 3 else 32)
+    sizes[SILVER] = 40
+    sizes[GOLD] = 30
+    victory = 8 if n <= 2 else 12
+    sizes[ESTATE] = sizes[DUCHY] = sizes[PROVINCE] = victory
+    sizes[CURSE] = 10 * (n - 1)
+    for card in kingdom:
+        sizes[card] = 10
+    return sizes
+
+
+# --- randomness model ------------------------------------------------------------------------------
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _mix64(z: int) -> int:
+    """SplitMix64's finaliser: a bijection of 64-bit integers that scrambles every bit."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def shuffle_key(seed: int, player: int, shuffle_count: int) -> int:
+    return _mix64(_mix64(_mix64(seed & _MASK) ^ (player + 1)) ^ ((shuffle_count + 1) * _GOLDEN & _MASK))
+
+
+def shuffle_cards(seed: int, player: int, shuffle_count: int, counts: Sequence[int]) -> list[int]:
+    """The project's randomness model: the draw pile made by ``player``'s ``shuffle_count``-th shuffle
+    (0 = the starting deck) of the multiset ``counts``. The cards are laid out sorted by id and then
+    permuted by a Fisher-Yates shuffle driven by a SplitMix64 stream keyed by (seed, player, shuffle
+    count), so the result depends on nothing else. The list's end is the top of the draw pile."""
+    cards = [c for c in range(len(counts)) for _ in range(counts[c])]
+    s = shuffle_key(seed, player, shuffle_count)
+    for i in range(len(cards) - 1, 0, -1):
+        s = (s + _GOLDEN) & _MASK
+        j = (_mix64(s) * (i + 1)) >> 64
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+# --- state -----------------------------------------------------------------------------------------
+class DominionState:
+    """A game position and its rules.
+
+    Per player: ``draw[p]`` (ordered, top last), ``hand[p]``, ``discard[p]``, ``in_play[p]`` and
+    ``owned[p]`` (every card the player has: the deck composition) as counts per card id;
+    ``shuffles[p]`` and ``turns[p]``. Shared: ``supply`` counts, ``trash`` counts, the current player
+    and their ``actions``, ``buys`` and ``coins``.
+
+    ``target`` (solitaire): the game ends at the end of the turn in which the player owns that many
+    Provinces. ``turn_limit``: the game stops (truncated) once every player has had that many turns.
+    """
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        kingdom: str | Iterable[int | str] | None = None,
+        seed: int | str = 0,
+        target: int | None = None,
+        turn_limit: int | None = None,
+    ) -> None:
+        self.kingdom = parse_kingdom(kingdom)
+        self.supply = supply_sizes(num_players, self.kingdom)
+        self.num_players = int(num_players)
+        self.seed = parse_seed(seed)
+        if target is not None and not (isinstance(target, (int, np.integer)) and 1 <= target <= 8):
+            raise ValueError(f"target must be a number of Provinces 1..8, got {target!r}")
+        if self.num_players == 1 and target is None:
+            target = DEFAULT_TARGET
+        if target is not None and self.num_players != 1:
+            raise ValueError("a Province target is for the solitaire game (num_players=1) only")
+        if turn_limit is not None and not (isinstance(turn_limit, (int, np.integer)) and turn_limit >= 1):
+            raise ValueError(f"turn_limit must be a positive integer or None, got {turn_limit!r}")
+        self.target = None if target is None else int(target)
+        self.turn_limit = None if turn_limit is None else int(turn_limit)
+        self.piles = BASE_CARDS + self.kingdom  # the supply piles in this game
+        n = self.num_players
+        self.hand = [[0] * NUM_CARDS for _ in range(n)]
+        self.discard = [[0] * NUM_CARDS for _ in range(n)]
+        self.in_play = [[0] * NUM_CARDS for _ in range(n)]
+        self.owned = [[0] * NUM_CARDS for _ in range(n)]
+        self.draw: list[list[int]] = []
+        self.shuffles = [0] * n
+        self.turns = [0] * n
+        self.trash = [0] * NUM_CARDS
+        self.gains: list[list[int]] = [[0] * NUM_CARDS for _ in range(n)]  # bought or gained cards
+        for p in range(n):
+            start = [0] * NUM_CARDS
+            start[COPPER], start[ESTATE] = 7, 3
+            self.owned[p] = list(start)
+            self.draw.append(shuffle_cards(self.seed, p, 0, start))
+            self.shuffles[p] = 1
+            self._draw(p, HAND_SIZE)
+        self.player = 0
+        self.decision = ACTION
+        self.decider = 0
+        self.truncated = False
+        self.history: list[tuple[int, int]] = []  # (decider, action) of every decision answered
+        self.trashed = COPPER  # the card Mine or Remodel just trashed (sets the gain's cost limit)
+        self.cellar_discarded = 0
+        self.victims: list[int] = []  # players still to resolve a Militia attack, in turn order
+        self._start_turn()
+
+    # --- drawing ---------------------------------------------------------------------------------
+    def _draw(self, p: int, n: int) -> int:
+        """Draw up to ``n`` cards, shuffling the discard pile into a new draw pile when it runs out."""
+        draw, hand = self.draw[p], self.hand[p]
+        drawn = 0
+        while drawn < n:
+            if not draw:
+                discard = self.discard[p]
+                if not any(discard):
+                    break
+                draw = shuffle_cards(self.seed, p, self.shuffles[p], discard)
+                self.draw[p] = draw
+                self.shuffles[p] += 1
+                self.discard[p] = [0] * NUM_CARDS
+            hand[draw.pop()] += 1
+            drawn += 1
+        return drawn
+
+    # --- turn flow -------------------------------------------------------------------------------
+    def _start_turn(self) -> None:
+        self.actions = 1
+        self.buys = 1
+        self.coins = 0
+        self.merchants = 0
+        self.decider = self.player
+        self._action_phase()
+
+    def _action_phase(self) -> None:
+        hand = self.hand[self.player]
+        if self.actions > 0:
+            for c in ACTION_CARDS:
+                if hand[c]:
+                    self.decision = ACTION
+                    self.decider = self.player
+                    return
+        self._buy_phase()
+
+    def _buy_phase(self) -> None:
+        p = self.player
+        hand, play = self.hand[p], self.in_play[p]
+        copper, silver, gold = hand[COPPER], hand[SILVER], hand[GOLD]
+        coins = copper + 2 * silver + 3 * gold
+        if silver and self.merchants:
+            coins += self.merchants  # each Merchant's +$1 lands on the first Silver played
+        self.coins += coins
+        play[COPPER] += copper
+        play[SILVER] += silver
+        play[GOLD] += gold
+        hand[COPPER] = hand[SILVER] = hand[GOLD] = 0
+        self.decision = BUY
+        self.decider = p
+
+    def _cleanup(self) -> None:
+        p = self.player
+        hand, play, discard = self.hand[p], self.in_play[p], self.discard[p]
+        for c in range(NUM_CARDS):
+            if hand[c] or play[c]:
+                discard[c] += hand[c] + play[c]
+                hand[c] = play[c] = 0
+        self._draw(p, HAND_SIZE)
+        self.turns[p] += 1
+        if self._ended():
+            self.decision = GAME_OVER
+            self.decider = -1
+            return
+        self.player = (p + 1) % self.num_players
+        self._start_turn()
+
+    def _ended(self) -> bool:
+        p = self.player
+        if self.target is not None:
+            if self.owned[p][PROVINCE] >= self.target:
+                return True
+        elif self.supply[PROVINCE] == 0 or sum(1 for c in self.piles if self.supply[c] == 0) >= 3:
+            return True
+        if self.turn_limit is not None and p == self.num_players - 1 and self.turns[p] >= self.turn_limit:
+            self.truncated = True
+            return True
+        return False
+
+    def _gain(self, p: int, card: int, to_hand: bool = False) -> None:
+        self.supply[card] -= 1
+        self.owned[p][card] += 1
+        self.gains[p][card] += 1
+        if to_hand:
+            self.hand[p][card] += 1
+        else:
+            self.discard[p][card] += 1
+
+    def _trash(self, p: int, card: int) -> None:
+        self.hand[p][card] -= 1
+        self.owned[p][card] -= 1
+        self.trash[card] += 1
+
+    def _gainable(self, max_cost: int, treasure_only: bool = False) -> list[int]:
+        cards = TREASURES if treasure_only else self.piles
+        return sorted(c for c in cards if self.supply[c] > 0 and COST[c] <= max_cost)
+
+    # --- the decision interface ------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.decision == GAME_OVER
+
+    def legal_actions(self) -> list[int]:
+        """The legal answers to the current decision, in increasing order (``PASS`` last)."""
+        d = self.decision
+        if d == GAME_OVER:
+            return []
+        hand = self.hand[self.decider]
+        if d == ACTION:
+            return [c for c in ACTION_CARDS if hand[c]] + [PASS]
+        if d == BUY:
+            return [c for c in self.piles if self.supply[c] > 0 and COST[c] <= self.coins] + [PASS]
+        if d in (CELLAR_DISCARD,):
+            return [c for c in range(NUM_CARDS) if hand[c]] + [PASS]
+        if d in (MILITIA_DISCARD, REMODEL_TRASH):
+            return [c for c in range(NUM_CARDS) if hand[c]]
+        if d == MOAT_REVEAL:
+            return [MOAT, PASS]
+        if d == MINE_TRASH:
+            return [c for c in TREASURES if hand[c]] + [PASS]
+        if d == MINE_GAIN:
+            return self._gainable(COST[self.trashed] + 3, treasure_only=True)
+        if d == REMODEL_GAIN:
+            return self._gainable(COST[self.trashed] + 2)
+        if d == WORKSHOP_GAIN:
+            return self._gainable(4)
+        raise AssertionError(d)
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        return action in self.legal_actions()
+
+    def step(self, action: int) -> None:
+        """Answer the current decision with ``action`` (a card id or ``PASS``)."""
+        d = self.decision
+        if d == GAME_OVER:
+            raise GameOverError("the game is over")
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            raise IllegalActionError(action, self.legal_actions(), "an action is an integer 0..17")
+        a = int(action)
+        p = self.decider
+        if d == BUY:  # the hot path: checked inline
+            if a == PASS:
+                self.history.append((p, a))
+                self._cleanup()
+                return
+            if not (0 <= a < NUM_CARDS and a in self.piles and self.supply[a] > 0 and COST[a] <= self.coins):
+                raise IllegalActionError(a, self.legal_actions(), self._why(a))
+            self.history.append((p, a))
+            self._gain(p, a)
+            self.coins -= COST[a]
+            self.buys -= 1
+            if self.buys == 0:
+                self._cleanup()
+            return
+        legal = self.legal_actions()
+        if a not in legal:
+            raise IllegalActionError(a, legal, self._why(a))
+        self.history.append((p, a))
+        hand = self.hand[p]
+        if d == ACTION:
+            if a == PASS:
+                self._buy_phase()
+            else:
+                self._play_action(a)
+        elif d == CELLAR_DISCARD:
+            if a == PASS:
+                self._draw(p, self.cellar_discarded)
+                self._action_phase()
+            else:
+                hand[a] -= 1
+                self.discard[p][a] += 1
+                self.cellar_discarded += 1
+                if not any(hand):
+                    self._draw(p, self.cellar_discarded)
+                    self._action_phase()
+        elif d == MOAT_REVEAL:
+            if a == MOAT:
+                self._next_victim()  # unaffected by this attack
+            else:
+                self._militia_discard(p)
+        elif d == MILITIA_DISCARD:
+            hand[a] -= 1
+            self.discard[p][a] += 1
+            if sum(hand) <= MILITIA_KEEP:
+                self._next_victim()
+        elif d == MINE_TRASH:
+            if a == PASS:
+                self._action_phase()
+            else:
+                self._trash(p, a)
+                self.trashed = a
+                self._ask_gain(MINE_GAIN, COST[a] + 3, treasure_only=True)
+        elif d == REMODEL_TRASH:
+            self._trash(p, a)
+            self.trashed = a
+            self._ask_gain(REMODEL_GAIN, COST[a] + 2)
+        elif d in (MINE_GAIN, REMODEL_GAIN, WORKSHOP_GAIN):
+            self._gain(p, a, to_hand=d == MINE_GAIN)
+            self._action_phase()
+
+    def _why(self, a: int) -> str:
+        if not 0 <= a <= PASS:
+            return f"actions are card ids 0..{NUM_CARDS - 1} and {PASS} (pass)"
+        what = "pass" if a == PASS else CARD_NAMES[a]
+        d = self.decision
+        if d == BUY and a != PASS:
+            if a not in self.piles:
+                return f"{what} is not in this game's supply"
+            if self.supply[a] == 0:
+                return f"the {what} pile is empty"
+            return f"{what} costs ${COST[a]} and only ${self.coins} is available"
+        return f"{what} is not a legal answer to the {DECISION_NAMES[d]} decision"
+
+    def _play_action(self, card: int) -> None:
+        p = self.player
+        self.hand[p][card] -= 1
+        self.in_play[p][card] += 1
+        self.actions -= 1
+        if card == CELLAR:
+            self.actions += 1
+            self.cellar_discarded = 0
+            if any(self.hand[p]):
+                self.decision = CELLAR_DISCARD
+                return
+        elif card == MARKET:
+            self._draw(p, 1)
+            self.actions += 1
+            self.buys += 1
+            self.coins += 1
+        elif card == MERCHANT:
+            self._draw(p, 1)
+            self.actions += 1
+            self.merchants += 1
+        elif card == MILITIA:
+            self.coins += 2
+            self.victims = [(p + i) % self.num_players for i in range(1, self.num_players)]
+            self._next_victim()
+            return
+        elif card == MINE:
+            if any(self.hand[p][c] for c in TREASURES):
+                self.decision = MINE_TRASH
+                return
+        elif card == MOAT:
+            self._draw(p, 2)
+        elif card == REMODEL:
+            if any(self.hand[p]):
+                self.decision = REMODEL_TRASH
+                return
+        elif card == SMITHY:
+            self._draw(p, 3)
+        elif card == VILLAGE:
+            self._draw(p, 1)
+            self.actions += 2
+        elif card == WORKSHOP:
+            self._ask_gain(WORKSHOP_GAIN, 4)
+            return
+        self._action_phase()
+
+    def _ask_gain(self, kind: int, max_cost: int, treasure_only: bool = False) -> None:
+        # A gain is mandatory when something is affordable, and skipped when nothing is.
+        if self._gainable(max_cost, treasure_only):
+            self.decision = kind
+            self.decider = self.player
+        else:
+            self._action_phase()
+
+    def _next_victim(self) -> None:
+        while self.victims:
+            v = self.victims.pop(0)
+            if sum(self.hand[v]) <= MILITIA_KEEP:
+                continue  # nothing to discard, so revealing Moat would change nothing
+            if self.hand[v][MOAT]:
+                self.decision = MOAT_REVEAL
+                self.decider = v
+                return
+            if sum(self.hand[v]) > MILITIA_KEEP:
+                self.decision = MILITIA_DISCARD
+                self.decider = v
+                return
+        self.decider = self.player
+        self._action_phase()
+
+    def _militia_discard(self, v: int) -> None:
+        if sum(self.hand[v]) > MILITIA_KEEP:
+            self.decision = MILITIA_DISCARD
+            self.decider = v
+        else:
+            self._next_victim()
+
+    # --- scoring ---------------------------------------------------------------------------------
+    def vp(self, p: int) -> int:
+        owned = self.owned[p]
+        return owned[ESTATE] + 3 * owned[DUCHY] + 6 * owned[PROVINCE] - owned[CURSE]
+
+    def scores(self) -> list[int]:
+        return [self.vp(p) for p in range(self.num_players)]
+
+    def vp_level(self) -> bool:
+        """True when the leaders are level on VP (before the tie-break on turns)."""
+        s = self.scores()
+        return s.count(max(s)) > 1
+
+    def winners(self) -> list[int]:
+        """Most VP; among those tied, the fewest turns; the rest share the victory."""
+        s = self.scores()
+        best = max(s)
+        tied = [p for p in range(self.num_players) if s[p] == best]
+        fewest = min(self.turns[p] for p in tied)
+        return [p for p in tied if self.turns[p] == fewest]
+
+    def results(self) -> list[int]:
+        """+1 for a sole winner, 0 for a shared victory, -1 for everyone else (at the end only)."""
+        win = self.winners()
+        shared = len(win) > 1
+        return [(0 if shared else 1) if p in win else -1 for p in range(self.num_players)]
+
+    def hand_size(self, p: int) -> int:
+        return sum(self.hand[p])
+
+    def draw_counts(self, p: int) -> list[int]:
+        """The draw pile as a multiset (what a player may know of their own deck)."""
+        counts = [0] * NUM_CARDS
+        for c in self.draw[p]:
+            counts[c] += 1
+        return counts
+
+    def describe(self) -> str:
+        """The position as text (what ``render_mode="ansi"`` shows)."""
+        lines = [f"turn {self.turns[self.player] + 1} of player {self.player}; decision: "
+                 f"{DECISION_NAMES[self.decision]} (player {self.decider}); "
+                 f"actions {self.actions}, buys {self.buys}, coins ${self.coins}"]
+        lines.append("supply: " + ", ".join(f"{CARD_NAMES[c]} {self.supply[c]}" for c in self.piles))
+        for p in range(self.num_players):
+            lines.append(f"player {p}: VP {self.vp(p)}, turns {self.turns[p]}, "
+                         f"hand [{_names(self.hand[p])}], in play [{_names(self.in_play[p])}], "
+                         f"draw {len(self.draw[p])}, discard {sum(self.discard[p])}")
+        if not self.done:
+            lines.append("legal: " + ", ".join(action_name(a) for a in self.legal_actions()))
+        return "\n".join(lines)
+
+
+def _names(counts: Sequence[int]) -> str:
+    return ", ".join(f"{n}x{CARD_NAMES[c]}" for c, n in enumerate(counts) if n)
+
+
+def action_name(action: int) -> str:
+    return "pass" if action == PASS else CARD_NAMES[action]
+
+
+def replay(plan: Iterable[int], seed: int | str = 0, num_players: int = 1,
+           kingdom: str | Iterable[int | str] | None = (), target: int | None = None,
+           turn_limit: int | None = None) -> DominionState:
+    """Answer every decision with the plan's actions in order; raises on an illegal one."""
+    state = DominionState(num_players, kingdom, seed, target, turn_limit)
+    for action in plan:
+        state.step(action)
+    return state
