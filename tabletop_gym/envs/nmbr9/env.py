@@ -1,0 +1,198 @@
+"""Gymnasium environment for Nmbr9."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from tabletop_gym.core import GameOverError, IllegalActionError
+from tabletop_gym.envs.nmbr9.rules import (
+    DEFAULT_GRID,
+    NUM_ROTATIONS,
+    Deal,
+    Nmbr9State,
+    Variant,
+    parse_deal,
+    random_deal,
+)
+
+
+class PlacementSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``sample()`` without a mask draws a legal action of the current position.
+
+    Almost every placement index is illegal in most positions, so uniform samples would nearly
+    always raise; drawing among legal ones keeps ``action_space.sample()`` (and Gymnasium's
+    ``check_env``) meaningful. Equal to a plain ``Discrete(n)``; the link to the position is not
+    pickled or copied.
+    """
+
+    def __init__(self, n: int, legal: Callable[[], np.ndarray | None] | None = None) -> None:
+        super().__init__(n)
+        self._legal = legal
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        if mask is None and probability is None and self._legal is not None:
+            legal = self._legal()
+            if legal is not None and legal.any():
+                return super().sample(mask=legal.astype(np.int8))
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_legal"] = None
+        return state
+
+
+class Nmbr9Env(gym.Env):
+    """Nmbr9: draw a card, place the tile of that number; tiles higher up score more.
+
+    ## Description
+    A deck holds the values 0..m, c cards of each, of which k are drawn (the standard game: m=9,
+    c=2, k=20). Each turn the next card is revealed and its tile must be placed on a square grid of
+    ``grid x grid`` cells: on the table touching the tiles already there, or on level L >= 1 fully
+    resting on tiles of level L-1, on at least two different ones, and touching a tile already on
+    level L unless it is the first there (rules: shared/rules/nmbr9.md). A tile may be turned, never
+    mirrored. A tile scores its value times its level; the table is level 0. A card whose tile
+    cannot go anywhere (only on small grids) is discarded and scores nothing.
+
+    ## Action space
+    `Discrete(4 * grid**2)`: action `rotation * grid**2 + row * grid + col` puts the tile turned
+    `rotation` quarter turns clockwise with the top-left corner of its bounding box on `(row, col)`.
+    Only legal placements are allowed: `info["action_mask"]` (np.int8) and `action_masks()` (bool).
+    `action_space.sample()` draws among the legal placements of the current position.
+    The 0 and the 8 look the same after a half turn; their rotations 2 and 3 are never legal.
+
+    ## Observation space
+    `Dict` of fixed-shape integer `Box`es, what a player sees (not the order of the cards to come):
+    - `height` (grid, grid): tiles stacked on each cell, 0..k;
+    - `top_value` (grid, grid): value of each cell's top tile, -1 for an empty cell;
+    - `top_tile` (grid, grid): which tile is on top, as the turn it was placed (0..k-1), -1 if none;
+    - `card` (1,): the value of the card to place now, -1 once the game is over;
+    - `unseen` (m+1,): for each value, the cards not yet drawn (the current card excluded);
+    - `cards_left` (1,): cards still to be drawn after the current one.
+
+    ## Rewards
+    Value x level of the tile placed (0 on the table). The episode's return is the game score.
+
+    ## Starting state
+    An empty grid and a seeded random deal (`reset(seed=...)`), or the deal passed as
+    `reset(options={"deal": "9081726354..."})`: the card values in draw order.
+
+    ## Episode end
+    Terminated after the last card. Never truncated.
+
+    ## Info
+    `action_mask`, `score`, `deal` (the deal string, to replay the episode or solve it with
+    `tabletop_gym.oracles.nmbr9`), `turn`, `discarded` (cards with no legal placement).
+
+    ## Arguments
+    - `render_mode`: None or "ansi".
+    - `max_value`, `copies`, `cards`: the variant m-c-k (default 9-2-20, the standard game).
+    - `grid`: cells per side of the square grid (default 20).
+    - `levels`: optional limit on the number of levels, the table included (default: none).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        max_value: int = 9,
+        copies: int = 2,
+        cards: int = 20,
+        grid: int = DEFAULT_GRID,
+        levels: int | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.variant = Variant(max_value, copies, cards)
+        Nmbr9State(Deal(()), grid, levels)  # validates grid and levels with a clear error
+        self.grid = int(grid)
+        self.levels = levels
+        k = self.variant.cards
+        m = self.variant.max_value
+        board = (self.grid, self.grid)
+        self.observation_space = spaces.Dict(
+            {
+                "height": spaces.Box(0, k, board, dtype=np.int16),
+                "top_value": spaces.Box(-1, m, board, dtype=np.int16),
+                "top_tile": spaces.Box(-1, k - 1, board, dtype=np.int16),
+                "card": spaces.Box(-1, m, (1,), dtype=np.int16),
+                "unseen": spaces.Box(0, self.variant.copies, (m + 1,), dtype=np.int16),
+                "cards_left": spaces.Box(0, k, (1,), dtype=np.int16),
+            }
+        )
+        self.action_space = PlacementSpace(NUM_ROTATIONS * self.grid * self.grid, self._current_mask)
+        self.state: Nmbr9State | None = None
+        self._deal_text = ""
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        deal_text = (options or {}).get("deal")
+        if deal_text is not None:
+            deal = deal_text if isinstance(deal_text, Deal) else parse_deal(deal_text, self.variant)
+        else:
+            deal = random_deal(self.np_random, self.variant)
+        self.state = Nmbr9State(deal, self.grid, self.levels)
+        self._deal_text = str(deal)
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        state = self._require_state()
+        if state.done:
+            raise GameOverError("the episode has ended (every card placed); call reset()")
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            raise IllegalActionError(action, state.legal_actions(), "an action is an integer index")
+        points = state.place(int(action))  # raises IllegalActionError for an illegal placement
+        return self._observation(), float(points), state.done, False, self._info()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return self._require_state().render()
+
+    def action_masks(self) -> np.ndarray:
+        return self._require_state().action_mask().copy()
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _current_mask(self) -> np.ndarray | None:
+        return None if self.state is None else self.state.action_mask()
+
+    def _require_state(self) -> Nmbr9State:
+        if self.state is None:
+            raise GameOverError("call reset() before using the environment")
+        return self.state
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        state = self.state
+        unseen = np.zeros(self.variant.max_value + 1, dtype=np.int16)
+        unseen += self.variant.copies
+        drawn = state.deal.cards[: min(state.turn + 1, len(state.deal.cards))]
+        np.subtract.at(unseen, list(drawn), 1)
+        card = -1 if state.card is None else state.card
+        return {
+            "height": state.height.astype(np.int16),
+            "top_value": state.top_value.astype(np.int16),
+            "top_tile": state.top.astype(np.int16),
+            "card": np.array([card], dtype=np.int16),
+            "unseen": unseen,
+            "cards_left": np.array([len(state.remaining())], dtype=np.int16),
+        }
+
+    def _info(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "action_mask": state.action_mask().astype(np.int8),
+            "score": state.score,
+            "deal": self._deal_text,
+            "turn": state.turn,
+            "discarded": state.discarded,
+        }
