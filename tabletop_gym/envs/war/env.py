@@ -1,0 +1,249 @@
+"""Gymnasium environment for War, where the pickup order is player 0's decision."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
+from tabletop_gym.envs.war.rules import MAX_TRICKS, RANK_CHARS, WarGame, WarRules, parse_deal, random_deal
+
+OBSERVATIONS = ("full", "hidden")
+
+
+class PotRanks(spaces.Discrete):
+    """``Discrete(ranks)`` whose ``sample()`` without a mask draws a rank still in the pot.
+
+    An unmasked sample from a plain ``Discrete`` is usually illegal here (and illegal actions raise),
+    so generic tools that step with ``action_space.sample()`` would fail; with a mask given, or with
+    no decision pending, it behaves exactly like ``Discrete``.
+    """
+
+    def __init__(self, n: int, mask_source: WarEnv | None = None) -> None:
+        super().__init__(n)
+        self._mask_source = mask_source
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        if mask is None and probability is None and self._mask_source is not None:
+            game = self._mask_source.game
+            if game is not None and game.awaiting:
+                mask = game.action_mask().astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The link to the environment is a convenience; never pickle the environment with its space.
+        state = dict(self.__dict__)
+        state["_mask_source"] = None
+        return state
+
+
+class WarEnv(gym.Env):
+    """War against a player who follows a fixed pickup convention; you order the pots you win.
+
+    ## Description
+    The deck (`ranks` x `suits`, default 13 x 4) is dealt alternately into two piles. Each trick both
+    players turn their top card; the higher rank takes the pot, equal ranks start a war (`face_down`
+    cards face down, then one face up; a player short of cards keeps one to turn). The taker puts the
+    pot under their pile. Player 1 does so by its convention (`pickup`); you, player 0, choose the
+    order card by card. Tricks between your decisions are played automatically, and so are pots
+    whose remaining cards all share one rank (no choice left). Rules: shared/rules/war.md.
+
+    ## Action space
+    `Discrete(ranks)`: the rank of the pot card that goes under your pile next (the first card
+    placed comes up first). Only ranks still in the pot are legal: `info["action_mask"]` (np.int8)
+    and `action_masks()` (bool) say which.
+
+    ## Observation space
+    `observation="full"` (default): `MultiDiscrete` of `2 * N + ranks` integers, N = ranks * suits:
+    - 0..N-1: your pile, top card first, as rank + 1 (1 is a `2`), 0 past its end; cards of the
+      current pot that you have already placed are at its end;
+    - N..2N-1: player 1's pile, the same way;
+    - 2N..2N+ranks-1: how many cards of each rank are still to be placed from the pot.
+
+    `observation="hidden"` (what a real player knows): `MultiDiscrete` of `N + 1 + ranks` integers:
+    - 0..N-1: your pile as you built it: 1 for a dealt card you have not seen yet, rank + 2 for a
+      card you placed, 0 past the end;
+    - N: the number of cards in player 1's pile;
+    - N+1..: the pot cards still to be placed, per rank.
+
+    ## Rewards
+    At the end of the game: +1 if you win, -1 if you lose, 0 for a draw (both out of cards at once)
+    or when the episode is truncated. 0 at every other step.
+
+    ## Starting state
+    A seeded random deal, or `reset(options={"deal": "P0/P1"})` (top card first, ranks from
+    `23456789TJQKA`). The first observation is at your first real pickup decision. If the game ends
+    before you ever have a choice, `reset` returns the final position with an all-zero mask and
+    `info["game_over"] = True`; stepping it raises `GameOverError`.
+
+    ## Episode end
+    Terminated when a player cannot turn a card (win or loss) or both run out (draw). Truncated
+    after `max_tricks` tricks, or after `horizon` tricks when a horizon is set.
+
+    ## Info
+    `action_mask`, `deal`, `score`, `tricks` (completed tricks), `cards` (cards you hold, counting
+    pot cards still to place), `result` (+1/0/-1, 0 while the game goes on), `game_over`.
+    `score` is the result, or, with a `horizon`, the cards you hold when the episode ends (all of
+    them after a win, none after a loss): the quantity `tabletop_gym.oracles.war` bounds.
+
+    ## Arguments
+    - `render_mode`: None or "ansi".
+    - `ranks`, `suits`, `face_down`, `pickup`, `max_tricks`: the rules (`WarRules`).
+    - `observation`: "full" or "hidden".
+    - `horizon`: None, or a number of tricks after which the episode stops (scored by cards held).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        ranks: int = 13,
+        suits: int = 4,
+        face_down: int = 3,
+        pickup: str = "winner_first",
+        max_tricks: int = 10_000,
+        observation: str = "full",
+        horizon: int | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+        if horizon is not None and (not isinstance(horizon, int) or horizon < 1):
+            raise InvalidDealError(f"horizon must be None or a positive integer, got {horizon!r}")
+        self.render_mode = render_mode
+        self.rules = WarRules(ranks, suits, face_down, pickup, max_tricks)
+        self.horizon = horizon
+        # The horizon is the engine's own trick limit, so the engine decides where the episode stops.
+        limit = max_tricks if horizon is None else min(max_tricks, horizon)
+        self._engine_rules = self.rules.replace(max_tricks=limit)
+        self.observation_mode = observation
+        n = self.rules.num_cards
+        self.num_cards = n
+        if observation == "full":
+            nvec = [ranks + 1] * (2 * n) + [suits + 1] * ranks
+        else:
+            nvec = [ranks + 2] * n + [n + 1] + [suits + 1] * ranks
+        self.observation_space = spaces.MultiDiscrete(np.array(nvec, dtype=np.int64))
+        self.action_space = PotRanks(ranks, self)
+        self.game: WarGame | None = None
+        self._deal_text = ""
+        self._dealt0 = 0
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        deal_text = (options or {}).get("deal")
+        if deal_text is not None:
+            deal = parse_deal(deal_text, self.rules)
+        else:
+            deal = random_deal(self.np_random, self.rules)
+        # The random convention draws from a generator seeded by the episode's own generator.
+        pickup_seed = int(self.np_random.integers(2**63))
+        self.game = WarGame(deal, self._engine_rules, controlled=0, seed=pickup_seed)
+        self._deal_text = str(deal)
+        self._dealt0 = len(deal.piles[0])
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        game = self._require_game()
+        if game.over:
+            raise GameOverError(f"the episode has ended ({game.state.end_reason}); call reset()")
+        if not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(action, game.legal_ranks(), "an action is a rank index")
+        game.choose(int(action))  # raises IllegalActionError naming the legal ranks
+        terminated = truncated = False
+        reward = 0.0
+        if game.over:
+            truncated = game.state.end_reason == MAX_TRICKS
+            terminated = not truncated
+            reward = float(game.outcome(0))
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return render_text(self._require_game())
+
+    def action_masks(self) -> np.ndarray:
+        return self._require_game().action_mask()
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _require_game(self) -> WarGame:
+        if self.game is None:
+            raise GameOverError("call reset() before using the environment")
+        return self.game
+
+    def _observation(self) -> np.ndarray:
+        state = self._require_game().state
+        n = self.num_cards
+        pot = np.zeros(self.rules.ranks, dtype=np.int64)
+        if state.taker == 0:
+            for rank, count in state.to_place.items():
+                pot[rank] = count
+        pile0 = np.fromiter(state.piles[0], dtype=np.int64, count=len(state.piles[0]))
+        if self.observation_mode == "full":
+            obs = np.zeros(2 * n + self.rules.ranks, dtype=np.int64)
+            pile1 = np.fromiter(state.piles[1], dtype=np.int64, count=len(state.piles[1]))
+            obs[: pile0.size] = pile0 + 1
+            obs[n : n + pile1.size] = pile1 + 1
+            obs[2 * n :] = pot
+            return obs
+        obs = np.zeros(n + 1 + self.rules.ranks, dtype=np.int64)
+        # Dealt cards are never put back, so the ones not yet turned are the top of the pile.
+        unseen = max(0, self._dealt0 - state.turned[0])
+        obs[:unseen] = 1
+        obs[unseen : pile0.size] = pile0[unseen:] + 2
+        obs[n] = len(state.piles[1])
+        obs[n + 1 :] = pot
+        return obs
+
+    def _info(self) -> dict[str, Any]:
+        game = self._require_game()
+        state = game.state
+        cards = state.cards_held(0)
+        if state.winner == 0:
+            cards = self.num_cards
+        elif state.winner == 1:
+            cards = 0
+        result = game.outcome(0)
+        return {
+            "action_mask": game.action_mask().astype(np.int8),
+            "deal": self._deal_text,
+            "score": float(result if self.horizon is None else cards),
+            "tricks": state.tricks,
+            "cards": cards,
+            "result": result,
+            "game_over": game.over,
+        }
+
+
+def render_text(game: WarGame) -> str:
+    """The position as text a person can play from."""
+    state = game.state
+    alphabet = RANK_CHARS
+
+    def cards(seq: Any) -> str:
+        return "".join(alphabet[r] for r in seq) or "(empty)"
+
+    lines = [f"trick {state.tricks}   wars so far {state.wars}"]
+    lines.append(f"your pile     ({len(state.piles[0]):2d}): {cards(state.piles[0])}")
+    lines.append(f"player 1 pile ({len(state.piles[1]):2d}): {cards(state.piles[1])}")
+    if state.taker is not None:
+        lines.append(f"table: you played {cards(state.pots[0])}, player 1 played {cards(state.pots[1])}")
+        left = sorted(r for r, n in state.to_place.items() for _ in range(n))
+        lines.append(f"pot still to place under your pile: {cards(left)}")
+    if state.over:
+        lines.append(f"game over: {_result_text(game)}")
+    return "\n".join(lines)
+
+
+def _result_text(game: WarGame) -> str:
+    reason = game.state.end_reason
+    return {1: "you won", -1: "you lost"}.get(game.outcome(0), "draw") + f" ({reason})"

@@ -1,0 +1,157 @@
+"""The War environment: Gymnasium API, masks, observations, seeding, errors, rendering."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.utils.passive_env_checker import env_reset_passive_checker, env_step_passive_checker
+
+import tabletop_gym  # noqa: F401
+from tabletop_gym.agents.base import RandomAgent
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
+from tabletop_gym.envs.war.env import WarEnv
+from tabletop_gym.envs.war.rules import WarRules, parse_deal, replay
+
+
+@pytest.mark.parametrize("observation", ["full", "hidden"])
+def test_check_env_two_ranks(observation: str) -> None:
+    # check_env steps with actions sampled before a reset; with two ranks every pickup decision
+    # allows both ranks, so the checker's unmasked samples are legal and the check is complete.
+    check_env(WarEnv(ranks=2, suits=13, observation=observation, render_mode="ansi"))
+
+
+@pytest.mark.parametrize("observation", ["full", "hidden"])
+def test_passive_checks_full_deck(observation: str) -> None:
+    env = WarEnv(observation=observation)
+    env_reset_passive_checker(env, seed=3)
+    env_step_passive_checker(env, env.action_space.sample())  # the space samples a legal rank
+
+
+def test_make_without_import_and_same_seed_same_episode() -> None:
+    def run(seed: int) -> tuple[str, list[int], float]:
+        env = gym.make("tabletop_gym:tabletop/War-v0", pickup="random")
+        agent = RandomAgent(seed)
+        obs, info = env.reset(seed=seed)
+        actions = []
+        done = False
+        while not done:
+            action = agent.act(obs, info)
+            actions.append(action)
+            obs, reward, term, trunc, info = env.step(action)
+            done = term or trunc
+        return info["deal"], actions, reward
+
+    assert run(4) == run(4)
+    assert run(4)[0] != run(5)[0]
+
+
+def test_episode_matches_engine_replay() -> None:
+    env = WarEnv(ranks=6, suits=2, face_down=1)
+    agent = RandomAgent(1)
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        actions, total = [], 0.0
+        done = info["game_over"]
+        while not done:
+            assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
+            assert info["action_mask"].dtype == np.int8 and info["action_mask"].sum() >= 2
+            assert env.observation_space.contains(obs)
+            action = agent.act(obs, info)
+            actions.append(action)
+            obs, reward, term, trunc, info = env.step(action)
+            total += reward
+            done = term or trunc
+        game = replay(parse_deal(info["deal"], env.rules), env.rules, actions)
+        assert game.over and game.outcome(0) == total == info["score"] == info["result"]
+        assert game.state.tricks == info["tricks"]
+
+
+def test_full_observation_shows_piles_and_pot() -> None:
+    env = WarEnv()
+    obs, info = env.reset(seed=1)
+    state = env.game.state
+    n = 52
+    assert list(obs[: len(state.piles[0])] - 1) == list(state.piles[0])
+    assert obs[len(state.piles[0])] == 0
+    assert list(obs[n : n + len(state.piles[1])] - 1) == list(state.piles[1])
+    pot = obs[2 * n :]
+    assert pot.sum() == sum(state.to_place.values()) == info["cards"] - len(state.piles[0])
+    assert np.array_equal(pot > 0, info["action_mask"] > 0)
+
+
+def test_hidden_observation_marks_only_placed_cards() -> None:
+    env = WarEnv(ranks=4, suits=3, face_down=1, observation="hidden")
+    obs, info = env.reset(seed=2)
+    agent = RandomAgent(0)
+    for _ in range(15):
+        if info["game_over"]:
+            break
+        state = env.game.state
+        pile = list(state.piles[0])
+        dealt_left = max(0, 6 - state.turned[0])
+        assert list(obs[:dealt_left]) == [1] * dealt_left
+        assert list(obs[dealt_left : len(pile)] - 2) == pile[dealt_left:]
+        assert obs[12] == len(state.piles[1])
+        obs, _, term, trunc, info = env.step(agent.act(obs, info))
+        if term or trunc:
+            break
+
+
+def test_horizon_scores_cards_held() -> None:
+    env = WarEnv(horizon=10)
+    _, info = env.reset(seed=0)
+    agent = RandomAgent(0)
+    done = False
+    while not done:
+        _, reward, term, trunc, info = env.step(agent.act(None, info))
+        done = term or trunc
+    assert info["tricks"] <= 10
+    if trunc:
+        assert info["tricks"] == 10 and reward == 0.0
+        assert info["score"] == info["cards"] == len(env.game.state.piles[0])
+    else:
+        assert info["score"] in (0, 52)
+
+
+def test_illegal_action_and_finished_episode_raise() -> None:
+    env = WarEnv()
+    _, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError) as err:
+        env.step(illegal)
+    assert err.value.action == illegal
+    assert err.value.legal == [int(a) for a in np.flatnonzero(info["action_mask"])]
+    with pytest.raises(IllegalActionError):
+        env.step("two")
+    rules = WarRules(ranks=2, suits=1)
+    small = WarEnv(ranks=2, suits=1)
+    _, info = small.reset(options={"deal": "3/2"})
+    _, reward, term, trunc, info = small.step(0)
+    assert (reward, term, trunc, info["result"], info["tricks"]) == (1.0, True, False, 1, 1)
+    with pytest.raises(GameOverError):
+        small.step(0)
+    _, info = small.reset(options={"deal": "2/3"})  # player 0 never has a choice
+    assert info["game_over"] and info["action_mask"].sum() == 0 and info["result"] == -1
+    assert rules.num_cards == 2
+
+
+def test_deal_option_and_bad_input() -> None:
+    env = WarEnv(ranks=3, suits=2)
+    _, info = env.reset(options={"deal": "432/234"})
+    assert info["deal"] == "432/234"
+    with pytest.raises(InvalidDealError, match="holds rank"):
+        env.reset(options={"deal": "444/223"})
+    with pytest.raises(ValueError, match="observation"):
+        WarEnv(observation="partial")
+    with pytest.raises(InvalidDealError, match="pickup"):
+        WarEnv(pickup="sorted")
+
+
+def test_render_ansi() -> None:
+    env = WarEnv(render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert "your pile" in text and "pot still to place" in text
+    assert WarEnv().render() is None
