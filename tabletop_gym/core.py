@@ -240,9 +240,7 @@ def check_characters(text: str, alphabet: str, what: str) -> None:
     """Raise InvalidDealError naming the first character of ``text`` not in ``alphabet``."""
     for pos, char in enumerate(text):
         if char not in alphabet:
-            raise InvalidDealError(
-                f"{what}: character {char!r} at position {pos} is not one of {alphabet!r}"
-            )
+            raise InvalidDealError(f"{what}: character {char!r} at position {pos} is not one of {alphabet!r}")
 
 
 def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:

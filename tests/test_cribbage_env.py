@@ -130,7 +130,14 @@ def test_maskable_ppo_reads_masks_from_subprocesses() -> None:
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    vec = make_vec_env("tabletop_gym:tabletop/Cribbage-v0", n_envs=2, seed=0, vec_env_cls=SubprocVecEnv)
+    # make_vec_env asks for render_mode="rgb_array" unless told otherwise; these envs render text.
+    vec = make_vec_env(
+        "tabletop_gym:tabletop/Cribbage-v0",
+        n_envs=2,
+        seed=0,
+        vec_env_cls=SubprocVecEnv,
+        env_kwargs={"render_mode": None},
+    )
     try:
         vec.reset()
         masks = get_action_masks(vec)

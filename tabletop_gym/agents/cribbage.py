@@ -28,7 +28,11 @@ class CribbageGreedyAgent:
         for pile in range(NUM_PILES):
             if not mask[pile]:
                 continue
-            key = (int(observation[POINTS.start + pile]), -value_of(int(observation[pile * PILE_SIZE])), -pile)
+            key = (
+                int(observation[POINTS.start + pile]),
+                -value_of(int(observation[pile * PILE_SIZE])),
+                -pile,
+            )
             if best_key is None or key > best_key:
                 best, best_key = pile, key
         if best < 0:

@@ -38,9 +38,13 @@ def load_policy(path: str | Path, deterministic: bool = True) -> PolicyAgent:
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError("loading a trained policy needs the training extra: pip install 'tabletop-gym[train]'") from exc
+        raise ImportError(
+            "loading a trained policy needs the training extra: pip install 'tabletop-gym[train]'"
+        ) from exc
     model = MaskablePPO.load(str(path), device="cpu")
-    return PolicyAgent(model, name=path.parent.name if path.name == "model.zip" else path.stem, deterministic=deterministic)
+    return PolicyAgent(
+        model, name=path.parent.name if path.name == "model.zip" else path.stem, deterministic=deterministic
+    )
 
 
 class PlanAgent:

@@ -92,7 +92,13 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
     from tabletop_gym.training.evaluate import evaluate, format_table
 
     report = evaluate(
-        spec, agents or args.agent, args.episodes, args.seed, args, out=args.out, progress=not args.no_progress
+        spec,
+        agents or args.agent,
+        args.episodes,
+        args.seed,
+        args,
+        out=args.out,
+        progress=not args.no_progress,
     )
     print(format_table(report))
     print(f"report: {args.out / 'evaluation.json'}")
@@ -104,7 +110,9 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
 def _train(spec: GameSpec, args: argparse.Namespace) -> int:
     from tabletop_gym.training.train import train
 
-    path = train(spec, args.steps, args.seed, args.out, args, n_envs=args.n_envs, progress=not args.no_progress)
+    path = train(
+        spec, args.steps, args.seed, args.out, args, n_envs=args.n_envs, progress=not args.no_progress
+    )
     config = json.loads((args.out / "config.json").read_text())
     print(f"model:  {path}  ({config['steps_done']} steps in {config['train_seconds']} s)")
     print(f"config: {args.out / 'config.json'}")
@@ -117,7 +125,9 @@ def _demo(spec: GameSpec, args: argparse.Namespace) -> int:
 
     out: Path = args.out
     print(f"[1/2] training MaskablePPO on {spec.env_id} for {args.steps} steps")
-    model = train(spec, args.steps, args.seed, out / "agent", args, n_envs=args.n_envs, progress=not args.no_progress)
+    model = train(
+        spec, args.steps, args.seed, out / "agent", args, n_envs=args.n_envs, progress=not args.no_progress
+    )
     print(f"[2/2] evaluating on {args.episodes} deals against the oracle")
     args.out = out / "evaluation"
     baselines = [a for a in ("random", "greedy") if a in spec.agents]

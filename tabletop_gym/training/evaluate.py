@@ -81,7 +81,7 @@ def evaluate(
                 if deal not in oracle_results:
                     oracle_results[deal] = spec.oracle(deal, args)
     env.close()
-    for name, entry in report["agents"].items():
+    for entry in report["agents"].values():
         entry.update(_summary(spec, entry["scores"], [oracle_results.get(d) for d in entry["deals"]]))
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)

@@ -77,9 +77,7 @@ def parse_deal(text: str, pile_size: int = PILE_SIZE) -> Deal:
         n = counts.get(char, 0)
         if n > COPIES or (pile_size == PILE_SIZE and n != COPIES):
             expected = "exactly" if pile_size == PILE_SIZE else "at most"
-            raise InvalidDealError(
-                f"deal {text!r} holds rank {char} {n} times; expected {expected} {COPIES}"
-            )
+            raise InvalidDealError(f"deal {text!r} holds rank {char} {n} times; expected {expected} {COPIES}")
     return Deal(tuple(tuple(rank_of(c) for c in part) for part in parts))
 
 

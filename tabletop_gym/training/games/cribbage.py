@@ -33,7 +33,9 @@ def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "play"):
         parser.add_argument("--deal", help="deal string P1/P2/P3/P4, 13 cards each, top card first")
-        parser.add_argument("--seed", type=int, default=None, help="without --deal: the seed of a random deal")
+        parser.add_argument(
+            "--seed", type=int, default=None, help="without --deal: the seed of a random deal"
+        )
     if command == "bench":
         parser.add_argument("--deals", type=int, default=20, help="deals for the oracle timing (default 20)")
         parser.add_argument("--env-steps", type=int, default=50_000, help="steps per environment timing")
@@ -110,7 +112,9 @@ def _bench(args: argparse.Namespace) -> int:
     }
     width = max(len(k) for k in report)
     for key, value in report.items():
-        print(f"{key.ljust(width)}  {value:.3f}" if isinstance(value, float) else f"{key.ljust(width)}  {value}")
+        print(
+            f"{key.ljust(width)}  {value:.3f}" if isinstance(value, float) else f"{key.ljust(width)}  {value}"
+        )
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(args.out / "cribbage.json", json.dumps(report, indent=1))
     print(f"written to {args.out / 'cribbage.json'}")
