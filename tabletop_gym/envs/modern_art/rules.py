@@ -397,9 +397,10 @@ class State:
         return acts
 
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
+        mask = [False] * NUM_ACTIONS
+        for a in self.legal_actions():
+            mask[a] = True
+        return np.array(mask, dtype=bool)
 
     def counts(self) -> list[int]:
         """Cards per artist this round as the ranking sees them (face-down cards included)."""
@@ -630,25 +631,32 @@ class State:
         best = max(self.scores)
         return [p for p, s in enumerate(self.scores) if s == best]
 
-    def render(self) -> str:
+    def render(self, viewer: int | None = None) -> str:
+        """The position as text; with ``viewer``, only what that seat may see."""
+        n = self.rules.players
         lines = [
             f"Round {min(self.round + 1, self.rules.rounds)}/{self.rules.rounds}  deck: {self.deck_left}  "
             f"awards left: {self.awards_left}  decision: {PHASES[self.phase]}"
             + ("" if self.done else f" (player {self.to_move})"),
-            "artist        value awards shown" + "".join(f"  P{p}" for p in range(self.rules.players)),
+            "artist        value awards shown" + "".join(f"   P{p}" for p in range(n)),
         ]
         for a in range(NUM_ARTISTS):
-            per = "".join(
-                f" {self.up[p][a]:>2}" + ("+" + str(self.down[p][a]) if self.down[p][a] else "  ")
-                for p in range(self.rules.players)
-            )
+            per = ""
+            for p in range(n):
+                down = self.down[p][a] if viewer is None or viewer == p else 0
+                per += f" {self.up[p][a]:>2}" + (f"+{down}" if down else "  ")
             extra = " (+extra)" if self.extra[a] else ""
             lines.append(
                 f"{ARTISTS[a]:<13} {self.values[a]:>5} {self.awards[a]:>6} {self.column[a]:>5}{per}{extra}"
             )
+        if viewer is not None and any(map(any, self.down)):
+            lines.append("face down: " + ", ".join(f"P{p} {sum(self.down[p])}" for p in range(n)))
         lines.append("scores: " + ", ".join(f"P{p} {s}" for p, s in enumerate(self.scores)))
-        for p in range(self.rules.players):
-            cards = " ".join(card_code(k) * 1 for k in range(NUM_KINDS) for _ in range(self.hands[p][k]))
+        for p in range(n):
+            if viewer is None or viewer == p:
+                cards = " ".join(card_code(k) for k in range(NUM_KINDS) for _ in range(self.hands[p][k]))
+            else:
+                cards = "(hidden)"
             lines.append(f"P{p} hand ({self.hand_sizes[p]}): {cards}")
         return "\n".join(lines)
 

@@ -1,0 +1,298 @@
+"""Gymnasium environment for Modern Art: Masters Gallery: one seat against bot (or policy) opponents."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from tabletop_gym.core import GameOverError, IllegalActionError
+from tabletop_gym.envs.modern_art.rules import (
+    DOUBLE_CARD,
+    NUM_ACTIONS,
+    NUM_ARTISTS,
+    NUM_KINDS,
+    NUM_SYMBOLS,
+    PHASES,
+    SIMULTANEOUS_CARD,
+    Rules,
+    State,
+    action_name,
+    parse_deal,
+    random_deal,
+)
+
+MAX_PLAYERS = 5
+
+# Where each part of the observation lies; seats are relative: 0 is the observing seat, 1 the next
+# player in turn order, and so on (absent seats read 0).
+HAND = slice(0, NUM_KINDS)
+SHOWN = slice(HAND.stop, HAND.stop + MAX_PLAYERS * NUM_ARTISTS)  # [seat * 5 + artist]
+OWN_HIDDEN = slice(SHOWN.stop, SHOWN.stop + NUM_ARTISTS)
+HIDDEN_COUNT = slice(OWN_HIDDEN.stop, OWN_HIDDEN.stop + MAX_PLAYERS)
+EXTRA = slice(HIDDEN_COUNT.stop, HIDDEN_COUNT.stop + NUM_ARTISTS)
+VALUES = slice(EXTRA.stop, EXTRA.stop + NUM_ARTISTS)
+AWARDS = slice(VALUES.stop, VALUES.stop + NUM_ARTISTS)
+SCORES = slice(AWARDS.stop, AWARDS.stop + MAX_PLAYERS)
+HAND_SIZES = slice(SCORES.stop, SCORES.stop + MAX_PLAYERS)
+DECK_LEFT = HAND_SIZES.stop
+ROUND = DECK_LEFT + 1
+DECISION = ROUND + 1
+TURN = DECISION + 1
+PLAYERS = TURN + 1
+AWARDS_LEFT = PLAYERS + 1
+DECISION_ARTIST = AWARDS_LEFT + 1
+OBS_SIZE = DECISION_ARTIST + 1
+_BIG = 100_000  # bound for scores and values; far above any reachable total
+
+
+def observe(state: State, seat: int) -> np.ndarray:
+    """What ``seat`` may know, as the environment's observation vector."""
+    n = state.rules.players
+    pad = MAX_PLAYERS - n
+    seats = [(seat + rel) % n for rel in range(n)]
+    shown: list[int] = []
+    for p in seats:
+        shown += state.up[p]
+    phase = state.phase
+    values = [
+        *state.hands[seat],
+        *shown,
+        *[0] * (pad * NUM_ARTISTS),
+        *state.down[seat],
+        *[sum(state.down[p]) for p in seats],
+        *[0] * pad,
+        *state.extra,
+        *state.values,
+        *state.awards,
+        *[state.scores[p] for p in seats],
+        *[0] * pad,
+        *[state.hand_sizes[p] for p in seats],
+        *[0] * pad,
+        state.deck_left,
+        min(state.round, state.rules.rounds - 1),
+        phase,
+        (state.turn_player - seat) % n,
+        n,
+        state.awards_left,
+        state.double_artist + 1 if phase == DOUBLE_CARD or phase == SIMULTANEOUS_CARD else 0,
+    ]
+    return np.array(values, dtype=np.int64)
+
+
+def _high(rules: Rules) -> np.ndarray:
+    cards = rules.num_cards
+    high = np.full(OBS_SIZE, cards, dtype=np.int64)
+    high[VALUES] = _BIG
+    high[AWARDS] = max(rules.award_tokens, 1)
+    high[SCORES] = _BIG
+    high[ROUND] = rules.rounds - 1
+    high[DECISION] = len(PHASES) - 1
+    high[TURN] = MAX_PLAYERS - 1
+    high[PLAYERS] = MAX_PLAYERS
+    high[AWARDS_LEFT] = max(rules.award_tokens, 1)
+    high[DECISION_ARTIST] = NUM_ARTISTS
+    return high
+
+
+class LegalActionSpace(spaces.Discrete):
+    """``Discrete(36)`` whose ``sample()`` without a mask draws among the legal actions of its
+    environment's current position (with a mask, or once pickled, it is a plain ``Discrete``).
+
+    Most of the 36 actions are illegal in any position and an illegal action raises, so uniform
+    samples would make generic tools (``check_env``, random rollouts) fail on the first step.
+    """
+
+    def __init__(self, n: int, env: ModernArtEnv) -> None:
+        super().__init__(n)
+        self._env = env
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
+        env = getattr(self, "_env", None)
+        if mask is None and probability is None and env is not None and env.state is not None:
+            legal = env.action_masks()
+            if legal.any():
+                return super().sample(mask=legal.astype(np.int8))
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_env", None)  # a pickled space (e.g. sent by SubprocVecEnv) is a plain Discrete
+        return state
+
+
+class ModernArtEnv(gym.Env):
+    """Modern Art: Masters Gallery: one seat of a 2-5 player game, the other seats played by agents.
+
+    ## Description
+    Five artists; each turn a player displays a card from hand, and its symbol may draw a card,
+    add a second card (double face up, hidden face down), let every other player add a card
+    (simultaneous) or put an award token on an artist. A round ends when one artist has 6 face-up
+    cards (5 with two players) or every hand is empty; the three artists with most cards this round
+    gain value tokens 3, 2, 1, and each player scores, for each of them, its value so far (plus 2 per
+    award) times their own cards of it. Four rounds; highest total wins. Rules:
+    shared/rules/modern-art.md; the engine is `tabletop_gym.envs.modern_art.rules`.
+
+    ## Action space
+    `Discrete(36)`, read by the current decision (observation slot `DECISION`):
+    - `0..29`: display (or, for the hidden decision, put face down) a card of kind
+      `artist * 6 + symbol` (artists 0-4 in board order Lite Metal, Yoko, Christin P., Karl Gitter,
+      Krypto; symbols plain, draw, double, hidden, simultaneous, award);
+    - `30..34`: put the award token on artist `action - 30`;
+    - `35`: pass (decline an optional second, simultaneous or end-of-round card).
+    `info["action_mask"]` (np.int8) and `action_masks()` (bool) give the legal actions.
+
+    ## Observation space
+    `Box(0, high, (97,), int64)`, only what the seat may know; seats are relative (0 = this seat,
+    1 = next in turn order; seats beyond the player count read 0):
+    - 0..29 `HAND`: cards of each kind in hand;
+    - 30..54 `SHOWN`: face-up cards this round, per seat and artist;
+    - 55..59 `OWN_HIDDEN`: this seat's face-down cards per artist;
+    - 60..64 `HIDDEN_COUNT`: face-down cards per seat (count only);
+    - 65..69 `EXTRA`: extra card(s) this round per artist;
+    - 70..74 `VALUES`: value tokens won per artist; 75..79 `AWARDS`: award tokens per artist;
+    - 80..84 `SCORES`: score per seat; 85..89 `HAND_SIZES`: cards in hand per seat;
+    - 90 deck cards left, 91 round (0-3), 92 decision (0 play, 1 double, 2 hidden, 3 simultaneous,
+      4 award, 5 end-of-round play), 93 whose turn (relative seat), 94 player count, 95 award tokens
+      left, 96 the artist a double/simultaneous card was of (artist + 1, else 0).
+
+    ## Rewards
+    The points this seat scores at each round's scoring (0 on other steps); the return is its final
+    score.
+
+    ## Starting state
+    A seeded shuffle (the same seed gives the same deal), or `reset(options={"deal": "<deal>"})`
+    (the whole deck, two characters per card, see `rules.parse_deal`). Opponents act until this seat
+    first has a decision.
+
+    ## Episode end
+    Terminated after round 4 is scored. Never truncated.
+
+    ## Info
+    `action_mask`, `deal` (to replay or solve the episode), `score` (this seat's points), `scores`
+    (all seats), `round`, `decision` (its name).
+
+    ## Arguments
+    - `players` (2-5, default 2) and `seat` (default 0): the game size and this agent's seat.
+    - `opponents`: one Agent per other seat in seat order (default: greedy bots); anything with
+      `reset(seed)` and `act(observation, info)` works, a trained policy included (self-play).
+    - `render_mode`: None or "ansi".
+    - any other keyword: a rule parameter of `tabletop_gym.envs.modern_art.rules.Rules`
+      (`deck`, `deals`, `round_limit`, `extra_card_each_round`, `simultaneous_same_artist`,
+      `end_of_round_plays`, `at_once`, `value_tokens`, `award_tokens`, `award_value`).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        players: int = 2,
+        seat: int = 0,
+        opponents: Sequence[Any] | None = None,
+        render_mode: str | None = None,
+        **rule_params: Any,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.rules = Rules(players=players, **rule_params)
+        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < players:
+            raise ValueError(f"seat must be an integer from 0 to {players - 1}, got {seat!r}")
+        self.seat = int(seat)
+        if opponents is None:
+            from tabletop_gym.agents.modern_art import GreedyAgent
+
+            opponents = [GreedyAgent() for _ in range(players - 1)]
+        opponents = list(opponents)
+        if len(opponents) != players - 1:
+            raise ValueError(f"{players} players need {players - 1} opponents, got {len(opponents)}")
+        for agent in opponents:
+            if not (hasattr(agent, "act") and hasattr(agent, "reset")):
+                raise TypeError(f"opponent {agent!r} is not an Agent (needs reset() and act())")
+        others = [p for p in range(players) if p != self.seat]
+        self.opponents = dict(zip(others, opponents, strict=True))
+        self.render_mode = render_mode
+        self.action_space = LegalActionSpace(NUM_ACTIONS, self)
+        self.observation_space = spaces.Box(0, _high(self.rules), (OBS_SIZE,), dtype=np.int64)
+        self.state: State | None = None
+        self._deal = ""
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        deal = (options or {}).get("deal")
+        if deal is None:
+            deal = random_deal(self.rules, self.np_random)
+        parse_deal(deal, self.rules)  # a clear error for a bad deal
+        self._deal = deal.strip()
+        self.state = State(self.rules, self._deal)
+        for agent in self.opponents.values():
+            agent.reset(int(self.np_random.integers(2**31)))
+        self._points = 0
+        self._run_opponents()
+        return observe(self.state, self.seat), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        state = self._require_state()
+        if state.done:
+            raise GameOverError("the episode has ended (round 4 was scored); call reset()")
+        if not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(action, state.legal_actions(), "an action is an integer 0-35")
+        self._points = state.apply(int(action))[self.seat]
+        self._run_opponents()
+        return observe(state, self.seat), float(self._points), state.done, False, self._info()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return render_text(self._require_state(), self.seat)
+
+    def action_masks(self) -> np.ndarray:
+        state = self._require_state()
+        if state.done:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return state.action_mask()
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _require_state(self) -> State:
+        if self.state is None:
+            raise GameOverError("call reset() before using the environment")
+        return self.state
+
+    def _run_opponents(self) -> None:
+        state = self.state
+        seat = self.seat
+        while not state.done and state.to_move != seat:
+            p = state.to_move
+            mask = state.action_mask()
+            action = self.opponents[p].act(observe(state, p), {"action_mask": mask.astype(np.int8)})
+            self._points += state.apply(int(action))[seat]
+
+    def _info(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "action_mask": self.action_masks().astype(np.int8),
+            "deal": self._deal,
+            "score": state.scores[self.seat],
+            "scores": list(state.scores),
+            "round": min(state.round, self.rules.rounds - 1),
+            "decision": PHASES[state.phase],
+        }
+
+
+def render_text(state: State, seat: int | None = None) -> str:
+    """The position as text; with ``seat``, only what that seat may see (others' hands hidden)."""
+    shown = state.render(seat).split("\n")
+    if seat is None:
+        return "\n".join(shown)
+    if not state.done and state.to_move == seat:
+        options = ", ".join(f"{a}={action_name(a)}" for a in state.legal_actions())
+        shown.append(f"your options: {options}")
+    return "\n".join(shown)
+
+
+__all__ = ["ModernArtEnv", "observe", "render_text", "OBS_SIZE", "NUM_SYMBOLS"]
