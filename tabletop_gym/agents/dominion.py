@@ -3,8 +3,8 @@
 Every bot answers the engine's one decision interface through a :class:`PlayerView`: the decision,
 the legal answers and what its player may know (own hand, own cards, coins, actions, buys, the
 supply, every player's gains and VP) -- never the order of any draw pile. The same bot object works
-as an opponent inside the environments and, through ``act(observation, info)`` with
-``info["view"]``, as the evaluated agent.
+as an opponent inside the environments and, through ``act(observation, info)`` (which decodes the
+environment's observation into the same view), as the evaluated agent.
 
 Buy rules (coins after playing every Treasure):
 - ``big-money``: Province $8+, Gold $6-7, Silver $3-5.
@@ -114,8 +114,20 @@ class PlayerView:
 
 # Discard/trash order for unwanted cards: worst first.
 _JUNK = (CURSE, ESTATE, DUCHY, PROVINCE, COPPER)
-_DISCARD_ORDER = _JUNK + (rules.CELLAR, rules.MOAT, rules.WORKSHOP, rules.MERCHANT, rules.VILLAGE,
-                          rules.REMODEL, rules.MINE, rules.MILITIA, rules.SMITHY, rules.MARKET, SILVER, GOLD)
+_DISCARD_ORDER = _JUNK + (
+    rules.CELLAR,
+    rules.MOAT,
+    rules.WORKSHOP,
+    rules.MERCHANT,
+    rules.VILLAGE,
+    rules.REMODEL,
+    rules.MINE,
+    rules.MILITIA,
+    rules.SMITHY,
+    rules.MARKET,
+    SILVER,
+    GOLD,
+)
 
 
 class DominionBot:
@@ -127,7 +139,10 @@ class DominionBot:
         return None
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        return self.choose(info["view"])
+        """Play as the agent of a Dominion environment, from its observation and action mask."""
+        from tabletop_gym.envs.dominion.env import ObservationView  # the env imports this module
+
+        return self.choose(ObservationView(observation, info["action_mask"]))  # type: ignore[arg-type]
 
     def buy(self, view: PlayerView) -> int:
         raise NotImplementedError
@@ -275,8 +290,15 @@ class RandomBot(DominionBot):
 
 BOTS: dict[str, Callable[[], DominionBot]] = {
     cls.name: cls
-    for cls in (BigMoney, BigMoneyUltimate, SmithyBigMoney, JustBuyMoney, BuyMoneyAndDuchy,
-                BuyMoneyAndDuchyAndEstate, RandomBot)
+    for cls in (
+        BigMoney,
+        BigMoneyUltimate,
+        SmithyBigMoney,
+        JustBuyMoney,
+        BuyMoneyAndDuchy,
+        BuyMoneyAndDuchyAndEstate,
+        RandomBot,
+    )
 }
 
 
@@ -342,8 +364,9 @@ def tournament(
         raise ValueError(f"games must be a positive integer, got {games!r}")
     bots = [make_bot(n) for n in names]
     n = len(bots)
-    labels = [f"{b.name}#{i}" if [x.name for x in bots].count(b.name) > 1 else b.name
-              for i, b in enumerate(bots)]
+    labels = [
+        f"{b.name}#{i}" if [x.name for x in bots].count(b.name) > 1 else b.name for i, b in enumerate(bots)
+    ]
     tally = {lab: {"win": 0, "tie": 0, "loss": 0, "vp": 0, "turns": 0, "games": 0} for lab in labels}
     seats = {(lab, s): {"win": 0, "tie": 0, "loss": 0, "games": 0} for lab in labels for s in range(n)}
     level = 0
@@ -409,8 +432,13 @@ def tournament(
     }
 
 
-def solitaire_turns(bot: str | DominionBot, seed: int, target: int = rules.DEFAULT_TARGET,
-                    kingdom: str | Sequence[int | str] | None = (), turn_limit: int = 100) -> int:
+def solitaire_turns(
+    bot: str | DominionBot,
+    seed: int,
+    target: int = rules.DEFAULT_TARGET,
+    kingdom: str | Sequence[int | str] | None = (),
+    turn_limit: int = 100,
+) -> int:
     """Turns the bot needs to own ``target`` Provinces alone on seed ``seed`` (``turn_limit`` if never)."""
     b = make_bot(bot)
     b.reset(seed)

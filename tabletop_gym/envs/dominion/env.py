@@ -1,0 +1,353 @@
+"""Gymnasium environments for Dominion: the game against bots, and the solitaire benchmark."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from tabletop_gym.agents.dominion import DominionBot, PlayerView, game_seed, make_bot
+from tabletop_gym.core import GameOverError, IllegalActionError
+from tabletop_gym.envs.dominion import rules as R
+
+# Where each part of the observation lies (see the environments' docstrings).
+_N = R.NUM_CARDS
+DECISION = slice(0, R.NUM_DECISIONS)
+HAND = slice(DECISION.stop, DECISION.stop + _N)
+DRAW = slice(HAND.stop, HAND.stop + _N)
+DISCARD = slice(DRAW.stop, DRAW.stop + _N)
+IN_PLAY = slice(DISCARD.stop, DISCARD.stop + _N)
+SUPPLY = slice(IN_PLAY.stop, IN_PLAY.stop + _N)
+TRASH = slice(SUPPLY.stop, SUPPLY.stop + _N)
+PLAYER_SIZE = _N + 4  # owned cards, VP, turns taken, hand size, seat is in the game
+PLAYERS = slice(TRASH.stop, TRASH.stop + R.MAX_PLAYERS * PLAYER_SIZE)
+COUNTERS = ("coins", "actions", "buys", "gain_cost_limit", "cards_over_three", "cellar_discarded",
+            "own_turn", "merchants")
+COUNTER = slice(PLAYERS.stop, PLAYERS.stop + len(COUNTERS))
+OBS_SIZE = COUNTER.stop
+OBS_LOW, OBS_HIGH = -100.0, 250.0
+
+_DOC_SPACES = """
+    ## Action space
+    `Discrete(18)`: 0..16 "choose a card of this type" and 17 "done / pass", read by the current
+    decision: play that Action; buy that card; discard it (Cellar, Militia); reveal Moat; trash it
+    (Mine, Remodel); gain it (Mine, Remodel, Workshop). Pass stops playing Actions, ends the buy phase,
+    stops Cellar's discarding, keeps Moat hidden or trashes nothing with Mine. Card ids: Copper,
+    Silver, Gold, Estate, Duchy, Province, Curse, Cellar, Market, Merchant, Militia, Mine, Moat,
+    Remodel, Smithy, Village, Workshop. `info["action_mask"]` (np.int8) and `action_masks()` (bool)
+    give the legal ones. Treasures are played automatically at the start of the buy phase.
+
+    ## Observation space
+    `Box(-100, 250, (205,), float32)`, everything the agent may know, counts per card id:
+    - 0..10: the decision kind, one-hot (action, buy, cellar_discard, militia_discard, moat_reveal,
+      mine_trash, mine_gain, remodel_trash, remodel_gain, workshop_gain, game_over);
+    - 11..27 own hand; 28..44 own draw pile as a multiset (its order is hidden); 45..61 own discard
+      pile; 62..78 cards in play (the current player's); 79..95 supply; 96..112 trash;
+    - 113..196: four player blocks of 21 (the agent first, then the others in turn order): every
+      card the player owns (all gains are public), VP, turns taken, hand size, 1 if seated;
+    - 197..204: coins, actions, buys, the cost limit of the pending gain, cards over three to discard
+      to Militia, cards discarded to Cellar so far, 1 on the agent's own turn, Merchants played.
+"""
+
+
+_FIRST_DECISION_SAFE = (R.COPPER, R.ESTATE, R.CURSE, R.PASS)
+
+
+class LegalActionSpace(spaces.Discrete):
+    """``Discrete(18)`` whose ``sample()`` without a mask draws a legal action of the environment's
+    current decision. Among them it prefers Copper, Estate, Curse and pass, which are legal at the
+    first decision of every game: Gymnasium's checker samples an action before a seeded reset and then
+    plays it, and a random action of 0..17 is mostly illegal here (illegal actions raise)."""
+
+    def __init__(self, env: _DominionBase) -> None:
+        super().__init__(R.NUM_ACTIONS)
+        self._env = weakref.ref(env)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        env = self._env() if self._env is not None else None
+        if mask is not None or probability is not None or env is None or env.state is None or env.state.done:
+            return super().sample(mask=mask, probability=probability)
+        legal = np.flatnonzero(env.action_masks())
+        if legal.size == 0:
+            return super().sample()
+        safe = [a for a in legal if a in _FIRST_DECISION_SAFE]
+        pool = safe or list(legal)
+        return np.int64(pool[int(self.np_random.integers(len(pool)))])
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_env"] = None  # a pickled space (SubprocVecEnv) samples like a plain Discrete
+        return state
+
+
+class ObservationView:
+    """A bot's view (the attributes of ``PlayerView``) decoded from an observation and its mask, so
+    the rule bots can play as the agent from what the agent sees and nothing more."""
+
+    def __init__(self, observation: np.ndarray, action_mask: np.ndarray) -> None:
+        obs = np.asarray(observation)
+        self.decision = int(np.argmax(obs[DECISION]))
+        self.hand = [int(x) for x in obs[HAND]]
+        self.supply = [int(x) for x in obs[SUPPLY]]
+        self.owned = [int(x) for x in obs[PLAYERS.start : PLAYERS.start + _N]]
+        counters = [int(x) for x in obs[COUNTER]]
+        self.coins, self.actions, self.buys = counters[0], counters[1], counters[2]
+        self.turn = int(obs[PLAYERS.start + _N + 1]) + 1
+        self._legal = [int(a) for a in np.flatnonzero(action_mask)]
+
+    def legal_actions(self) -> list[int]:
+        return self._legal
+
+
+class _DominionBase(gym.Env):
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, num_players: int, kingdom: Any, render_mode: str | None, turn_limit: int | None,
+                 target: int | None) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.kingdom = R.parse_kingdom(kingdom)
+        self.num_players = num_players
+        self.turn_limit = turn_limit
+        self.target = target
+        R.DominionState(num_players, self.kingdom, 0, target, turn_limit)  # validates the arguments
+        self.action_space = LegalActionSpace(self)
+        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.state: R.DominionState | None = None
+        self.seat = 0
+        self.seed_value = 0
+
+    # -- shared machinery ------------------------------------------------------------------------
+    def _new_game(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        super().reset(seed=seed)
+        deal = (options or {}).get("deal")
+        if deal is not None:
+            self.seed_value = R.parse_seed(deal)
+        else:
+            self.seed_value = int(self.np_random.integers(0, 2**63))
+        self.state = R.DominionState(self.num_players, self.kingdom, self.seed_value, self.target,
+                                     self.turn_limit)
+
+    def _require_state(self) -> R.DominionState:
+        if self.state is None:
+            raise GameOverError("call reset() before using the environment")
+        return self.state
+
+    def _check_action(self, action: Any) -> int:
+        state = self._require_state()
+        if state.done:
+            raise GameOverError("the episode has ended; call reset()")
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            raise IllegalActionError(action, state.legal_actions(), "an action is an integer 0..17")
+        return int(action)
+
+    def action_masks(self) -> np.ndarray:
+        state = self._require_state()
+        if state.done or state.decider != self.seat:
+            return np.zeros(R.NUM_ACTIONS, dtype=bool)
+        return state.action_mask()
+
+    def observation(self) -> np.ndarray:
+        state = self._require_state()
+        me = self.seat
+        obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        obs[DECISION.start + state.decision] = 1
+        obs[HAND] = state.hand[me]
+        obs[DRAW] = state.draw_counts(me)
+        obs[DISCARD] = state.discard[me]
+        obs[IN_PLAY] = state.in_play[state.player]
+        obs[SUPPLY] = state.supply
+        obs[TRASH] = state.trash
+        for i in range(state.num_players):
+            p = (me + i) % state.num_players
+            base = PLAYERS.start + i * PLAYER_SIZE
+            obs[base : base + _N] = state.owned[p]
+            obs[base + _N : base + PLAYER_SIZE] = (state.vp(p), state.turns[p], state.hand_size(p), 1)
+        limit = 0
+        if state.decision == R.MINE_GAIN:
+            limit = R.COST[state.trashed] + 3
+        elif state.decision == R.REMODEL_GAIN:
+            limit = R.COST[state.trashed] + 2
+        elif state.decision == R.WORKSHOP_GAIN:
+            limit = 4
+        over = max(0, state.hand_size(me) - R.MILITIA_KEEP) if state.decision == R.MILITIA_DISCARD else 0
+        obs[COUNTER] = (state.coins, state.actions, state.buys, limit, over, state.cellar_discarded,
+                        float(state.player == me), state.merchants)
+        return np.clip(obs, OBS_LOW, OBS_HIGH)
+
+    def _info(self) -> dict[str, Any]:
+        state = self._require_state()
+        return {
+            "action_mask": self.action_masks().astype(np.int8),
+            "deal": str(self.seed_value),
+            "decision": R.DECISION_NAMES[state.decision],
+            "turns": state.turns[self.seat],
+            "vp": state.vp(self.seat),
+        }
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return self._require_state().describe()
+
+
+class DominionEnv(_DominionBase):
+    """Dominion (base game, 2nd edition) for one agent against rule bots.
+
+    ## Description
+    Each player starts with 7 Coppers and 3 Estates and builds a deck by buying cards from the supply
+    (treasures, victory cards, curses and the kingdom's ten Action cards); the game ends after a turn
+    in which the Provinces or any three supply piles run out, and most VP wins (ties: fewer turns,
+    then shared). Rules: shared/rules/dominion.md. The agent answers every decision that is its own:
+    on its turns (Actions, buys, the choices inside its cards) and on the others' turns (discarding to
+    an opponent's Militia, revealing Moat). The bots' decisions are played between the agent's steps.
+    Every shuffle is a function of the episode seed (the deal), the player, the shuffle count and the
+    cards shuffled, so a deal replays exactly.
+""" + _DOC_SPACES + """
+    ## Rewards
+    +1 for a win, 0 for a shared win, -1 for a loss, at the end. With `vp_shaping=c`, each step also
+    gives c times the change of (own VP - best opponent VP).
+
+    ## Starting state
+    A seeded deal (`reset(seed=...)`), or `reset(options={"deal": "<seed>"})`; the bots take their
+    turns until the agent's first decision.
+
+    ## Episode end
+    Terminated when the game ends; truncated when every player has had `turn_limit` turns.
+
+    ## Info
+    `action_mask`, `score` (own VP), `deal` (the seed, to replay the game), `decision`, `turns`, `vp`,
+    `result` (+1/0/-1, at the end).
+
+    ## Arguments
+    - `opponents`: a bot name or a list of 1-3 (default "big-money"; see tabletop_gym.agents.dominion).
+    - `kingdom`: kingdom cards, a comma-separated string or a list (default: the first-game set;
+      "" = treasures and victory cards only).
+    - `seat`: the agent's seat, 0 = first player (default 0).
+    - `vp_shaping`: weight of the VP-difference shaping reward (default 0).
+    - `turn_limit`: turns per player before truncation (default 100).
+    - `render_mode`: None or "ansi".
+    """
+
+    def __init__(self, opponents: str | Sequence[str | DominionBot] = "big-money", kingdom: Any = None,
+                 seat: int = 0, vp_shaping: float = 0.0, turn_limit: int = 100,
+                 render_mode: str | None = None) -> None:
+        names = [opponents] if isinstance(opponents, (str, DominionBot)) else list(opponents)
+        if not 1 <= len(names) <= R.MAX_PLAYERS - 1:
+            raise ValueError(f"opponents must name 1 to {R.MAX_PLAYERS - 1} bots, got {len(names)}")
+        self.opponents = [make_bot(n) for n in names]
+        num_players = len(self.opponents) + 1
+        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
+            raise ValueError(f"seat must be 0..{num_players - 1}, got {seat!r}")
+        super().__init__(num_players, kingdom, render_mode, turn_limit, None)
+        self.seat = int(seat)
+        self.vp_shaping = float(vp_shaping)
+        self._bots: dict[int, DominionBot] = {}
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        self._new_game(seed, options)
+        others = [p for p in range(self.num_players) if p != self.seat]
+        self._bots = dict(zip(others, self.opponents, strict=True))
+        for i, bot in enumerate(self.opponents):
+            bot.reset(game_seed(self.seed_value, i + 1))
+        self._views = {p: PlayerView(self.state, p) for p in others}
+        self._play_bots()
+        self._margin = self._vp_margin()
+        return self.observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        a = self._check_action(action)
+        state = self.state
+        state.step(a)
+        self._play_bots()
+        reward = 0.0
+        if self.vp_shaping:
+            margin = self._vp_margin()
+            reward += self.vp_shaping * (margin - self._margin)
+            self._margin = margin
+        terminated = state.done and not state.truncated
+        if terminated:
+            reward += state.results()[self.seat]
+        return self.observation(), reward, terminated, state.truncated, self._info()
+
+    def _play_bots(self) -> None:
+        state = self.state
+        while not state.done and state.decider != self.seat:
+            p = state.decider
+            state.step(self._bots[p].choose(self._views[p]))
+
+    def _vp_margin(self) -> int:
+        s = self.state.scores()
+        return s[self.seat] - max(v for p, v in enumerate(s) if p != self.seat)
+
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        state = self.state
+        info["score"] = state.vp(self.seat)
+        if state.done:
+            info["result"] = state.results()[self.seat]
+            info["level_on_vp"] = state.vp_level()
+        return info
+
+
+class DominionSolitaireEnv(_DominionBase):
+    """Solitaire Dominion: own the target number of Provinces in as few turns as possible.
+
+    ## Description
+    One player, 2-player supply sizes, no opponent (rules: shared/rules/dominion.md, "Solitaire
+    benchmark game"). The player starts with 7 Coppers and 3 Estates and buys cards until owning
+    `target` Provinces. The episode seed (the deal) fixes every shuffle through the project's
+    randomness model, so `tabletop_gym.oracles.dominion.solve(deal)` gives the fewest turns any play
+    of that very seed can take (the treasure-and-victory game).
+""" + _DOC_SPACES + """
+    ## Rewards
+    -1 for each turn completed: the return is minus the number of turns taken.
+
+    ## Starting state
+    A seeded deal (`reset(seed=...)`) or `reset(options={"deal": "<seed>"})`.
+
+    ## Episode end
+    Terminated at the end of the turn in which the player owns `target` Provinces; truncated after
+    `turn_limit` turns.
+
+    ## Info
+    `action_mask`, `score` (minus the turns taken so far, equal to the return), `deal` (the seed),
+    `decision`, `turns`, `vp`, `provinces`.
+
+    ## Arguments
+    - `kingdom`: kingdom cards (default "": treasures and victory cards only, the game the oracle
+      solves; "first-game" for the ten first-game cards).
+    - `target`: Provinces to own (default 4).
+    - `turn_limit`: turns before truncation (default 60).
+    - `render_mode`: None or "ansi".
+    """
+
+    def __init__(self, kingdom: Any = "", target: int = R.DEFAULT_TARGET, turn_limit: int = 60,
+                 render_mode: str | None = None) -> None:
+        super().__init__(1, kingdom, render_mode, turn_limit, target)
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        self._new_game(seed, options)
+        return self.observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        a = self._check_action(action)
+        state = self.state
+        before = state.turns[0]
+        state.step(a)
+        reward = -float(state.turns[0] - before)
+        terminated = state.done and not state.truncated
+        return self.observation(), reward, terminated, state.truncated, self._info()
+
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        info["score"] = -self.state.turns[0]
+        info["provinces"] = self.state.owned[0][R.PROVINCE]
+        return info
