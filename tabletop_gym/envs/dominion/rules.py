@@ -513,6 +513,15 @@ class DominionState:
         else:
             self._next_victim()
 
+    def copy(self) -> DominionState:
+        """An independent copy of the position (for search and tests)."""
+        other = DominionState.__new__(DominionState)
+        for name, value in self.__dict__.items():
+            if isinstance(value, list):
+                value = [list(v) if isinstance(v, list) else v for v in value]
+            setattr(other, name, value)
+        return other
+
     # --- scoring ---------------------------------------------------------------------------------
     def vp(self, p: int) -> int:
         owned = self.owned[p]
