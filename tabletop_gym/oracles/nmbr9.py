@@ -1,0 +1,650 @@
+"""CP-SAT oracles for Nmbr9: the best score of a known card order, and of a freely chosen deck.
+
+**The placement model.** The game is a sequence of slots (one per card). Slot ``s`` gets exactly one
+Boolean ``x[s, value, action, level]`` (a value is fixed by the deal in the known draft, chosen in the
+free draft). With ``occ(s, L, c)`` the sum of slot ``s``'s variables covering cell ``c`` on level ``L``
+and ``below(s, L, c)`` a Boolean "a slot before ``s`` covers ``c`` on level ``L``" (a running sum):
+
+- no two tiles share a cell of a level: ``sum_s occ(s, L, c) <= 1``;
+- full support by earlier tiles: ``occ(s, L, c) <= below(s, L-1, c)`` for L >= 1;
+- at least two tiles below: ``x + sum(earlier tiles on L-1 whose cells contain x's cells) <= 1``
+  (a fully supported footprint rests on one tile exactly when one tile contains it);
+- adjacency: ``x AND level L already started before s  =>  OR(below(s, L, c) for c around x)``;
+- a slot can only be on level <= s // 2 (each level needs two tiles under it), and below a level limit.
+
+Symmetry breaking, both valid on a square grid because the rules are invariant under turns and
+shifts: the first tile is unturned (turn the whole board), and the layout touches row 0 and column 0
+(shift it up and left). Hints come from the greedy player; CP-SAT runs several workers.
+
+**Bounds.** A grid-free relaxation (which card on which level, with each level's area and tile
+count limited by the level under it, in draw order) gives an upper bound valid on every grid, in a
+fraction of a second. The placement model gives the exact optimum on the grid it is built for; on a
+smaller "model grid" (to find good plans fast on a big board) its bound is not used, only its plan.
+
+**Certificates.** Every plan is replayed through the engine (``tabletop_gym.envs.nmbr9.rules``) on
+the requested grid before it is reported; a model bug shows up as an error, never as a wrong number.
+The models place every card (as the rules demand on any grid with room for it). The bound is over
+plays that place every card: a tile is discarded only when it fits nowhere, which on the default
+20x20 grid does not happen to a 20-card game in practice.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from tabletop_gym.core import OracleCache, OracleResult
+from tabletop_gym.envs.nmbr9.rules import (
+    DEFAULT_GRID,
+    Deal,
+    Nmbr9State,
+    Variant,
+    decode_action,
+    distinct_rotations,
+    footprint,
+    parse_deal,
+    replay,
+    tile_area,
+    translate_plan,
+)
+
+GAME = "nmbr9"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Geometry of the model: every in-grid placement of every tile.
+
+
+@dataclass(frozen=True)
+class _Shape:
+    action: int
+    rotation: int
+    cells: tuple[int, ...]  # flat cell indices
+    border: tuple[int, ...]  # flat indices of in-grid edge neighbours
+
+
+@functools.cache
+def _shapes(value: int, grid: int) -> tuple[_Shape, ...]:
+    out = []
+    for a in range(4 * grid * grid):
+        rotation = decode_action(a, grid)[0]
+        if rotation not in distinct_rotations(value):
+            continue
+        cells = footprint(value, a, grid)
+        if any(not (0 <= r < grid and 0 <= c < grid) for r, c in cells):
+            continue
+        own = set(cells)
+        ring = {(r + dr, c + dc) for r, c in cells for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))} - own
+        border = tuple(sorted(r * grid + c for r, c in ring if 0 <= r < grid and 0 <= c < grid))
+        out.append(_Shape(a, rotation, tuple(sorted(r * grid + c for r, c in cells)), border))
+    return tuple(out)
+
+
+@functools.cache
+def _containers(value: int, grid: int, values: tuple[int, ...]) -> dict[tuple[int, int], tuple]:
+    """For each shape of ``value``: the (value', index) of shapes of ``values`` containing all its cells."""
+    by_cell: dict[tuple[int, int], set[int]] = {}
+    for v in values:
+        for i, sh in enumerate(_shapes(v, grid)):
+            for c in sh.cells:
+                by_cell.setdefault((v, c), set()).add(i)
+    out = {}
+    for i, sh in enumerate(_shapes(value, grid)):
+        found = []
+        for v in values:
+            if tile_area(v) < len(sh.cells):
+                continue
+            common = set.intersection(*(by_cell.get((v, c), set()) for c in sh.cells))
+            found.extend((v, j) for j in sorted(common))
+        out[(value, i)] = tuple(found)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# The placement model
+
+
+class _PlacementModel:
+    """CP-SAT model of a game with ``len(slot_values)`` cards; slot s takes one of ``slot_values[s]``."""
+
+    def __init__(
+        self,
+        slot_values: Sequence[Sequence[int]],
+        grid: int,
+        levels: int,
+        copies: int | None = None,
+        level_major: bool = False,
+        slot_levels: Sequence[int] | None = None,
+    ) -> None:
+        self.grid = grid
+        self.levels = levels
+        self.slot_values = [tuple(v) for v in slot_values]
+        k = len(slot_values)
+        m = cp_model.CpModel()
+        self.model = m
+        cells = grid * grid
+        all_values = tuple(sorted({v for vs in self.slot_values for v in vs}))
+        # x[s] : list of (value, shape index, level, var)
+        self.x: list[list[tuple[int, int, int, cp_model.IntVar]]] = []
+        occ: dict[tuple[int, int, int], list] = {}  # (slot, level, cell) -> vars
+        at_level: dict[tuple[int, int], list] = {}  # (slot, level) -> vars
+        objective = []
+        for s, values in enumerate(self.slot_values):
+            top = min(levels - 1, s // 2)
+            row = []
+            for v in values:
+                for i, sh in enumerate(_shapes(v, grid)):
+                    if s == 0 and sh.rotation != 0:
+                        continue  # turn the whole board so that the first tile is unturned
+                    for lv in range(top + 1):
+                        if slot_levels is not None and lv != slot_levels[s]:
+                            continue
+                        var = m.new_bool_var(f"x{s}_{v}_{sh.action}_{lv}")
+                        row.append((v, i, lv, var))
+                        at_level.setdefault((s, lv), []).append(var)
+                        for c in sh.cells:
+                            occ.setdefault((s, lv, c), []).append(var)
+                        if v and lv:
+                            objective.append(v * lv * var)
+            m.add_exactly_one(var for *_, var in row)
+            self.x.append(row)
+        # No overlap on any level.
+        for lv in range(levels):
+            for c in range(cells):
+                terms = [var for s in range(k) for var in occ.get((s, lv, c), ())]
+                if len(terms) > 1:
+                    m.add_at_most_one(terms)
+        # below[s][lv][c]: a slot before s covers c on level lv (a running sum, 0/1 by no-overlap).
+        need_below = levels if levels > 1 else 1
+        below: dict[tuple[int, int, int], object] = {}
+        for lv in range(need_below):
+            for c in range(cells):
+                prev = 0
+                for s in range(1, k):
+                    terms = occ.get((s - 1, lv, c), ())
+                    if not terms and isinstance(prev, int):
+                        below[(s, lv, c)] = 0
+                        continue
+                    b = m.new_bool_var(f"b{s}_{lv}_{c}")
+                    m.add(b == prev + sum(terms))
+                    below[(s, lv, c)] = b
+                    prev = b
+        # started[s][lv]: some slot before s is on level lv.
+        started: dict[tuple[int, int], object] = {}
+        for lv in range(levels):
+            prev = 0
+            for s in range(1, k):
+                terms = at_level.get((s - 1, lv), ())
+                if not terms and isinstance(prev, int):
+                    started[(s, lv)] = 0
+                    continue
+                e = m.new_bool_var(f"e{s}_{lv}")
+                m.add(e <= prev + sum(terms))
+                if not isinstance(prev, int):
+                    m.add(e >= prev)
+                for t in terms:
+                    m.add(e >= t)
+                started[(s, lv)] = e
+                prev = e
+        containers = {v: _containers(v, grid, all_values) for v in all_values}
+        for s, row in enumerate(self.x):
+            # Full support, aggregated per cell.
+            for lv in range(1, levels):
+                for c in range(cells):
+                    terms = occ.get((s, lv, c))
+                    if terms:
+                        b = below.get((s, lv - 1, c), 0)
+                        m.add(sum(terms) <= b)
+            # Index of earlier slots' variables by (value, shape, level), for the two-tiles rule.
+            earlier: dict[tuple[int, int, int], list] = {}
+            for t in range(s):
+                for v, i, lv, var in self.x[t]:
+                    earlier.setdefault((v, i, lv), []).append(var)
+            for v, i, lv, var in row:
+                sh = _shapes(v, grid)[i]
+                if lv >= 1:
+                    single = [w for key in containers[v][(v, i)] for w in earlier.get((*key, lv - 1), ())]
+                    if single:
+                        m.add(var + sum(single) <= 1)
+                if s >= 1:
+                    e = started[(s, lv)]
+                    if isinstance(e, int):
+                        continue  # first tile of its level: no neighbour needed
+                    ring = [below[(s, lv, c)] for c in sh.border if not isinstance(below[(s, lv, c)], int)]
+                    if ring:
+                        m.add_bool_or(ring).only_enforce_if([var, e])
+                    else:
+                        m.add_implication(var, e.Not())
+        # Shift the layout up and left: something covers row 0 and something covers column 0.
+        top_row = [
+            var
+            for row in self.x
+            for v, i, lv, var in row
+            if lv == 0 and min(_shapes(v, grid)[i].cells) < grid
+        ]
+        left_col = [
+            var
+            for row in self.x
+            for v, i, lv, var in row
+            if lv == 0 and any(c % grid == 0 for c in _shapes(v, grid)[i].cells)
+        ]
+        m.add_bool_or(top_row)
+        m.add_bool_or(left_col)
+        if copies is not None:
+            for v in all_values:
+                m.add(sum(var for row in self.x for vv, _, _, var in row if vv == v) <= copies)
+        if level_major:
+            level_of = [sum(lv * var for _, _, lv, var in row if lv) for row in self.x]
+            for s in range(1, k):
+                m.add(level_of[s - 1] <= level_of[s])
+        m.maximize(sum(objective))
+        self.num_vars = sum(len(row) for row in self.x)
+
+    def hint(self, values: Sequence[int], actions: Sequence[int], levels: Sequence[int]) -> None:
+        for s, row in enumerate(self.x):
+            for v, i, lv, var in row:
+                sh = _shapes(v, self.grid)[i]
+                self.model.add_hint(var, v == values[s] and sh.action == actions[s] and lv == levels[s])
+
+    def solve(self, time_limit: float, workers: int) -> tuple[cp_model.CpSolver, int]:
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = float(time_limit)
+        solver.parameters.num_workers = int(workers)
+        status = solver.solve(self.model)
+        return solver, status
+
+    def plan(self, solver: cp_model.CpSolver) -> list[tuple[int, int]]:
+        """(value, action) per slot from the solver's best solution."""
+        out = []
+        for row in self.x:
+            chosen = [(v, _shapes(v, self.grid)[i].action) for v, i, _, var in row if solver.value(var)]
+            out.append(chosen[0])
+        return out
+
+
+def _normalise_plan(values: Sequence[int], actions: Sequence[int], grid: int) -> tuple[list[int], list[int]]:
+    """Shift a plan up-left (so its layout touches row 0 and column 0) and turn it so that its first
+    tile is unturned: the canonical form the model's symmetry breaking asks for."""
+    deal = Deal(tuple(values))
+    plan = list(actions)
+    for _ in range(4):
+        if decode_action(plan[0], grid)[0] == 0:
+            break
+        plan = _turn_plan(values, plan, grid)
+    cells = [rc for v, a in zip(values, plan, strict=True) for rc in footprint(v, a, grid)]
+    dr = min(r for r, _ in cells)
+    dc = min(c for _, c in cells)
+    out = []
+    for a in plan:
+        rot, r, c = decode_action(a, grid)
+        out.append(rot * grid * grid + (r - dr) * grid + (c - dc))
+    state = replay(deal, out, grid)
+    return out, [p.level for p in state.placements]
+
+
+def _turn_plan(values: Sequence[int], plan: Sequence[int], grid: int) -> list[int]:
+    """The same layout turned a quarter clockwise on the board: cell (r, c) -> (c, grid-1-r)."""
+    out = []
+    for v, a in zip(values, plan, strict=True):
+        cells = [(c, grid - 1 - r) for r, c in footprint(v, a, grid)]
+        rows = min(r for r, _ in cells)
+        cols = min(c for _, c in cells)
+        shape = tuple(sorted((r - rows, c - cols) for r, c in cells))
+        rotation = next(q for q in distinct_rotations(v) if _rot_cells(v, q) == shape)
+        out.append(rotation * grid * grid + rows * grid + cols)
+    return out
+
+
+def _rot_cells(value: int, rotation: int) -> tuple[tuple[int, int], ...]:
+    from tabletop_gym.envs.nmbr9.rules import tile_rotations
+
+    return tile_rotations(value)[rotation]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Grid-free bounds
+
+
+def relaxation_bound(values: Sequence[int], levels: int | None = None, time_limit: float = 10.0) -> int:
+    """An upper bound for a known card order, valid on every grid.
+
+    Each card goes on one level; up to every card, the area placed on level L cannot exceed the
+    area on level L-1 placed strictly before it, and a card on level L >= 1 needs two earlier cards
+    on L-1. Every play satisfies this, so the optimum of this small model bounds every play.
+    """
+    k = len(values)
+    top = _level_cap(k, levels)
+    m = cp_model.CpModel()
+    y = [[m.new_bool_var(f"y{s}_{lv}") if lv <= s // 2 else None for lv in range(top)] for s in range(k)]
+    for s in range(k):
+        m.add_exactly_one(v for v in y[s] if v is not None)
+    for s in range(k):
+        for lv in range(1, top):
+            if y[s][lv] is None:
+                continue
+            upto = [tile_area(values[t]) * y[t][lv] for t in range(s + 1) if y[t][lv] is not None]
+            before = [tile_area(values[t]) * y[t][lv - 1] for t in range(s) if y[t][lv - 1] is not None]
+            m.add(sum(upto) <= sum(before))
+            m.add(sum(y[t][lv - 1] for t in range(s) if y[t][lv - 1] is not None) >= 2 * y[s][lv])
+    m.maximize(
+        sum(values[s] * lv * y[s][lv] for s in range(k) for lv in range(1, top) if y[s][lv] is not None)
+    )
+    return _solve_bound(m, time_limit)
+
+
+def free_relaxation_bound(variant: Variant, levels: int | None = None, time_limit: float = 10.0) -> int:
+    """An upper bound for the free draft of ``variant``, valid on every grid: choose ``k`` cards and a
+    level for each; each level's area is at most the level under it, and a level in use stands on at
+    least two tiles."""
+    deck = variant.full_deck
+    top = _level_cap(variant.cards, levels)
+    m = cp_model.CpModel()
+    z = [[m.new_bool_var(f"z{i}_{lv}") for lv in range(top)] for i in range(len(deck))]
+    for i in range(len(deck)):
+        m.add(sum(z[i]) <= 1)
+    m.add(sum(z[i][lv] for i in range(len(deck)) for lv in range(top)) == variant.cards)
+    for lv in range(1, top):
+        m.add(
+            sum(tile_area(deck[i]) * z[i][lv] for i in range(len(deck)))
+            <= sum(tile_area(deck[i]) * z[i][lv - 1] for i in range(len(deck)))
+        )
+        for i in range(len(deck)):
+            m.add(sum(z[j][lv - 1] for j in range(len(deck))) >= 2 * z[i][lv])
+    # Equal cards are interchangeable: copies of a value fill levels in order (symmetry breaking).
+    for i in range(1, len(deck)):
+        if deck[i] == deck[i - 1]:
+            m.add(sum(lv * z[i][lv] for lv in range(top)) <= sum(lv * z[i - 1][lv] for lv in range(top)))
+    m.maximize(sum(deck[i] * lv * z[i][lv] for i in range(len(deck)) for lv in range(1, top)))
+    return _solve_bound(m, time_limit)
+
+
+def _level_cap(k: int, levels: int | None) -> int:
+    cap = (k - 1) // 2 + 1  # level L needs two tiles on every level below it: 2L + 1 <= k
+    return cap if levels is None else min(levels, cap)
+
+
+def _solve_bound(m: cp_model.CpModel, time_limit: float) -> int:
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.num_workers = 2
+    status = solver.solve(m)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise RuntimeError(f"the bound model ended with status {solver.status_name(status)}")
+    return int(solver.best_objective_bound + 1e-6)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Public oracles
+
+
+def greedy_plan(deal: Deal, grid: int, levels: int | None = None) -> list[int]:
+    """The greedy player's plan (see ``tabletop_gym.agents.nmbr9.GreedyAgent``)."""
+    from tabletop_gym.agents.nmbr9 import greedy_action
+
+    state = Nmbr9State(deal, grid, levels)
+    plan = []
+    while not state.done:
+        action = greedy_action(state)
+        plan.append(action)
+        state.place(action)
+    return plan
+
+
+def solve(
+    deal: Deal | str,
+    grid: int = DEFAULT_GRID,
+    levels: int | None = None,
+    time_limit: float = 60.0,
+    model_grid: int | None = None,
+    workers: int = 2,
+    variant: Variant | None = None,
+    model_levels: int | None = None,
+) -> OracleResult:
+    """Known draft: the best score for this exact card order, with a plan and a proven bound.
+
+    ``model_grid`` (default: ``grid``) builds the placement model on a smaller board to find plans
+    faster, and ``model_levels`` limits the levels it considers; the plan is moved to the middle of
+    ``grid``, and the bound then comes from the grid-free relaxation only. ``bound`` is a valid upper
+    bound on every play of the deal on ``grid`` that places every card, even when the solver stops
+    at ``time_limit``.
+    """
+    start = time.perf_counter()
+    deal = _as_deal(deal, variant)
+    values = list(deal.cards)
+    model_grid = grid if model_grid is None else model_grid
+    if model_grid > grid:
+        raise ValueError(f"model_grid ({model_grid}) must not exceed grid ({grid})")
+    lv_cap = _level_cap(len(values), levels)
+    model_cap = lv_cap if model_levels is None else min(lv_cap, model_levels)
+    relax = relaxation_bound(values, levels, time_limit=max(1.0, time_limit / 10))
+    # Start from the greedy player on the model grid (a hint, and a fallback plan) when it places
+    # every card; on small grids it may not.
+    greedy = greedy_plan(deal, model_grid, levels)
+    best: Nmbr9State | None = None
+    best_plan: list[int] = []
+    if len(greedy) == len(values):
+        best_plan = translate_plan(deal, greedy, model_grid, grid)
+        best = replay(deal, best_plan, grid, levels)
+    bound = relax
+    stats: dict = {
+        "relaxation_bound": relax,
+        "greedy": None if best is None else best.score,
+        "model_grid": model_grid,
+        "model_levels": model_cap,
+    }
+    remaining = time_limit - (time.perf_counter() - start)
+    if best is None or (best.score < bound and remaining > 0.5):
+        model = _PlacementModel([[v] for v in values], model_grid, model_cap)
+        if best is not None:
+            hint_actions, hint_levels = _normalise_plan(values, greedy, model_grid)
+            model.hint(values, hint_actions, hint_levels)
+        solver, status = model.solve(max(remaining, 0.5), workers)
+        stats.update(
+            status=solver.status_name(status),
+            variables=model.num_vars,
+            model_bound=solver.best_objective_bound,
+        )
+        if status == cp_model.INFEASIBLE:
+            raise RuntimeError(f"no play places every card of {deal} on a {model_grid}-grid")
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            plan = translate_plan(deal, [a for _, a in model.plan(solver)], model_grid, grid)
+            state = replay(deal, plan, grid, levels)
+            if state.discarded or state.score != round(solver.objective_value):
+                raise AssertionError(
+                    f"model claims {solver.objective_value} but its plan replays to {state.score} on {deal}"
+                )
+            if best is None or state.score > best.score:
+                best, best_plan = state, plan
+        if model_grid == grid and model_cap == lv_cap:  # else the model solved a restricted game
+            bound = min(bound, int(solver.best_objective_bound + 1e-6))
+    if best is None:
+        raise RuntimeError(f"no plan found for {deal} within {time_limit} s")
+    stats["seconds_model"] = time.perf_counter() - start
+    return OracleResult(
+        score=best.score,
+        bound=max(bound, best.score),
+        plan=tuple(best_plan),
+        seconds=time.perf_counter() - start,
+        stats=stats,
+    )
+
+
+def solve_free(
+    variant: Variant | str,
+    grid: int = DEFAULT_GRID,
+    levels: int | None = None,
+    time_limit: float = 60.0,
+    workers: int = 2,
+    model_grid: int | None = None,
+    max_candidates: int = 5000,
+) -> OracleResult:
+    """Free draft: the best score over every choice of ``k`` cards and their order for variant m-c-k.
+
+    The plan is ``((value, action), ...)`` in play order; the engine replays it on ``grid``.
+
+    Only level-major orders need searching: any finished layout can be rebuilt level by level, each
+    level in an order where every tile touches an earlier one (each level of a finished game is
+    connected). So the oracle enumerates *candidates*: a level for each card in level-major order
+    and the values of the cards above the table (which fix the score), pruned by areas, best score
+    first. Each candidate is a small satisfiability model (the table's cards are left to the
+    solver); the first feasible one is optimal, and every better one was proven infeasible. When
+    there are more than ``max_candidates`` (big variants), the one-model search runs instead and
+    the bound is the grid-free relaxation's.
+    """
+    start = time.perf_counter()
+    variant = Variant.parse(variant) if isinstance(variant, str) else variant
+    model_grid = grid if model_grid is None else model_grid
+    k = variant.cards
+    cap = _level_cap(k, levels)
+    relax = free_relaxation_bound(variant, levels, time_limit=max(1.0, time_limit / 10))
+    candidates = _free_candidates(variant, cap, max_candidates)
+    stats: dict = {"relaxation_bound": relax, "model_grid": model_grid}
+    if candidates is not None and model_grid == grid:
+        stats["candidates"] = len(candidates)
+        proven_infeasible = 0
+        for score, profile, upper in candidates:
+            if score > relax:
+                continue  # beyond the relaxation: impossible anyway
+            left = time_limit - (time.perf_counter() - start)
+            if left <= 0:
+                break
+            slot_values = [list(range(variant.max_value + 1)) if v is None else [v] for v in upper]
+            model = _PlacementModel(slot_values, grid, cap, copies=variant.copies, slot_levels=profile)
+            # These small satisfiability models run fastest on one worker (measured on F-6-2-5).
+            solver, status = model.solve(left, 1)
+            if status == cp_model.INFEASIBLE:
+                proven_infeasible += 1
+                continue
+            if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                break  # out of time: the bound stays at this candidate's score
+            stats.update(status="OPTIMAL", infeasible_candidates=proven_infeasible)
+            return _free_result(model, solver, variant, grid, levels, score, start, stats)
+        else:
+            raise RuntimeError(f"no free-draft play of {variant} fits a {grid}-grid")
+        bound = score  # every candidate scoring more was proven infeasible
+        stats.update(status="TIME_LIMIT", infeasible_candidates=proven_infeasible)
+    else:
+        bound = relax
+    model = _PlacementModel(
+        [list(range(variant.max_value + 1))] * k, model_grid, cap, copies=variant.copies, level_major=True
+    )
+    solver, status = model.solve(max(0.5, time_limit - (time.perf_counter() - start)), workers)
+    stats.update(one_model_status=solver.status_name(status), variables=model.num_vars)
+    if model_grid == grid and status == cp_model.OPTIMAL:
+        bound = min(bound, int(solver.best_objective_bound + 1e-6))
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise RuntimeError(f"no free-draft play found for {variant} ({solver.status_name(status)})")
+    return _free_result(model, solver, variant, grid, levels, bound, start, stats)
+
+
+def _free_result(model, solver, variant, grid, levels, bound, start, stats) -> OracleResult:
+    pairs = model.plan(solver)
+    deal = Deal(tuple(v for v, _ in pairs))
+    plan = translate_plan(deal, [a for _, a in pairs], model.grid, grid)
+    state = replay(deal, plan, grid, levels)
+    claimed = round(solver.objective_value)
+    if state.discarded or (state.score != claimed and claimed != 0):
+        raise AssertionError(f"model claims {solver.objective_value} but its plan replays to {state.score}")
+    return OracleResult(
+        score=state.score,
+        bound=max(bound, state.score),
+        plan=tuple(zip(deal.cards, plan, strict=True)),
+        seconds=time.perf_counter() - start,
+        stats=stats,
+    )
+
+
+def _free_candidates(variant: Variant, cap: int, limit: int) -> list | None:
+    """(score, level per slot, value per slot or None on the table), best score first; None if more
+    than ``limit``. Levels in level-major order; a used level stands on two tiles of the level
+    under it; each level's area fits on the level under it (the table's area at most 10 per tile)."""
+    import itertools
+
+    k, m, c = variant.cards, variant.max_value, variant.copies
+    out: list = []
+
+    def profiles(prefix: list[int]):
+        if len(prefix) == k:
+            yield list(prefix)
+            return
+        last = prefix[-1]
+        for lv in (last, last + 1):
+            if lv >= cap or (lv > last and prefix.count(last) < 2):
+                continue
+            yield from profiles(prefix + [lv])
+
+    for profile in profiles([0]):
+        counts = [profile.count(lv) for lv in range(max(profile) + 1)]
+        per_level = [list(itertools.combinations_with_replacement(range(m + 1), n)) for n in counts[1:]]
+        for combo in itertools.product(*per_level):
+            used = [v for group in combo for v in group]
+            if any(used.count(v) > c for v in set(used)):
+                continue
+            areas = [10 * counts[0]] + [sum(tile_area(v) for v in g) for g in combo]
+            if any(areas[i] > areas[i - 1] for i in range(1, len(areas))):
+                continue
+            orders = [sorted(set(itertools.permutations(g))) if len(g) >= 3 else [g] for g in combo]
+            score = sum((i + 1) * sum(g) for i, g in enumerate(combo))
+            for chosen in itertools.product(*orders):
+                upper = [None] * counts[0] + [v for g in chosen for v in g]
+                out.append((score, profile, upper))
+                if len(out) > limit:
+                    return None
+    out.sort(key=lambda item: -item[0])
+    return out
+
+
+def _as_deal(deal: Deal | str, variant: Variant | None) -> Deal:
+    if isinstance(deal, Deal):
+        return deal
+    if variant is None:
+        variant = Variant(9, 2, len(deal.strip())) if len(deal.strip()) <= 20 else Variant()
+    return parse_deal(deal, variant)
+
+
+def check(
+    deal: Deal | str, result: OracleResult, grid: int = DEFAULT_GRID, levels: int | None = None
+) -> bool:
+    """True if ``result``'s plan replays through the engine, placing every card, to its score."""
+    try:
+        state = replay(_as_deal(deal, None), result.plan, grid, levels)
+    except (ValueError, RuntimeError, TypeError):
+        return False
+    return state.done and not state.discarded and state.score == result.score <= result.bound
+
+
+def check_free(
+    variant: Variant, result: OracleResult, grid: int = DEFAULT_GRID, levels: int | None = None
+) -> bool:
+    try:
+        deal = Deal(tuple(int(v) for v, _ in result.plan))
+        parse_deal(str(deal), variant)
+        state = replay(deal, [a for _, a in result.plan], grid, levels)
+    except (ValueError, RuntimeError, TypeError):
+        return False
+    return state.done and not state.discarded and state.score == result.score <= result.bound
+
+
+def solve_cached(
+    deal: Deal | str,
+    grid: int = DEFAULT_GRID,
+    levels: int | None = None,
+    time_limit: float = 60.0,
+    model_grid: int | None = None,
+    cache: OracleCache | None = None,
+) -> OracleResult:
+    """``solve`` through the on-disk cache; cached entries are replayed before they are trusted."""
+    deal = _as_deal(deal, None)
+    cache = cache if cache is not None else OracleCache()
+    key = f"K-g{grid}-l{levels or 0}-t{time_limit:g}-m{model_grid or grid}"
+    return cache.solve(
+        GAME,
+        key,
+        str(deal),
+        lambda: solve(deal, grid, levels, time_limit, model_grid),
+        lambda r: check(deal, r, grid, levels),
+    )

@@ -1,0 +1,103 @@
+"""Nmbr9 oracles against an independent exhaustive search over the engine's legal placements."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from tabletop_gym.core import OracleCache
+from tabletop_gym.envs.nmbr9.rules import Deal, Nmbr9State, Variant, parse_deal, replay
+from tabletop_gym.oracles import nmbr9 as oracle
+
+
+def exhaustive(deal: Deal, grid: int, levels: int | None = None) -> int:
+    """Best score over every play placing every card, by trying every legal placement (engine only).
+
+    The last card needs no descent: its best placement is read off the engine's placement levels.
+    Returns -1 if no play places every card.
+    """
+
+    def best(state: Nmbr9State) -> int:
+        if state.discarded:
+            return -1
+        if state.done:
+            return 0
+        value = state.card
+        if state.turn == len(deal.cards) - 1:
+            return value * int(max(state.level_of(a) for a in state.legal_actions()))
+        result = -1
+        for action in state.legal_actions():
+            child = state.copy()
+            points = child.place(action)
+            rest = best(child)
+            if rest >= 0:
+                result = max(result, points + rest)
+        return result
+
+    return best(Nmbr9State(deal, grid, levels))
+
+
+def exhaustive_free(variant: Variant, grid: int, levels: int | None = None) -> int:
+    result = -1
+    for cards in itertools.permutations(variant.full_deck, variant.cards):
+        result = max(result, exhaustive(Deal(cards), grid, levels))
+    return result
+
+
+@pytest.mark.parametrize(
+    ("cards", "grid", "levels"),
+    [
+        ("917", 5, None),
+        ("591", 6, 2),
+        ("1277", 6, None),
+        ("2711", 5, None),
+        ("11771", 5, None),
+        ("12171", 5, 2),
+    ],
+)
+def test_known_draft_matches_exhaustive_search(cards: str, grid: int, levels: int | None) -> None:
+    deal = Deal(tuple(int(c) for c in cards))
+    truth = exhaustive(deal, grid, levels)
+    result = oracle.solve(deal, grid=grid, levels=levels, time_limit=20)
+    assert result.optimal and result.score == truth
+    assert oracle.check(deal, result, grid, levels)
+    assert oracle.relaxation_bound(list(deal.cards), levels) >= truth
+
+
+def test_free_draft_matches_exhaustive_search() -> None:
+    variant = Variant(2, 1, 3)
+    truth = exhaustive_free(variant, 5)
+    result = oracle.solve_free(variant, grid=5, time_limit=20)
+    assert result.optimal and result.score == truth
+    assert oracle.check_free(variant, result, 5)
+    # The one-model search (used for big variants) agrees when it proves optimality.
+    one = oracle.solve_free(variant, grid=5, time_limit=20, max_candidates=0)
+    assert one.score == truth and one.bound >= truth
+    assert oracle.check_free(variant, one, 5)
+
+
+def test_plan_found_on_a_small_model_grid_replays_on_the_big_grid() -> None:
+    deal = parse_deal("9876543210", Variant(9, 1, 10))
+    result = oracle.solve(deal, grid=20, time_limit=2, model_grid=12, model_levels=3)
+    assert oracle.check(deal, result, 20)
+    assert result.bound == result.stats["relaxation_bound"] >= result.score
+    state = replay(deal, result.plan, 20)
+    assert state.score == result.score and not state.discarded
+
+
+def test_greedy_plan_is_a_lower_bound_and_relaxation_an_upper_bound() -> None:
+    deal = parse_deal("90817263549081726354")
+    plan = oracle.greedy_plan(deal, 20)
+    greedy = replay(deal, plan, 20).score
+    assert greedy <= oracle.relaxation_bound(list(deal.cards))
+
+
+def test_cache_replays_before_trusting(tmp_path) -> None:
+    cache = OracleCache(tmp_path)
+    deal = Deal((9, 1, 7))
+    first = oracle.solve_cached(deal, grid=5, time_limit=10, cache=cache)
+    second = oracle.solve_cached(deal, grid=5, time_limit=10, cache=cache)
+    assert first.score == second.score and cache.hits == 1
+    assert np.all(np.array(second.plan) == np.array(first.plan))
