@@ -1,0 +1,213 @@
+"""Modern Art on the command line: solve, play, evaluate, train, tournament and bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+from tqdm import tqdm
+
+from tabletop_gym.agents.base import RandomAgent
+from tabletop_gym.agents.modern_art import GreedyAgent
+from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text
+from tabletop_gym.envs.modern_art.env import ModernArtEnv, render_text
+from tabletop_gym.envs.modern_art.rules import Rules, action_name, random_deal
+from tabletop_gym.oracles import modern_art as oracle
+from tabletop_gym.training.games import GameSpec
+
+ENV_ID = "tabletop/ModernArt-v0"
+SEED_FIGURES = {2: 301, 4: 295}  # the seed's relaxed MiniZinc maxima (no double/hidden/simultaneous/extra)
+
+
+def _players(args: argparse.Namespace) -> int:
+    return int(getattr(args, "players", None) or 2)
+
+
+def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
+    cache_dir = getattr(args, "cache", None)
+    return oracle.solve_cached(
+        deal,
+        Rules(players=_players(args)),
+        0,
+        OracleCache(cache_dir) if cache_dir else None,
+        width=int(getattr(args, "width", 32)),
+        time_limit=float(getattr(args, "time_limit", 5.0)),
+    )
+
+
+def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    known = {a.dest for a in parser._actions}
+    if "players" not in known:
+        parser.add_argument("--players", type=int, default=2, help="players, 2-5 (default 2)")
+    if command in ("solve", "play", "evaluate") and "width" not in known:
+        parser.add_argument("--width", type=int, default=32, help="oracle beam width (default 32)")
+        parser.add_argument("--time-limit", type=float, default=5.0, help="CP-SAT seconds for the bound")
+    if command in ("solve", "play") and "deal" not in known:
+        parser.add_argument("--deal", help="deal string: the whole deck, two characters per card")
+        parser.add_argument("--seed", type=int, default=None, help="without --deal: seed of a random deal")
+    if command == "tournament":
+        parser.add_argument("--games", type=int, default=200, help="games per pairing (default 200)")
+        parser.add_argument("--out", type=Path, default=Path("runs/tournament"), help="folder for the JSON")
+    if command == "bench":
+        parser.add_argument("--deals", type=int, default=5, help="deals per player count for the oracle")
+        parser.add_argument("--env-steps", type=int, default=20_000, help="steps per environment timing")
+        parser.add_argument("--bound-seconds", type=float, default=20.0, help="CP-SAT seconds per bound")
+        parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for modern_art.json")
+
+
+def _solve_command(args: argparse.Namespace) -> int:
+    rules = Rules(players=_players(args))
+    deal = args.deal if args.deal is not None else random_deal(rules, args.seed)
+    result = oracle.solve(deal, rules, 0, width=args.width, time_limit=args.time_limit)
+    print(f"deal   {deal}")
+    print(f"rules  {rules.variant()}")
+    print(f"plan   {result.score} points for seat 0 (beam search, replayed through the engine)")
+    print(f"bound  {result.bound} (proven upper bound from the CP-SAT relaxation; not an optimum)")
+    print(f"gap    {result.gap}   time {result.seconds:.1f} s   {'optimal' if result.optimal else ''}")
+    print("plan actions: " + " ".join(map(str, result.plan)))
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    players = _players(args)
+    env = ModernArtEnv(players=players, render_mode="ansi")
+    options = {"deal": args.deal} if args.deal else None
+    obs, info = env.reset(seed=args.seed, options=options)
+    print(f"deal {info['deal']}")
+    print(f"You are seat 0 against {players - 1} greedy bot(s). Type an action number, q to quit.\n")
+    done = False
+    while not done:
+        print(render_text(env.state, 0))
+        try:
+            answer = input("action> ").strip()
+        except EOFError:
+            print()
+            break
+        if answer in ("q", "quit"):
+            break
+        if not answer.isdigit():
+            print(f"'{answer}' is not an action number\n")
+            continue
+        try:
+            obs, points, done, _, info = env.step(int(answer))
+        except ValueError as error:
+            print(f"{error}\n")
+            continue
+        print(
+            f"you played: {action_name(int(answer))}" + (f"   round scored: +{int(points)}" if points else "")
+        )
+    print(f"{'game over' if done else 'stopped'}: scores {info['scores']} (you are seat 0)")
+    if done:
+        result = oracle.solve(info["deal"], env.rules, 0, width=args.width, time_limit=args.time_limit)
+        print(f"with every player helping you: {result.score} found, at most {result.bound} (proven bound)")
+    return 0
+
+
+def _play_game(players: int, agents: list, seed: int) -> list[int]:
+    """One game: ``agents[p]`` plays seat p; returns the scores."""
+    env = ModernArtEnv(players=players, seat=0, opponents=agents[1:])
+    obs, info = env.reset(seed=seed)
+    agents[0].reset(seed)
+    done = False
+    while not done:
+        obs, _, done, _, info = env.step(agents[0].act(obs, info))
+    return info["scores"]
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    """Each agent at seat 0 against greedy bots and against random bots: mean score and win rate."""
+    players = _players(args)
+    factories = {"random": lambda s: RandomAgent(s), "greedy": lambda s: GreedyAgent()}
+    report = {}
+    for hero in factories:
+        for field_name in factories:
+            scores, wins = [], 0.0
+            for game in tqdm(range(args.games), desc=f"{hero} vs {field_name}", leave=False):
+                agents = [factories[hero](game)] + [
+                    factories[field_name](game * 7 + i) for i in range(players - 1)
+                ]
+                result = _play_game(players, agents, game)
+                scores.append(result[0])
+                best = max(result)
+                if result[0] == best:
+                    wins += 1.0 / result.count(best)  # a shared win counts as a share
+            report[f"{hero}_vs_{field_name}"] = {
+                "mean_score": float(np.mean(scores)),
+                "win_rate": wins / args.games,
+                "games": args.games,
+            }
+    print(f"{'pairing':<20} {'mean score':>10} {'win rate':>9}   ({players} players, seat 0)")
+    for key, row in report.items():
+        print(f"{key:<20} {row['mean_score']:>10.1f} {row['win_rate']:>9.3f}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(args.out / f"modern_art_{players}p.json", json.dumps(report, indent=1))
+    print(f"written to {args.out / f'modern_art_{players}p.json'}")
+    return 0
+
+
+def _env_rate(players: int, steps: int, seed: int) -> float:
+    """Steps per second of one environment (random agent against greedy bots, resets included)."""
+    env = ModernArtEnv(players=players)
+    agent = RandomAgent(seed)
+    obs, info = env.reset(seed=seed)
+    start = time.perf_counter()
+    for _ in range(steps):
+        obs, _, terminated, _, info = env.step(agent.act(obs, info))
+        if terminated:
+            obs, info = env.reset()
+    return steps / (time.perf_counter() - start)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    """Environment speed, per-deal oracle (score, bound, gap, time) and free-deal bounds per player count."""
+    report: dict = {"deck": "default (per artist: 1 award, 2 draw, 1 double, 1 hidden, 1 simultaneous)"}
+    for players in (2, 3, 4, 5):
+        rates = [_env_rate(players, args.env_steps, seed) for seed in range(3)]
+        report[f"env_steps_per_second_median_{players}p"] = statistics.median(rates)
+    for players in (2, 3, 4, 5):
+        rules = Rules(players=players)
+        rows = []
+        for seed in tqdm(range(args.deals), desc=f"oracle {players}p", unit="deal"):
+            result = oracle.solve(
+                random_deal(rules, seed), rules, 0, width=32, time_limit=args.bound_seconds / 2
+            )
+            rows.append(result)
+        free_bound, _, _ = oracle.free_deal_bound(rules, args.bound_seconds)
+        report[f"oracle_{players}p"] = {
+            "median_plan_score": statistics.median(r.score for r in rows),
+            "median_bound": statistics.median(r.bound for r in rows),
+            "median_gap": statistics.median(r.gap for r in rows),
+            "median_seconds": statistics.median(r.seconds for r in rows),
+            "proven_optimal": sum(r.optimal for r in rows),
+            "deals": len(rows),
+        }
+        report[f"max_{players}p"] = {
+            "best_found": max(r.score for r in rows),
+            "proven_bound": free_bound,
+            "seed_relaxed_figure": SEED_FIGURES.get(players),
+        }
+    for key, value in report.items():
+        print(f"{key:<36} {value if not isinstance(value, float) else f'{value:.1f}'}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(args.out / "modern_art.json", json.dumps(report, indent=1))
+    print(f"written to {args.out / 'modern_art.json'}")
+    return 0
+
+
+SPEC = GameSpec(
+    name="modern_art",
+    env_id=ENV_ID,
+    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: GreedyAgent()},
+    oracle=_solve,
+    env_kwargs=lambda args: {"players": _players(args)},
+    add_arguments=_add_arguments,
+    commands={"solve": _solve_command, "play": _play, "tournament": _tournament, "bench": _bench},
+    ppo={"n_steps": 512, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4},
+)
+
+__all__ = ["SPEC", "gym"]
