@@ -429,6 +429,12 @@ def solve(
     if len(greedy) == len(values):
         best_plan = translate_plan(deal, greedy, model_grid, grid)
         best = replay(deal, best_plan, grid, levels)
+    elif model_grid < grid:
+        # No hint then, but the greedy play on the full grid is still a fallback plan.
+        full = greedy_plan(deal, grid, levels)
+        if len(full) == len(values):
+            best_plan = full
+            best = replay(deal, best_plan, grid, levels)
     bound = relax
     stats: dict = {
         "relaxation_bound": relax,
@@ -439,7 +445,7 @@ def solve(
     remaining = time_limit - (time.perf_counter() - start)
     if best is None or (best.score < bound and remaining > 0.5):
         model = _PlacementModel([[v] for v in values], model_grid, model_cap)
-        if best is not None:
+        if len(greedy) == len(values):
             hint_actions, hint_levels = _normalise_plan(values, greedy, model_grid)
             model.hint(values, hint_actions, hint_levels)
         solver, status = model.solve(max(remaining, 0.5), workers)

@@ -1,0 +1,229 @@
+"""Nmbr9 on the command line: solve, play, evaluate, train and bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import time
+from pathlib import Path
+
+import gymnasium as gym
+from tqdm import tqdm
+
+from tabletop_gym.agents.base import RandomAgent
+from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent
+from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text
+from tabletop_gym.envs.nmbr9.rules import (
+    NUM_ROTATIONS,
+    Variant,
+    decode_action,
+    encode_action,
+    parse_deal,
+    random_deal,
+)
+from tabletop_gym.oracles import nmbr9 as oracle
+from tabletop_gym.training.games import GameSpec
+
+ENV_ID = "tabletop/Nmbr9-v0"
+
+
+def _variant(args: argparse.Namespace) -> Variant:
+    return Variant.parse(getattr(args, "variant", "9-2-20") or "9-2-20")
+
+
+def _env_kwargs(args: argparse.Namespace) -> dict:
+    v = _variant(args)
+    return {
+        "max_value": v.max_value,
+        "copies": v.copies,
+        "cards": v.cards,
+        "grid": getattr(args, "grid", 20),
+        "levels": getattr(args, "levels", None),
+    }
+
+
+def _oracle(deal: str, args: argparse.Namespace) -> OracleResult:
+    cache_dir = getattr(args, "cache", None)
+    return oracle.solve_cached(
+        parse_deal(deal, _variant(args)),
+        grid=getattr(args, "grid", 20),
+        levels=getattr(args, "levels", None),
+        time_limit=getattr(args, "time_limit", 30.0),
+        model_grid=getattr(args, "model_grid", None),
+        cache=OracleCache(cache_dir) if cache_dir else None,
+    )
+
+
+def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    parser.add_argument(
+        "--variant", default="9-2-20", help="m-c-k: max value, copies, cards (default 9-2-20)"
+    )
+    parser.add_argument("--grid", type=int, default=20, help="cells per side of the grid (default 20)")
+    parser.add_argument("--levels", type=int, default=None, help="level limit, the table included")
+    if command in ("solve", "evaluate", "play", "demo"):
+        parser.add_argument(
+            "--time-limit", type=float, default=30.0, help="oracle seconds per deal (default 30)"
+        )
+        parser.add_argument(
+            "--model-grid",
+            type=int,
+            default=None,
+            help="build the oracle's model on a smaller grid (plans only)",
+        )
+        parser.add_argument("--cache", type=Path, default=None, help="oracle cache folder")
+    if command in ("solve", "play"):
+        parser.add_argument("--deal", help="deal string: the card values in draw order, e.g. 9081726354...")
+        parser.add_argument(
+            "--seed", type=int, default=None, help="without --deal: the seed of a random deal"
+        )
+    if command == "solve":
+        parser.add_argument("--free", action="store_true", help="free draft: best choice of cards and order")
+    if command == "bench":
+        parser.add_argument("--deals", type=int, default=10, help="standard deals for the known-draft gap")
+        parser.add_argument("--time-limit", type=float, default=300.0, help="oracle seconds per deal")
+        parser.add_argument("--free-time-limit", type=float, default=300.0, help="seconds for F-9-2-20")
+        parser.add_argument("--env-steps", type=int, default=20_000, help="steps per environment timing")
+        parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for nmbr9.json")
+
+
+def _solve_command(args: argparse.Namespace) -> int:
+    variant = _variant(args)
+    if args.free:
+        result = oracle.solve_free(variant, grid=args.grid, levels=args.levels, time_limit=args.time_limit)
+        what = f"free draft F-{variant}"
+        plan = " ".join(f"{v}@{_where(a, args.grid)}" for v, a in result.plan)
+    else:
+        deal = args.deal if args.deal is not None else str(random_deal(args.seed, variant))
+        result = oracle.solve(
+            parse_deal(deal, variant),
+            grid=args.grid,
+            levels=args.levels,
+            time_limit=args.time_limit,
+            model_grid=args.model_grid,
+        )
+        what = f"deal {deal}"
+        plan = " ".join(_where(a, args.grid) for a in result.plan)
+    status = "proven optimal" if result.optimal else f"proven bound {result.bound}"
+    print(f"{what} on a {args.grid}x{args.grid} grid")
+    print(f"score    {result.score} ({status})  in {result.seconds:.2f} s")
+    print(f"plan     {plan}  (rotation/row/col per card)")
+    return 0
+
+
+def _where(action: int, grid: int) -> str:
+    rotation, row, col = decode_action(action, grid)
+    return f"r{rotation}/{row}/{col}"
+
+
+def _play(args: argparse.Namespace) -> int:
+    env = gym.make(ENV_ID, **_env_kwargs(args), render_mode="ansi")
+    options = {"deal": args.deal} if args.deal else None
+    _, info = env.reset(seed=args.seed, options=options)
+    state = env.unwrapped.state
+    print(
+        f"deal {info['deal']}\nType 'rotation row col' (rotation 0-3 quarter turns clockwise), q to quit.\n"
+    )
+    while not state.done:
+        print(env.render())
+        try:
+            answer = input("place> ").strip()
+        except EOFError:
+            print()
+            break
+        if answer in ("q", "quit"):
+            break
+        parts = answer.split()
+        if len(parts) != 3 or not all(p.isdigit() for p in parts) or int(parts[0]) >= NUM_ROTATIONS:
+            print("type three numbers: rotation (0-3), row, column\n")
+            continue
+        try:
+            _, points, _, _, info = env.step(encode_action(*(int(p) for p in parts), grid=args.grid))
+        except ValueError as error:
+            print(f"{str(error)[:300]}\n")
+            continue
+        print(f"+{int(points)}\n" if points else "")
+    if state.done:
+        result = _oracle(info["deal"], args)
+        bound = "optimal" if result.optimal else f"bound {result.bound}"
+        print(f"game over: you scored {state.score}; the oracle found {result.score} ({bound})")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    """F-6-2-5 proof, known-draft gaps on standard deals, F-9-2-20 best/bound, env speed, memory."""
+    report: dict = {}
+    small = oracle.solve_free(Variant(6, 2, 5), grid=6, levels=3, time_limit=60)
+    report["F-6-2-5_grid6_levels3"] = {"score": small.score, "bound": small.bound, "seconds": small.seconds}
+    gaps, rows = [], []
+    for seed in tqdm(range(args.deals), desc="known draft 9-2-20", unit="deal"):
+        deal = random_deal(seed)
+        result = oracle.solve(deal, grid=20, time_limit=args.time_limit, model_grid=12, model_levels=6)
+        if not oracle.check(deal, result, 20):
+            raise AssertionError(f"plan of deal {deal} does not replay")
+        gaps.append(result.bound - result.score)
+        rows.append(
+            {
+                "deal": str(deal),
+                "score": result.score,
+                "bound": result.bound,
+                "greedy": result.stats.get("greedy"),
+                "seconds": round(result.seconds, 1),
+            }
+        )
+    report["known_9-2-20"] = {
+        "deals": rows,
+        "median_gap": statistics.median(gaps) if gaps else None,
+        "median_score": statistics.median(r["score"] for r in rows) if rows else None,
+        "median_bound": statistics.median(r["bound"] for r in rows) if rows else None,
+        "time_limit": args.time_limit,
+    }
+    free = oracle.solve_free(Variant(), grid=20, time_limit=args.free_time_limit, model_grid=12)
+    report["free_9-2-20"] = {
+        "best": free.score,
+        "bound": free.bound,
+        "best_known_by_hand": 229,
+        "seconds": round(free.seconds, 1),
+    }
+    report["oracle_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    env = gym.make(ENV_ID).unwrapped
+    rates = [_env_rate(env, args.env_steps, seed) for seed in range(3)]
+    report["env_steps_per_second_median"] = round(statistics.median(rates))
+    for key, value in report.items():
+        if key == "known_9-2-20":
+            for row in value["deals"]:
+                print(
+                    f"  known {row['deal']}  score {row['score']:4d}  bound {row['bound']:4d}  "
+                    f"greedy {row['greedy']}  {row['seconds']} s"
+                )
+            print(f"{key}  median gap {value['median_gap']}  (time limit {value['time_limit']} s)")
+        else:
+            print(f"{key}  {value}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(args.out / "nmbr9.json", json.dumps(report, indent=1))
+    print(f"written to {args.out / 'nmbr9.json'}")
+    return 0
+
+
+def _env_rate(env: gym.Env, steps: int, seed: int) -> float:
+    """Steps per second of one environment driven by random legal actions (resets included)."""
+    agent = RandomAgent(seed)
+    obs, info = env.reset(seed=seed)
+    start = time.perf_counter()
+    for _ in range(steps):
+        obs, _, terminated, _, info = env.step(agent.act(obs, info))
+        if terminated:
+            obs, info = env.reset()
+    return steps / (time.perf_counter() - start)
+
+
+SPEC = GameSpec(
+    name="nmbr9",
+    env_id=ENV_ID,
+    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: Nmbr9GreedyAgent()},
+    oracle=_oracle,
+    env_kwargs=_env_kwargs,
+    add_arguments=_add_arguments,
+    commands={"solve": _solve_command, "play": _play, "bench": _bench},
+)
