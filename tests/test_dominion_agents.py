@@ -77,17 +77,17 @@ def test_solitaire_bots_land_on_the_published_figures():
 
 
 def test_tournament_alternates_seats_and_counts_every_game():
-    out = A.tournament(["big-money", "buy-money-and-duchy"], games=40, seed=5, kingdom="")
+    out = A.tournament(["big-money", "buy-money-and-duchy"], games=200, seed=5, kingdom="")
     bm, duchy = out["players"]["big-money"], out["players"]["buy-money-and-duchy"]
     for p in (bm, duchy):
-        assert p["win"] + p["tie"] + p["loss"] == 40
-        assert p["by_seat"]["0"]["games"] == p["by_seat"]["1"]["games"] == 20
+        assert p["win"] + p["tie"] + p["loss"] == 200
+        assert p["by_seat"]["0"]["games"] == p["by_seat"]["1"]["games"] == 100
         lo, hi = p["win_ci95"]
         assert lo <= p["win_rate"] <= hi
     assert bm["win"] == duchy["loss"] and bm["tie"] == duchy["tie"]
     assert bm["win"] > duchy["win"]  # the seed's finding survives the real rules
     # The same seed replays the same series.
-    again = A.tournament(["big-money", "buy-money-and-duchy"], games=40, seed=5, kingdom="")
+    again = A.tournament(["big-money", "buy-money-and-duchy"], games=200, seed=5, kingdom="")
     assert again["players"]["big-money"]["win"] == bm["win"] and again["level_on_vp"] == out["level_on_vp"]
 
 

@@ -378,6 +378,7 @@ def tournament(
 
         bar = tqdm(total=games, desc="dominion tournament", unit="game")
     start = time.perf_counter()
+    cpu_start = time.process_time()
     for g in iterator:
         order = [(g + i) % n for i in range(n)]  # seat s is played by bot order[s]
         seated = [bots[i] for i in order]
@@ -400,6 +401,7 @@ def tournament(
         if bar is not None:
             bar.update(1)
     seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
     if bar is not None:
         bar.close()
 
@@ -429,6 +431,9 @@ def tournament(
         "truncated": truncated,
         "seconds": seconds,
         "games_per_second": games / seconds if seconds > 0 else float("inf"),
+        "cpu_seconds": cpu_seconds,
+        # CPU time of this process: the one-core rate, unaffected by other work on a busy machine.
+        "games_per_cpu_second": games / cpu_seconds if cpu_seconds > 0 else float("inf"),
     }
 
 

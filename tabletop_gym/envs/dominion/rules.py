@@ -145,12 +145,22 @@ def shuffle_cards(seed: int, player: int, shuffle_count: int, counts: Sequence[i
     """The project's randomness model: the draw pile made by ``player``'s ``shuffle_count``-th shuffle
     (0 = the starting deck) of the multiset ``counts``. The cards are laid out sorted by id and then
     permuted by a Fisher-Yates shuffle driven by a SplitMix64 stream keyed by (seed, player, shuffle
-    count), so the result depends on nothing else. The list's end is the top of the draw pile."""
-    cards = [c for c in range(len(counts)) for _ in range(counts[c])]
+    count), so the result depends on nothing else. Each 64-bit output serves four swaps, 16 bits
+    each (j = bits * (i + 1) >> 16). The list's end is the top of the draw pile."""
+    cards: list[int] = []
+    for c, n in enumerate(counts):
+        if n:
+            cards.extend([c] * n)
     s = shuffle_key(seed, player, shuffle_count)
+    bits = avail = 0
     for i in range(len(cards) - 1, 0, -1):
-        s = (s + _GOLDEN) & _MASK
-        j = (_mix64(s) * (i + 1)) >> 64
+        if not avail:
+            s = (s + _GOLDEN) & _MASK
+            bits = _mix64(s)
+            avail = 4
+        j = ((bits & 0xFFFF) * (i + 1)) >> 16
+        bits >>= 16
+        avail -= 1
         cards[i], cards[j] = cards[j], cards[i]
     return cards
 
@@ -191,6 +201,7 @@ class DominionState:
         self.target = None if target is None else int(target)
         self.turn_limit = None if turn_limit is None else int(turn_limit)
         self.piles = BASE_CARDS + self.kingdom  # the supply piles in this game
+        self._not_in_game = NUM_CARDS - len(self.piles)  # cards whose supply count is always 0
         n = self.num_players
         self.hand = [[0] * NUM_CARDS for _ in range(n)]
         self.discard = [[0] * NUM_CARDS for _ in range(n)]
@@ -272,11 +283,10 @@ class DominionState:
 
     def _cleanup(self) -> None:
         p = self.player
-        hand, play, discard = self.hand[p], self.in_play[p], self.discard[p]
-        for c in range(NUM_CARDS):
-            if hand[c] or play[c]:
-                discard[c] += hand[c] + play[c]
-                hand[c] = play[c] = 0
+        self.discard[p] = [d + h + q for d, h, q in zip(self.discard[p], self.hand[p], self.in_play[p],
+                                                         strict=True)]
+        self.hand[p] = [0] * NUM_CARDS
+        self.in_play[p] = [0] * NUM_CARDS
         self._draw(p, HAND_SIZE)
         self.turns[p] += 1
         if self._ended():
@@ -291,7 +301,7 @@ class DominionState:
         if self.target is not None:
             if self.owned[p][PROVINCE] >= self.target:
                 return True
-        elif self.supply[PROVINCE] == 0 or sum(1 for c in self.piles if self.supply[c] == 0) >= 3:
+        elif self.supply[PROVINCE] == 0 or self.supply.count(0) - self._not_in_game >= 3:
             return True
         if self.turn_limit is not None and p == self.num_players - 1 and self.turns[p] >= self.turn_limit:
             self.truncated = True
