@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
 import os
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 __all__ = [
     "TabletopError",
@@ -26,6 +29,7 @@ __all__ = [
     "legal_actions",
     "check_characters",
     "make_rng",
+    "LegalActionSpace",
 ]
 
 
@@ -226,6 +230,58 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class LegalActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``sample()`` without a mask draws a legal action of its environment.
+
+    In most positions of most games nearly every action index is illegal, and an illegal action
+    raises; uniform samples would make ``action_space.sample()`` and generic tools useless.
+    ``env`` must offer ``action_masks()`` (bool) and say through ``has_position()`` whether a
+    position is on the board. After ``seed(s)`` the next unmasked sample is legal in the position that
+    ``env.reset(seed=s)`` produces (Gymnasium's checker seeds the space, samples, then resets with
+    that seed and steps). With a mask, or once pickled (e.g. sent to a SubprocVecEnv worker), it is a
+    plain ``Discrete``; the link to the environment is weak, so the space never keeps it alive.
+    """
+
+    def __init__(self, n: int, env: Any) -> None:
+        super().__init__(n)
+        self._env = weakref.ref(env)
+        self._seeded: int | None = None
+
+    def seed(self, seed: int | None = None) -> int:
+        self._seeded = seed
+        return super().seed(seed)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        env = self._env() if self._env is not None else None
+        seeded, self._seeded = self._seeded, None
+        if mask is not None or probability is not None or env is None:
+            return super().sample(mask=mask, probability=probability)
+        if seeded is not None:
+            env = copy.deepcopy(env)
+            env.reset(seed=seeded)
+        if not env.has_position():
+            return super().sample()
+        legal = np.asarray(env.action_masks(), dtype=np.int8)
+        return super().sample(mask=legal) if legal.any() else super().sample()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_env"] = None
+        return state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LegalActionSpace:
+        other = LegalActionSpace.__new__(LegalActionSpace)
+        memo[id(self)] = other
+        for key, value in self.__dict__.items():
+            if key != "_env":
+                setattr(other, key, copy.deepcopy(value, memo))
+        # A copied environment's space follows the copy, not the original.
+        env = self._env() if self._env is not None else None
+        twin = memo.get(id(env)) if env is not None else None
+        other._env = weakref.ref(twin) if twin is not None else self._env
+        return other
 
 
 def mask_to_int8(mask: Sequence[bool] | np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, LegalActionSpace
 from tabletop_gym.envs.cribbage.rules import (
     NUM_PILES,
     PILE_SIZE,
@@ -92,7 +92,7 @@ class CribbageEnv(gym.Env):
             + [MAX_POINTS + 1] * NUM_PILES
         )
         self.observation_space = spaces.MultiDiscrete(np.array(nvec, dtype=np.int64))
-        self.action_space = spaces.Discrete(NUM_PILES)
+        self.action_space = LegalActionSpace(NUM_PILES, self)
         self.state: CribbageState | None = None
         self._obs = np.zeros(OBS_SIZE, dtype=np.int64)
         self._deal_text = ""
@@ -137,6 +137,10 @@ class CribbageEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         return self._require_state().action_mask()
+
+    def has_position(self) -> bool:
+        """True while a game is in progress (``action_space.sample()`` then draws legal moves)."""
+        return self.state is not None and not self.state.done
 
     # -- helpers -------------------------------------------------------------------------------
     def _require_state(self) -> CribbageState:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop_gym.agents.dominion import DominionBot, PlayerView, game_seed, make_bot
-from tabletop_gym.core import GameOverError, IllegalActionError
+from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace
 from tabletop_gym.envs.dominion import rules as R
 
 # Where each part of the observation lies (see the environments' docstrings).
@@ -54,36 +53,6 @@ _DOC_SPACES = """
 """
 
 
-_FIRST_DECISION_SAFE = (R.COPPER, R.ESTATE, R.CURSE, R.PASS)
-
-
-class LegalActionSpace(spaces.Discrete):
-    """``Discrete(18)`` whose ``sample()`` without a mask draws a legal action of the environment's
-    current decision. Among them it prefers Copper, Estate, Curse and pass, which are legal at the
-    first decision of every game: Gymnasium's checker samples an action before a seeded reset and then
-    plays it, and a random action of 0..17 is mostly illegal here (illegal actions raise)."""
-
-    def __init__(self, env: _DominionBase) -> None:
-        super().__init__(R.NUM_ACTIONS)
-        self._env = weakref.ref(env)
-
-    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
-        env = self._env() if self._env is not None else None
-        if mask is not None or probability is not None or env is None or env.state is None or env.state.done:
-            return super().sample(mask=mask, probability=probability)
-        legal = np.flatnonzero(env.action_masks())
-        if legal.size == 0:
-            return super().sample()
-        safe = [a for a in legal if a in _FIRST_DECISION_SAFE]
-        pool = safe or list(legal)
-        return np.int64(pool[int(self.np_random.integers(len(pool)))])
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_env"] = None  # a pickled space (SubprocVecEnv) samples like a plain Discrete
-        return state
-
-
 class ObservationView:
     """A bot's view (the attributes of ``PlayerView``) decoded from an observation and its mask, so
     the rule bots can play as the agent from what the agent sees and nothing more."""
@@ -116,7 +85,7 @@ class _DominionBase(gym.Env):
         self.turn_limit = turn_limit
         self.target = target
         R.DominionState(num_players, self.kingdom, 0, target, turn_limit)  # validates the arguments
-        self.action_space = LegalActionSpace(self)
+        self.action_space = LegalActionSpace(R.NUM_ACTIONS, self)
         self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.state: R.DominionState | None = None
         self.seat = 0
@@ -145,6 +114,10 @@ class _DominionBase(gym.Env):
         if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
             raise IllegalActionError(action, state.legal_actions(), "an action is an integer 0..17")
         return int(action)
+
+    def has_position(self) -> bool:
+        """True while a game is in progress (``action_space.sample()`` then draws legal actions)."""
+        return self.state is not None and not self.state.done
 
     def action_masks(self) -> np.ndarray:
         state = self._require_state()

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, IllegalActionError
+from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace
 from tabletop_gym.envs.modern_art.rules import (
     DOUBLE_CARD,
     NUM_ACTIONS,
@@ -96,32 +96,6 @@ def _high(rules: Rules) -> np.ndarray:
     high[AWARDS_LEFT] = max(rules.award_tokens, 1)
     high[DECISION_ARTIST] = NUM_ARTISTS
     return high
-
-
-class LegalActionSpace(spaces.Discrete):
-    """``Discrete(36)`` whose ``sample()`` without a mask draws among the legal actions of its
-    environment's current position (with a mask, or once pickled, it is a plain ``Discrete``).
-
-    Most of the 36 actions are illegal in any position and an illegal action raises, so uniform
-    samples would make generic tools (``check_env``, random rollouts) fail on the first step.
-    """
-
-    def __init__(self, n: int, env: ModernArtEnv) -> None:
-        super().__init__(n)
-        self._env = env
-
-    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
-        env = getattr(self, "_env", None)
-        if mask is None and probability is None and env is not None and env.state is not None:
-            legal = env.action_masks()
-            if legal.any():
-                return super().sample(mask=legal.astype(np.int8))
-        return super().sample(mask=mask, probability=probability)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state.pop("_env", None)  # a pickled space (e.g. sent by SubprocVecEnv) is a plain Discrete
-        return state
 
 
 class ModernArtEnv(gym.Env):
@@ -250,6 +224,10 @@ class ModernArtEnv(gym.Env):
         if self.render_mode != "ansi":
             return None
         return render_text(self._require_state(), self.seat)
+
+    def has_position(self) -> bool:
+        """True while a game is in progress (``action_space.sample()`` then draws legal actions)."""
+        return self.state is not None and not self.state.done
 
     def action_masks(self) -> np.ndarray:
         state = self._require_state()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, IllegalActionError
+from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
     NUM_ROTATIONS,
@@ -19,32 +18,6 @@ from tabletop_gym.envs.nmbr9.rules import (
     parse_deal,
     random_deal,
 )
-
-
-class PlacementSpace(spaces.Discrete):
-    """``Discrete(n)`` whose ``sample()`` without a mask draws a legal action of the current position.
-
-    Almost every placement index is illegal in most positions, so uniform samples would nearly
-    always raise; drawing among legal ones keeps ``action_space.sample()`` (and Gymnasium's
-    ``check_env``) meaningful. Equal to a plain ``Discrete(n)``; the link to the position is not
-    pickled or copied.
-    """
-
-    def __init__(self, n: int, legal: Callable[[], np.ndarray | None] | None = None) -> None:
-        super().__init__(n)
-        self._legal = legal
-
-    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
-        if mask is None and probability is None and self._legal is not None:
-            legal = self._legal()
-            if legal is not None and legal.any():
-                return super().sample(mask=legal.astype(np.int8))
-        return super().sample(mask=mask, probability=probability)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_legal"] = None
-        return state
 
 
 class Nmbr9Env(gym.Env):
@@ -127,7 +100,7 @@ class Nmbr9Env(gym.Env):
                 "cards_left": spaces.Box(0, k, (1,), dtype=np.int16),
             }
         )
-        self.action_space = PlacementSpace(NUM_ROTATIONS * self.grid * self.grid, self._current_mask)
+        self.action_space = LegalActionSpace(NUM_ROTATIONS * self.grid * self.grid, self)
         self.state: Nmbr9State | None = None
         self._deal_text = ""
 
@@ -163,8 +136,9 @@ class Nmbr9Env(gym.Env):
         return self._require_state().action_mask().copy()
 
     # -- helpers -------------------------------------------------------------------------------
-    def _current_mask(self) -> np.ndarray | None:
-        return None if self.state is None else self.state.action_mask()
+    def has_position(self) -> bool:
+        """True while a game is in progress (``action_space.sample()`` then draws legal placements)."""
+        return self.state is not None and not self.state.done
 
     def _require_state(self) -> Nmbr9State:
         if self.state is None:
