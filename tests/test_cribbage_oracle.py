@@ -85,8 +85,8 @@ def test_hand_built_small_deal_with_a_trap() -> None:
 @pytest.mark.parametrize("seed", [11, 12])
 def test_full_deals_replay_and_beat_baselines(seed: int) -> None:
     env = gym.make("tabletop/Cribbage-v0")
-    greedy_score, deal = play_episode(env, CribbageGreedyAgent(), seed)
-    random_score, same_deal = play_episode(env, RandomAgent(seed), seed)
+    greedy_score, deal, _ = play_episode(env, CribbageGreedyAgent(), seed)
+    random_score, same_deal, _ = play_episode(env, RandomAgent(seed), seed)
     assert deal == same_deal
     result = oracle.solve(deal)
     final = replay(parse_deal(deal), result.plan)

@@ -8,6 +8,7 @@ import pytest
 
 from tabletop_gym.core import OracleResult
 from tabletop_gym.training.cli import main
+from tabletop_gym.training.evaluate import score_ratio
 from tabletop_gym.training.games import get_game
 
 
@@ -42,6 +43,8 @@ def test_spec_oracle_and_figures(tmp_path):
 
     result = spec.oracle("5", Args())
     assert isinstance(result, OracleResult) and result.optimal
-    figures = spec.figures([result.score, result.score - 2], [result, result])
+    figures = spec.figures([result.score, result.score - 2], [result, result], [{}, {}])
     assert figures["mean_extra_turns"] == pytest.approx(1.0)
-    assert figures["share_turn_efficiency"] < 1.0
+    turns = -result.score
+    assert score_ratio(result.score, result.bound) == 1.0
+    assert score_ratio(result.score - 2, result.bound) == pytest.approx(turns / (turns + 2))

@@ -149,7 +149,7 @@ def _solve_position(root, ranks, values, sizes, value, stack_moves, stack_len):
 
 
 @numba.njit(cache=True, parallel=True)
-def _solve_tables(ranks, values, sizes, layers, layer_starts):
+def _solve_tables(ranks, values, sizes, layers, layer_starts, lanes):
     """Every empty-stack position, layer by layer from the end of the game backwards.
 
     A layer holds the positions with the same number of cards played; a position only depends on
@@ -164,9 +164,11 @@ def _solve_tables(ranks, values, sizes, layers, layer_starts):
     for layer in range(n_layers - 1, -1, -1):
         lo = layer_starts[layer]
         hi = layer_starts[layer + 1]
-        count = np.zeros(hi - lo, dtype=np.int64)
-        for j in numba.prange(hi - lo):
-            count[j] = _solve_position(layers[lo + j], ranks, values, sizes, value, stack_moves, stack_len)
+        # Interleaved lanes, one per thread: neighbouring positions cost alike, contiguous halves do not.
+        count = np.zeros(lanes, dtype=np.int64)
+        for lane in numba.prange(lanes):
+            for j in range(lo + lane, hi, lanes):
+                count[lane] += _solve_position(layers[j], ranks, values, sizes, value, stack_moves, stack_len)
         visited += count.sum()
     return value, stack_moves, stack_len, visited
 
@@ -202,7 +204,8 @@ def solve(deal: Deal | str, pile_size: int | None = None) -> OracleResult:
     deal = _as_deal(deal, pile_size)
     start = time.perf_counter()
     ranks, values, sizes = _deal_arrays(deal)
-    value, stack_moves, stack_len, visited = _solve_tables(ranks, values, sizes, *_layers(sizes))
+    lanes = numba.get_num_threads()
+    value, stack_moves, stack_len, visited = _solve_tables(ranks, values, sizes, *_layers(sizes), lanes)
     plan: list[int] = []
     h = [0, 0, 0, 0]
     while len(plan) < deal.num_cards:

@@ -43,7 +43,7 @@ def _add_generic(parser: argparse.ArgumentParser, command: str) -> None:
         )
         parser.add_argument("--out", type=Path, default=Path("runs/evaluate"), help="report folder")
     if command in ("train", "demo"):
-        default_steps = 200_000 if command == "train" else 300_000
+        default_steps = 200_000 if command == "train" else 150_000
         parser.add_argument("--steps", type=int, default=default_steps, help="environment steps")
         parser.add_argument("--n-envs", type=int, default=8, help="environments stepped side by side")
     if command == "train":

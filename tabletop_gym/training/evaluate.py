@@ -7,7 +7,7 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -32,15 +32,31 @@ def make_agent(spec: GameSpec, name: str, args: argparse.Namespace) -> Agent:
     raise ValueError(f"unknown agent {name!r} for {spec.name}: use one of {', '.join(known)} or a model path")
 
 
-def play_episode(env: gym.Env, agent: Agent, seed: int) -> tuple[float, str]:
-    """One episode on the deal that ``seed`` gives; returns the score and the deal string."""
+class Episode(NamedTuple):
+    score: float
+    deal: str
+    info: dict[str, Any]  # the last step's info (seat scores, turns, trick counts...)
+
+
+def play_episode(env: gym.Env, agent: Agent, seed: int) -> Episode:
+    """One episode on the deal that ``seed`` gives."""
     agent.reset(seed=seed)
     observation, info = env.reset(seed=seed)
     done = False
     while not done:
         observation, _, terminated, truncated, info = env.step(agent.act(observation, info))
         done = terminated or truncated
-    return float(info["score"]), info["deal"]
+    return Episode(float(info["score"]), info["deal"], info)
+
+
+def score_ratio(score: float, bound: float) -> float:
+    """How close a score comes to the bound, 1 at best: ``score / bound``; for games scored as a
+    negative count (minus turns) ``bound / score``, i.e. fewest possible turns / turns taken."""
+    if bound > 0:
+        return score / bound
+    if bound < 0:
+        return bound / score
+    return float(score == bound)
 
 
 def mean_ci95(values: Sequence[float]) -> tuple[float, float, float]:
@@ -69,20 +85,23 @@ def evaluate(
     agents = [(name, make_agent(spec, name, args)) for name in agent_names]
     report: dict[str, Any] = {"game": spec.name, "episodes": episodes, "seed": seed, "agents": {}}
     oracle_results: dict[str, OracleResult] = {}
+    final_infos: dict[str, list[dict[str, Any]]] = {}
     for name, agent in agents:
-        scores, deals = [], []
-        for i in tqdm(range(episodes), desc=f"{name} playing", disable=not progress, unit="deal"):
-            score, deal = play_episode(env, agent, seed + i)
-            scores.append(score)
-            deals.append(deal)
-        report["agents"][name] = {"scores": scores, "deals": deals}
+        episodes_played = [
+            play_episode(env, agent, seed + i)
+            for i in tqdm(range(episodes), desc=f"{name} playing", disable=not progress, unit="deal")
+        ]
+        deals = [e.deal for e in episodes_played]
+        report["agents"][name] = {"scores": [e.score for e in episodes_played], "deals": deals}
+        final_infos[name] = [e.info for e in episodes_played]
         if spec.oracle is not None:
             for deal in tqdm(deals, desc="oracle solving", disable=not progress, unit="deal"):
                 if deal not in oracle_results:
                     oracle_results[deal] = spec.oracle(deal, args)
     env.close()
-    for entry in report["agents"].values():
-        entry.update(_summary(spec, entry["scores"], [oracle_results.get(d) for d in entry["deals"]]))
+    for name, entry in report["agents"].items():
+        results = [oracle_results.get(d) for d in entry["deals"]]
+        entry.update(_summary(spec, entry["scores"], results, final_infos[name]))
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         atomic_write_text(out / "evaluation.json", json.dumps(report, indent=1))
@@ -90,12 +109,14 @@ def evaluate(
     return report
 
 
-def _summary(spec: GameSpec, scores: list[float], results: list[OracleResult | None]) -> dict[str, Any]:
+def _summary(
+    spec: GameSpec, scores: list[float], results: list[OracleResult | None], infos: list[dict[str, Any]]
+) -> dict[str, Any]:
     mean, _, _ = mean_ci95(scores)
     summary: dict[str, Any] = {"mean_score": mean}
     if results and all(r is not None for r in results):
         bounds = [r.bound for r in results]
-        ratios = [s / b if b > 0 else float(s == b) for s, b in zip(scores, bounds, strict=True)]
+        ratios = [score_ratio(s, b) for s, b in zip(scores, bounds, strict=True)]
         ratio, low, high = mean_ci95(ratios)
         summary.update(
             mean_bound=float(np.mean(bounds)),
@@ -105,7 +126,7 @@ def _summary(spec: GameSpec, scores: list[float], results: list[OracleResult | N
             ratio_ci95=[low, high],
             share_optimal=float(np.mean([s >= b for s, b in zip(scores, bounds, strict=True)])),
         )
-    summary.update(spec.figures(scores, results))
+    summary.update(spec.figures(scores, results, infos))
     return summary
 
 

@@ -21,7 +21,9 @@ def _no_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     return None
 
 
-def _no_figures(scores: Sequence[float], results: Sequence[OracleResult]) -> dict[str, float]:
+def _no_figures(
+    scores: Sequence[float], results: Sequence[OracleResult | None], infos: Sequence[dict[str, Any]]
+) -> dict[str, float]:
     return {}
 
 
@@ -35,7 +37,9 @@ class GameSpec:
     - ``oracle(deal, args)``: the (cached) oracle result for a deal string, or None if the game has
       no per-deal oracle; evaluation divides scores by ``result.bound``.
     - ``add_arguments(parser, command)``: game options for a sub-command (``solve``, ``evaluate``...).
-    - ``figures(scores, results)``: game-specific evaluation figures (e.g. share reaching 61).
+    - ``figures(scores, results, infos)``: game-specific evaluation figures (e.g. share reaching 61,
+      win rate from the seats' scores), from each episode's score, oracle result and final info.
+      Figures named ``share_*`` appear as percentage columns in the table.
     - ``commands``: the game's implementation of ``play``, ``bench`` and any other sub-command
       (``tournament``, ``stats``), each ``fn(args) -> int`` (exit status).
     - ``ppo``: MaskablePPO settings that suit the game (override the defaults of ``train``).
@@ -47,7 +51,9 @@ class GameSpec:
     oracle: Callable[[str, argparse.Namespace], OracleResult] | None = None
     env_kwargs: Callable[[argparse.Namespace], dict[str, Any]] = lambda args: {}
     add_arguments: Callable[[argparse.ArgumentParser, str], None] = _no_arguments
-    figures: Callable[[Sequence[float], Sequence[OracleResult]], dict[str, float]] = _no_figures
+    figures: Callable[
+        [Sequence[float], Sequence[OracleResult | None], Sequence[dict[str, Any]]], dict[str, float]
+    ] = _no_figures
     commands: dict[str, Callable[[argparse.Namespace], int]] = field(default_factory=dict)
     score_name: str = "score"
     ppo: dict[str, Any] = field(default_factory=dict)

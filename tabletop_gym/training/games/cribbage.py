@@ -42,7 +42,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for cribbage.json")
 
 
-def _figures(scores: Sequence[float], results: Sequence[OracleResult | None]) -> dict[str, float]:
+def _figures(
+    scores: Sequence[float], results: Sequence[OracleResult | None], infos: Sequence[dict]
+) -> dict[str, float]:
     return {"share_reaching_61": float(np.mean([s >= TARGET for s in scores]))}
 
 
