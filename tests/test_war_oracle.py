@@ -1,0 +1,121 @@
+"""War oracles: the fast simulation against the engine, exact search against brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_gym.envs.war.rules import WarRules, parse_deal, play_game, random_deal, replay
+from tabletop_gym.oracles.war import random_decks, simulate, simulate_many
+from tabletop_gym.oracles.war.search import solve as exact_solve
+
+CASES = [
+    WarRules(),
+    WarRules(ranks=5, suits=2),
+    WarRules(ranks=13, suits=1, max_tricks=61),  # the limit falls on a cycle's first repeat
+    WarRules(ranks=13, suits=1, max_tricks=60),
+    WarRules(ranks=4, suits=3, face_down=1, max_tricks=30),
+    WarRules(ranks=3, suits=2, face_down=2, max_tricks=10),
+]
+
+
+@pytest.mark.parametrize("pickup", ["winner_first", "loser_first", "high_first"])
+@pytest.mark.parametrize("rules", CASES, ids=lambda r: r.variant)
+def test_simulate_matches_engine(rules: WarRules, pickup: str) -> None:
+    rules = rules.replace(pickup=pickup)
+    for seed in range(12 if rules.num_cards == 52 else 40):
+        deal = random_deal(seed, rules)
+        a = play_game(deal, rules)
+        b = simulate(deal, rules)
+        assert (a.winner, a.tricks, a.end_reason, a.wars) == (b.winner, b.tricks, b.end_reason, b.wars)
+        assert (a.cycle_start, a.cycle_period) == (b.cycle_start, b.cycle_period)
+
+
+def test_simulate_finds_the_hand_built_cycle() -> None:
+    rules = WarRules(ranks=13, suits=1)
+    sim = simulate("Q7K39T5/2J4A68", rules)
+    assert sim.end_reason == "cycle" and sim.winner == -1
+    assert sim.tricks == sim.cycle_start + sim.cycle_period
+
+
+def test_simulate_many_deals_like_random_deal() -> None:
+    rules = WarRules(ranks=6, suits=3)
+    decks = random_decks(30, 1, rules)
+    rows = simulate_many(decks, rules)
+    for deck, row in zip(decks, rows, strict=True):
+        deal = parse_deal("/".join("".join("234567"[r] for r in deck[p::2]) for p in (0, 1)), rules)
+        sim = simulate(deal, rules)
+        assert (row[0], row[1], row[3]) == (sim.winner, sim.tricks, sim.wars)
+    with pytest.raises(ValueError, match="shape"):
+        simulate_many(decks[:, :5], rules)
+    with pytest.raises(ValueError, match="fixed convention"):
+        simulate_many(decks, rules.replace(pickup="random"))
+
+
+def test_simulate_random_convention_is_seeded() -> None:
+    rules = WarRules(pickup="random")
+    deal = random_deal(0, rules)
+    assert simulate(deal, rules, seed=3) == simulate(deal, rules, seed=3)
+
+
+def _brute_best(deal, rules: WarRules, depth: int) -> tuple[int, int | None]:
+    """(best outcome, fewest tricks to a win) by trying every decision sequence through the engine.
+
+    A line still going after ``depth`` tricks counts as able to last (a draw by max_tricks when
+    ``depth`` is the number of positions, since a longer line must repeat a position).
+    """
+    best, fastest = -2, None
+    stack = [[]]
+    while stack:
+        choices = stack.pop()
+        game = replay(deal, rules, choices)
+        if game.over or game.state.tricks > depth:
+            value = game.outcome(0) if game.over else 0
+            best = max(best, value)
+            if value == 1 and (fastest is None or game.state.tricks < fastest):
+                fastest = game.state.tricks
+            continue
+        for rank in game.legal_ranks():
+            stack.append(choices + [rank])
+    return best, fastest
+
+
+@pytest.mark.parametrize("pickup", ["winner_first", "high_first"])
+@pytest.mark.parametrize("shape", [(3, 2, 1), (4, 2, 1), (2, 3, 1)])
+def test_exact_search_matches_brute_force(shape: tuple[int, int, int], pickup: str) -> None:
+    ranks, suits, face_down = shape
+    rules = WarRules(ranks=ranks, suits=suits, face_down=face_down, pickup=pickup)
+    checked_without_win = 0
+    for seed in range(12):
+        deal = random_deal(seed, rules)
+        result = exact_solve(deal, rules)
+        assert result.optimal
+        game = replay(deal, rules, result.plan)
+        assert game.over and game.outcome(0) == result.score
+        if result.score == 1:
+            # Every line of play to the claimed length: a win there, none sooner.
+            tricks = result.stats["tricks"]
+            assert _brute_best(deal, rules, tricks)[1] == tricks
+        elif result.stats["positions"] <= 14:
+            # Lines longer than the number of positions repeat one, so this depth decides it all.
+            checked_without_win += 1
+            assert _brute_best(deal, rules, result.stats["positions"])[0] == result.score
+    if shape == (3, 2, 1):
+        assert checked_without_win > 0
+
+
+def test_exact_search_refuses_random_and_huge() -> None:
+    with pytest.raises(ValueError, match="fixed pickup"):
+        exact_solve(
+            random_deal(0, WarRules(ranks=3, suits=2, pickup="random")),
+            WarRules(ranks=3, suits=2, pickup="random"),
+        )
+    with pytest.raises(ValueError, match="too large"):
+        exact_solve(random_deal(1, WarRules()), WarRules(), max_positions=1000)
+
+
+def test_simulate_rows_are_plausible_on_full_deck() -> None:
+    rules = WarRules()
+    rows = simulate_many(random_decks(200, 0, rules), rules)
+    assert set(np.unique(rows[:, 0])) <= {-1, 0, 1}
+    assert (rows[:, 1] > 0).all()
