@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import json
-import resource
 import statistics
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import gymnasium as gym
+import numba
 import numpy as np
 from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.cribbage import CribbageGreedyAgent
-from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text
+from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage.env import render_text
 from tabletop_gym.envs.cribbage.rules import TARGET, parse_deal, random_deal
 from tabletop_gym.oracles import cribbage as oracle
+from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
 from tabletop_gym.training.games import GameSpec
 
 ENV_ID = "tabletop/Cribbage-v0"
@@ -96,43 +95,24 @@ def _bench(args: argparse.Namespace) -> int:
         result = oracle.solve(random_deal(seed))
         times.append(result.seconds)
         scores.append(result.score)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     env = gym.make(ENV_ID).unwrapped
-    rates = [_env_rate(env, args.env_steps, seed) for seed in range(3)]
+    rates = [env_steps_per_second(env, args.env_steps, seed) for seed in range(3)]
     known = oracle.solve("46QK25J4K7TAK/T24A74J562A7T/6639KJA82889Q/J837359T935QQ").score
     report = {
         "oracle_median_seconds": statistics.median(times),
         "oracle_max_seconds": max(times),
         "oracle_deals": args.deals,
+        "oracle_threads": numba.get_num_threads(),
         "oracle_mean_optimum": statistics.mean(scores),
         "oracle_min_optimum": min(scores),
         "oracle_max_optimum": max(scores),
-        "process_peak_rss_mb": round(peak_mb, 1),
+        "process_peak_rss_mb": peak_rss_mb(),
         "known_answer_112": known,
         "env_steps_per_second_median": statistics.median(rates),
         "env_steps_per_run": args.env_steps,
     }
-    width = max(len(k) for k in report)
-    for key, value in report.items():
-        print(
-            f"{key.ljust(width)}  {value:.3f}" if isinstance(value, float) else f"{key.ljust(width)}  {value}"
-        )
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(args.out / "cribbage.json", json.dumps(report, indent=1))
-    print(f"written to {args.out / 'cribbage.json'}")
+    write_report("cribbage", report, args.out)
     return 0
-
-
-def _env_rate(env: gym.Env, steps: int, seed: int) -> float:
-    """Steps per second of one environment driven by random legal actions (resets included)."""
-    agent = RandomAgent(seed)
-    obs, info = env.reset(seed=seed)
-    start = time.perf_counter()
-    for _ in range(steps):
-        obs, _, terminated, _, info = env.step(agent.act(obs, info))
-        if terminated:
-            obs, info = env.reset()
-    return steps / (time.perf_counter() - start)
 
 
 SPEC = GameSpec(
