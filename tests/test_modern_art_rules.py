@@ -297,3 +297,20 @@ def test_random_games_conserve_cards_and_replay(players: int) -> None:
         assert sum(state.scores) == sum(map(sum, state.round_history))
         again = R.replay(rules, deal, state.history)
         assert again.scores == state.scores and again.done
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"players": 3, "end_of_round_plays": True}, {"players": 4, "simultaneous_same_artist": True}],
+)
+def test_fast_legality_check_agrees_with_legal_actions(params) -> None:
+    rules = R.Rules(**params)
+    rng = np.random.default_rng(7)
+    for seed in range(3):
+        state = R.State(rules, R.random_deal(rules, seed))
+        while not state.done:
+            legal = state.legal_actions()
+            assert [a for a in range(-1, R.NUM_ACTIONS + 1) if state.is_legal(a)] == legal
+            assert list(np.flatnonzero(state.action_mask())) == legal
+            state.apply(legal[rng.integers(len(legal))])
+        assert not state.is_legal(0)

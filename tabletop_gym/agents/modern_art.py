@@ -45,10 +45,11 @@ def provisional_points(counts: list[int], own: list[int], values: list[int], awa
     """What a seat holding ``own`` cards per artist scores if the round ended with these ``counts``
     (default tokens 3, 2, 1 and awards worth 2; ties to the earlier artist)."""
     # One integer per artist that sorts like (more cards, earlier artist): count * 8 + (4 - artist).
-    keys = sorted([c * 8 + 4 - a for a, c in enumerate(counts) if c > 0], reverse=True)
+    keys = [c * 8 + 4 - a for a, c in enumerate(counts) if c > 0]
+    keys.sort(reverse=True)
     total = 0
-    for place in range(min(3, len(keys))):
-        a = 4 - keys[place] % 8
+    for place, key in enumerate(keys[:3]):
+        a = 4 - (key & 7)
         if own[a]:
             total += (values[a] + _TOKENS[place] + _AWARD_VALUE * awards[a]) * own[a]
     return total
@@ -95,13 +96,18 @@ class GreedyAgent:
         decision = obs[DECISION]
         base = provisional_points(counts, own, values, awards)
 
+        gains: dict[int, int] = {}  # per artist: many kinds share one
+
         def gain_with(artist: int) -> int:
-            counts[artist] += 1
-            own[artist] += 1
-            points = provisional_points(counts, own, values, awards)
-            counts[artist] -= 1
-            own[artist] -= 1
-            return points - base
+            gain = gains.get(artist)
+            if gain is None:
+                counts[artist] += 1
+                own[artist] += 1
+                gain = provisional_points(counts, own, values, awards) - base
+                counts[artist] -= 1
+                own[artist] -= 1
+                gains[artist] = gain
+            return gain
 
         if decision == AWARD_ARTIST:
             best, best_key = legal[0], None
@@ -126,8 +132,10 @@ class GreedyAgent:
                 continue
             artist, symbol = divmod(action, NUM_SYMBOLS)
             value = float(gain_with(artist))
-            if decision == PLAY and symbol != 0:
+            if decision == PLAY and symbol != 0 and symbol != DRAW:
                 value += self._symbol_bonus(symbol, artist, hand, counts, own, values, awards, base)
+            elif decision == PLAY and symbol == DRAW:
+                value += 0.5  # one more card later (as _symbol_bonus says)
             key = (value, 1 if symbol == 0 else 0, -action)
             if best_key is None or key > best_key:
                 best, best_key = action, key

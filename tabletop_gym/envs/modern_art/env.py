@@ -147,7 +147,7 @@ class ModernArtEnv(gym.Env):
 
     ## Info
     `action_mask`, `deal` (to replay or solve the episode), `score` (this seat's points), `scores`
-    (all seats), `round`, `decision` (its name).
+    (all seats, by absolute seat), `seat` (this seat), `round`, `decision` (its name).
 
     ## Arguments
     - `players` (2-5, default 2) and `seat` (default 0): the game size and this agent's seat.
@@ -201,9 +201,9 @@ class ModernArtEnv(gym.Env):
         deal = (options or {}).get("deal")
         if deal is None:
             deal = random_deal(self.rules, self.np_random)
-        parse_deal(deal, self.rules)  # a clear error for a bad deal
+        cards = parse_deal(deal, self.rules)  # a clear error for a bad deal
         self._deal = deal.strip()
-        self.state = State(self.rules, self._deal)
+        self.state = State(self.rules, cards)
         for agent in self.opponents.values():
             agent.reset(int(self.np_random.integers(2**31)))
         self._points = 0
@@ -257,6 +257,7 @@ class ModernArtEnv(gym.Env):
             "deal": self._deal,
             "score": state.scores[self.seat],
             "scores": list(state.scores),
+            "seat": self.seat,
             "round": min(state.round, self.rules.rounds - 1),
             "decision": PHASES[state.phase],
         }

@@ -207,8 +207,12 @@ class Rules:
         ]
 
 
+_CODE_OF_KIND = [ARTIST_CHARS[k // NUM_SYMBOLS] + SYMBOL_CHARS[k % NUM_SYMBOLS] for k in range(NUM_KINDS)]
+_KIND_OF_CODE = {code: kind for kind, code in enumerate(_CODE_OF_KIND)}
+
+
 def deal_string(cards: Sequence[int]) -> str:
-    return "".join(card_code(k) for k in cards)
+    return "".join([_CODE_OF_KIND[k] for k in cards])
 
 
 def parse_deal(text: str, rules: Rules) -> tuple[int, ...]:
@@ -218,6 +222,12 @@ def parse_deal(text: str, rules: Rules) -> tuple[int, ...]:
     text = text.strip()
     if len(text) % 2:
         raise InvalidDealError(f"deal has {len(text)} characters; every card takes two (artist, symbol)")
+    try:  # the common case, fast: every code known and the counts those of the deck table
+        cards = tuple(_KIND_OF_CODE[text[i : i + 2]] for i in range(0, len(text), 2))
+        if deck_table(cards) == rules.deck:
+            return cards
+    except KeyError:
+        pass
     cards = []
     for i in range(0, len(text), 2):
         a, s = text[i], text[i + 1]
@@ -397,10 +407,29 @@ class State:
         return acts
 
     def action_mask(self) -> np.ndarray:
-        mask = [False] * NUM_ACTIONS
-        for a in self.legal_actions():
-            mask[a] = True
-        return np.array(mask, dtype=bool)
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` (an int) is legal now; the same answer as ``in legal_actions()``, faster."""
+        phase = self.phase
+        if phase == GAME_OVER or not 0 <= action < NUM_ACTIONS:
+            return False
+        if phase == AWARD_ARTIST:
+            return CHOOSE_ARTIST <= action < PASS
+        if action == PASS:
+            return phase != PLAY
+        if action >= NUM_KINDS or not self.hands[self.to_move][action]:
+            return False
+        if phase == PLAY or phase == HIDDEN_CARD:
+            return True
+        artist = action // NUM_SYMBOLS
+        if phase == DOUBLE_CARD or (phase == SIMULTANEOUS_CARD and self.rules.simultaneous_same_artist):
+            return artist == self.double_artist
+        if phase == SIMULTANEOUS_CARD:
+            return True
+        return bool(self.up[self.to_move][artist]) and not self.end_used[artist]  # END_PLAY
 
     def counts(self) -> list[int]:
         """Cards per artist this round as the ranking sees them (face-down cards included)."""
@@ -413,9 +442,8 @@ class State:
         scored by this action), all zero otherwise."""
         if self.phase == GAME_OVER:
             raise GameOverError("the game is over: all rounds have been scored")
-        legal = self.legal_actions()
-        if not isinstance(action, (int, np.integer)) or int(action) not in legal:
-            raise IllegalActionError(action, legal, self._why_illegal(action))
+        if not isinstance(action, (int, np.integer)) or not self.is_legal(int(action)):
+            raise IllegalActionError(action, self.legal_actions(), self._why_illegal(action))
         action = int(action)
         scored_before = len(self.round_history)
         self.history.append(action)

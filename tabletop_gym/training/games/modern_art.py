@@ -6,7 +6,9 @@ import argparse
 import json
 import statistics
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -38,6 +40,20 @@ def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
         width=int(getattr(args, "width", 32)),
         time_limit=float(getattr(args, "time_limit", 5.0)),
     )
+
+
+def win_share(scores: Sequence[int], seat: int = 0) -> float:
+    """The seat's share of the win: 1 alone on top, 1/k when k seats share the highest total, else 0."""
+    best = max(scores)
+    return 1.0 / list(scores).count(best) if scores[seat] == best else 0.0
+
+
+def _figures(
+    scores: Sequence[float], results: Sequence[OracleResult | None], infos: Sequence[dict[str, Any]] = ()
+) -> dict[str, float]:
+    """Win rate against the bots (a shared win counts as a share), from each episode's final scores."""
+    wins = [win_share(info["scores"], info.get("seat", 0)) for info in infos if "scores" in info]
+    return {"share_wins": float(np.mean(wins))} if wins else {}
 
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
@@ -133,9 +149,7 @@ def _tournament(args: argparse.Namespace) -> int:
                 ]
                 result = _play_game(players, agents, game)
                 scores.append(result[0])
-                best = max(result)
-                if result[0] == best:
-                    wins += 1.0 / result.count(best)  # a shared win counts as a share
+                wins += win_share(result)
             report[f"{hero}_vs_{field_name}"] = {
                 "mean_score": float(np.mean(scores)),
                 "win_rate": wins / args.games,
@@ -204,6 +218,7 @@ SPEC = GameSpec(
     env_id=ENV_ID,
     agents={"random": lambda args: RandomAgent(), "greedy": lambda args: GreedyAgent()},
     oracle=_solve,
+    figures=_figures,
     env_kwargs=lambda args: {"players": _players(args)},
     add_arguments=_add_arguments,
     commands={"solve": _solve_command, "play": _play, "tournament": _tournament, "bench": _bench},
