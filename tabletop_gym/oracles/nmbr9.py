@@ -35,6 +35,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from ortools.sat.python import cp_model
 
 from tabletop_gym.core import OracleCache, OracleResult
@@ -43,6 +44,7 @@ from tabletop_gym.envs.nmbr9.rules import (
     Deal,
     Nmbr9State,
     Variant,
+    _tables,
     decode_action,
     distinct_rotations,
     footprint,
@@ -377,6 +379,132 @@ def _solve_bound(m: cp_model.CpModel, time_limit: float) -> int:
     return int(solver.best_objective_bound + 1e-6)
 
 
+
+# ---------------------------------------------------------------------------------------------------
+# Beam search over the engine's legal placements (plans for big boards)
+
+# (rho, vmin, table candidates, candidates per upper level, width): the portfolio the oracle runs
+# in turn until its time is up; measured on seeded standard deals, no single setting wins them all.
+BEAM_PORTFOLIO: tuple[tuple[float, int, int, int, int], ...] = (
+    (0.8, 3, 10, 8, 16),
+    (0.8, 2, 6, 4, 24),
+    (0.7, 3, 6, 4, 24),
+    (0.9, 4, 6, 4, 24),
+    (0.8, 4, 4, 12, 16),
+    (0.7, 4, 10, 8, 24),
+    (0.9, 3, 10, 8, 32),
+    (0.8, 3, 8, 8, 48),
+)
+
+
+def _beam_candidates(state: Nmbr9State, per_table: int, per_level: int) -> list[int]:
+    """A few legal placements of the current tile per level: on each level the ones touching the
+    most same-level edges, then growing the occupied bounding box least (compact levels leave big
+    flat areas to build on). Vectorised over every placement."""
+    value = state.card
+    grid = state.grid
+    table = _tables(grid)[value]
+    actions, level = state.placement_levels(value)
+    legal = np.flatnonzero(level >= 0)
+    lv = level[legal]
+    h = state._hflat
+    if table.border.shape[0]:
+        contacts = (h[table.border[:, legal]] > lv).sum(axis=0)
+    else:
+        contacts = np.zeros(len(legal), dtype=np.intp)
+    cells = table.cells[:, legal]
+    rows, cols = cells // grid, cells % grid
+    occupied = np.flatnonzero(h[:-1] > 0)
+    if occupied.size:
+        r0, r1 = (occupied // grid).min(), (occupied // grid).max()
+        c0, c1 = (occupied % grid).min(), (occupied % grid).max()
+        box = (np.maximum(r1, rows.max(0)) - np.minimum(r0, rows.min(0)) + 1) * (
+            np.maximum(c1, cols.max(0)) - np.minimum(c0, cols.min(0)) + 1
+        )
+    else:  # the first tile: central
+        mid = (grid - 1) / 2
+        box = np.abs(rows.mean(0) - mid) + np.abs(cols.mean(0) - mid)
+    out = []
+    for lvl in np.unique(lv):
+        sel = np.flatnonzero(lv == lvl)
+        order = np.lexsort((box[sel], -contacts[sel]))
+        keep = per_table if lvl == 0 else per_level
+        out.extend(int(actions[legal[i]]) for i in sel[order[:keep]])
+    return out
+
+
+def _beam_potential(state: Nmbr9State, rho: float, vmin: int) -> float:
+    """What the cards still to come might add: a quick simulation in draw order on surface areas
+    alone. A card of value >= ``vmin`` goes on the highest level with enough free area (cells of
+    that height, times ``rho`` for the waste geometry forces), and adds ``rho`` times its area to
+    the level above; lower cards go on the table. A heuristic, not a bound."""
+    rest = state.deal.cards[state.turn :]
+    if not rest:
+        return 0.0
+    n = len(rest) + 3
+    cap = np.bincount(state._hflat[:-1], minlength=n)[:n].astype(float) * rho
+    cap = cap.tolist()
+    total = 0.0
+    for v in rest:
+        area = _AREA[v]
+        if v >= vmin:
+            for lvl in range(n - 2, 0, -1):
+                if cap[lvl] >= area:
+                    cap[lvl] -= area
+                    cap[lvl + 1] += area * rho
+                    total += v * lvl
+                    break
+            else:
+                cap[1] += area * rho
+        else:
+            cap[1] += area * rho
+    return total
+
+
+_AREA = tuple(tile_area(v) for v in range(10))
+
+
+def beam_plan(
+    deal: Deal,
+    grid: int = DEFAULT_GRID,
+    levels: int | None = None,
+    rho: float = 0.8,
+    vmin: int = 3,
+    per_table: int = 10,
+    per_level: int = 8,
+    width: int = 16,
+    deadline: float | None = None,
+) -> tuple[list[int], int] | None:
+    """Beam search over the engine's legal placements: keep the ``width`` positions with the best
+    score + potential (see ``_beam_potential``) after each card; children are a few candidate
+    placements per level (``_beam_candidates``); equal boards are merged. Returns the best final
+    plan that places every card and its score, or None (no such plan, or ``deadline`` passed,
+    a ``time.perf_counter()`` value)."""
+    beam: list[tuple[Nmbr9State, list[int]]] = [(Nmbr9State(deal, grid, levels), [])]
+    while not beam[0][0].done:
+        children: dict[bytes, tuple[float, Nmbr9State, list[int]]] = {}
+        for state, plan in beam:
+            if state.done:
+                continue
+            for action in _beam_candidates(state, per_table, per_level):
+                child = state.copy()
+                child.place(action)
+                if child.discarded:
+                    continue
+                key = child._hflat.tobytes() + child._tflat.tobytes()
+                if key not in children:
+                    value = child.score + _beam_potential(child, rho, vmin)
+                    children[key] = (value, child, plan + [action])
+            if deadline is not None and time.perf_counter() > deadline:
+                return None
+        if not children:
+            return None
+        ranked = sorted(children.values(), key=lambda item: -item[0])[:width]
+        beam = [(child, plan) for _, child, plan in ranked]
+    state, plan = max(beam, key=lambda item: item[0].score)
+    return plan, state.score
+
+
 # ---------------------------------------------------------------------------------------------------
 # Public oracles
 
@@ -403,58 +531,80 @@ def solve(
     workers: int = 2,
     variant: Variant | None = None,
     model_levels: int | None = None,
+    placement_model: bool | None = None,
 ) -> OracleResult:
     """Known draft: the best score for this exact card order, with a plan and a proven bound.
 
-    ``model_grid`` (default: ``grid``) builds the placement model on a smaller board to find plans
-    faster, and ``model_levels`` limits the levels it considers; the plan is moved to the middle of
-    ``grid``, and the bound then comes from the grid-free relaxation only. ``bound`` is a valid upper
-    bound on every play of the deal on ``grid`` that places every card, even when the solver stops
-    at ``time_limit``.
+    Plans come from the greedy player and a portfolio of beam searches over the engine's legal
+    placements (``beam_plan``, run in turn until their share of ``time_limit`` is used), then,
+    if ``placement_model`` (default: only on grids of at most 10 cells a side, or when
+    ``model_grid`` is given), from the CP-SAT placement model, hinted with the best plan so far.
+    ``model_grid`` builds that model on a smaller board and ``model_levels`` limits its levels;
+    its plan is moved to the middle of ``grid`` and its bound is then not used.
+
+    ``bound`` is the least of the grid-free relaxation bound and, when the placement model covers
+    the whole game, the model's proven bound: a valid upper bound on every play of the deal on
+    ``grid`` that places every card, even when a solver stops at its time limit.
     """
     start = time.perf_counter()
+    deadline = start + time_limit
     deal = _as_deal(deal, variant)
     values = list(deal.cards)
+    if placement_model is None:
+        placement_model = model_grid is not None or grid <= 10
     model_grid = grid if model_grid is None else model_grid
     if model_grid > grid:
         raise ValueError(f"model_grid ({model_grid}) must not exceed grid ({grid})")
     lv_cap = _level_cap(len(values), levels)
     model_cap = lv_cap if model_levels is None else min(lv_cap, model_levels)
-    relax = relaxation_bound(values, levels, time_limit=max(1.0, time_limit / 10))
-    # Start from the greedy player on the model grid (a hint, and a fallback plan) when it places
-    # every card; on small grids it may not.
-    greedy = greedy_plan(deal, model_grid, levels)
+    relax = relaxation_bound(values, levels, time_limit=max(1.0, min(10.0, time_limit / 10)))
+    bound = relax
     best: Nmbr9State | None = None
     best_plan: list[int] = []
-    if len(greedy) == len(values):
-        best_plan = translate_plan(deal, greedy, model_grid, grid)
-        best = replay(deal, best_plan, grid, levels)
-    elif model_grid < grid:
-        # No hint then, but the greedy play on the full grid is still a fallback plan.
-        full = greedy_plan(deal, grid, levels)
-        if len(full) == len(values):
-            best_plan = full
-            best = replay(deal, best_plan, grid, levels)
-    bound = relax
-    stats: dict = {
-        "relaxation_bound": relax,
-        "greedy": None if best is None else best.score,
-        "model_grid": model_grid,
-        "model_levels": model_cap,
-    }
-    remaining = time_limit - (time.perf_counter() - start)
-    if best is None or (best.score < bound and remaining > 0.5):
+
+    def offer(plan: list[int], source: str) -> None:
+        nonlocal best, best_plan
+        state = replay(deal, plan, grid, levels)
+        if state.done and not state.discarded and (best is None or state.score > best.score):
+            best, best_plan = state, list(plan)
+            stats["source"] = source
+
+    stats: dict = {"relaxation_bound": relax}
+    greedy = greedy_plan(deal, grid, levels)
+    offer(greedy, "greedy")
+    stats["greedy"] = None if best is None else best.score
+    # The beam portfolio: all the time on big boards, a third when the placement model follows.
+    share = 1 / 3 if placement_model else 1.0
+    beam_deadline = start + share * time_limit
+    beam_scores = []
+    for rho, vmin, per_table, per_level, width in BEAM_PORTFOLIO:
+        if time.perf_counter() >= beam_deadline or (best is not None and best.score >= bound):
+            break
+        found = beam_plan(deal, grid, levels, rho, vmin, per_table, per_level, width, beam_deadline)
+        if found is not None:
+            beam_scores.append(found[1])
+            offer(found[0], "beam")
+    stats["beam_runs"] = beam_scores
+    remaining = deadline - time.perf_counter()
+    if placement_model and (best is None or best.score < bound) and remaining > 0.1:
         model = _PlacementModel([[v] for v in values], model_grid, model_cap)
-        if len(greedy) == len(values):
-            hint_actions, hint_levels = _normalise_plan(values, greedy, model_grid)
-            model.hint(values, hint_actions, hint_levels)
-        solver, status = model.solve(max(remaining, 0.5), workers)
+        hint = None if best is None else _fit_plan(values, best_plan, grid, model_grid)
+        if hint is None and model_grid < grid:
+            small = greedy_plan(deal, model_grid, levels)
+            hint = small if len(small) == len(values) else None
+        if hint is not None:
+            hint_actions, hint_levels = _normalise_plan(values, hint, model_grid)
+            if max(hint_levels) < model_cap:
+                model.hint(values, hint_actions, hint_levels)
+        solver, status = model.solve(max(remaining, 0.1), workers)
         stats.update(
             status=solver.status_name(status),
             variables=model.num_vars,
+            model_grid=model_grid,
+            model_levels=model_cap,
             model_bound=solver.best_objective_bound,
         )
-        if status == cp_model.INFEASIBLE:
+        if status == cp_model.INFEASIBLE and model_grid == grid and model_cap == lv_cap:
             raise RuntimeError(f"no play places every card of {deal} on a {model_grid}-grid")
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             plan = translate_plan(deal, [a for _, a in model.plan(solver)], model_grid, grid)
@@ -463,13 +613,11 @@ def solve(
                 raise AssertionError(
                     f"model claims {solver.objective_value} but its plan replays to {state.score} on {deal}"
                 )
-            if best is None or state.score > best.score:
-                best, best_plan = state, plan
-        if model_grid == grid and model_cap == lv_cap:  # else the model solved a restricted game
+            offer(plan, "placement model")
+        if model_grid == grid and model_cap == lv_cap and status != cp_model.UNKNOWN:
             bound = min(bound, int(solver.best_objective_bound + 1e-6))
     if best is None:
-        raise RuntimeError(f"no plan found for {deal} within {time_limit} s")
-    stats["seconds_model"] = time.perf_counter() - start
+        raise RuntimeError(f"no plan placing every card of {deal} found within {time_limit} s")
     return OracleResult(
         score=best.score,
         bound=max(bound, best.score),
@@ -477,6 +625,21 @@ def solve(
         seconds=time.perf_counter() - start,
         stats=stats,
     )
+
+
+def _fit_plan(values: Sequence[int], plan: Sequence[int], grid: int, small: int) -> list[int] | None:
+    """The plan moved onto a ``small`` board (layout shifted to the top-left), or None if it does
+    not fit there."""
+    cells = [rc for v, a in zip(values, plan, strict=True) for rc in footprint(v, a, grid)]
+    dr = min(r for r, _ in cells)
+    dc = min(c for _, c in cells)
+    if max(r for r, _ in cells) - dr >= small or max(c for _, c in cells) - dc >= small:
+        return None
+    out = []
+    for a in plan:
+        rot, r, c = decode_action(a, grid)
+        out.append(rot * small * small + (r - dr) * small + (c - dc))
+    return out
 
 
 def solve_free(
