@@ -557,7 +557,7 @@ def solve(
         raise ValueError(f"model_grid ({model_grid}) must not exceed grid ({grid})")
     lv_cap = _level_cap(len(values), levels)
     model_cap = lv_cap if model_levels is None else min(lv_cap, model_levels)
-    relax = relaxation_bound(values, levels, time_limit=max(1.0, min(10.0, time_limit / 10)))
+    relax = relaxation_bound(values, levels, time_limit=max(2.0, min(30.0, time_limit / 4)))
     bound = relax
     best: Nmbr9State | None = None
     best_plan: list[int] = []
@@ -708,6 +708,54 @@ def solve_free(
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise RuntimeError(f"no free-draft play found for {variant} ({solver.status_name(status)})")
     return _free_result(model, solver, variant, grid, levels, bound, start, stats)
+
+
+def solve_free_beam(
+    variant: Variant | str, grid: int = DEFAULT_GRID, time_limit: float = 30.0, orders: int = 6
+) -> OracleResult:
+    """Free draft for big variants, where the placement model is out of reach: a plan from the beam
+    searches (``beam_plan``) over a few card orders of the ``k`` highest cards (the table first
+    gets the low ones), and the grid-free relaxation's bound (``free_relaxation_bound``), which is
+    valid on every grid. The plan is ``((value, action), ...)``; the engine replays it."""
+    start = time.perf_counter()
+    variant = Variant.parse(variant) if isinstance(variant, str) else variant
+    cards = sorted(variant.full_deck, reverse=True)[: variant.cards]
+    relax = free_relaxation_bound(variant, time_limit=max(1.0, time_limit / 4))
+    rng = np.random.default_rng(0)
+    ascending = sorted(cards)
+    candidates = [ascending, ascending[::2] + ascending[1::2]]
+    while len(candidates) < orders:
+        # Low cards early (they build the table), with random swaps between neighbours.
+        order = list(ascending)
+        for i in rng.integers(0, len(order) - 1, size=len(order)):
+            order[i], order[i + 1] = order[i + 1], order[i]
+        candidates.append(order)
+    deadline = start + time_limit
+    best: tuple[int, Deal, list[int]] | None = None
+    tried = []
+    for config in BEAM_PORTFOLIO:
+        for order in candidates:
+            if time.perf_counter() >= deadline:
+                break
+            deal = Deal(tuple(order))
+            found = beam_plan(deal, grid, None, *config, deadline=deadline)
+            if found is not None:
+                tried.append(found[1])
+                if best is None or found[1] > best[0]:
+                    best = (found[1], deal, found[0])
+    if best is None:
+        raise RuntimeError(f"no free-draft plan of {variant} found within {time_limit} s")
+    score, deal, plan = best
+    state = replay(deal, plan, grid)
+    if state.score != score or state.discarded:
+        raise AssertionError(f"beam plan claims {score} but replays to {state.score}")
+    return OracleResult(
+        score=score,
+        bound=max(relax, score),
+        plan=tuple(zip(deal.cards, plan, strict=True)),
+        seconds=time.perf_counter() - start,
+        stats={"relaxation_bound": relax, "beam_runs": len(tried), "deal": str(deal)},
+    )
 
 
 def _free_result(model, solver, variant, grid, levels, bound, start, stats) -> OracleResult:

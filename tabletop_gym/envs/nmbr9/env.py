@@ -147,10 +147,9 @@ class Nmbr9Env(gym.Env):
 
     def _observation(self) -> dict[str, np.ndarray]:
         state = self.state
-        unseen = np.zeros(self.variant.max_value + 1, dtype=np.int16)
-        unseen += self.variant.copies
         drawn = state.deal.cards[: min(state.turn + 1, len(state.deal.cards))]
-        np.subtract.at(unseen, list(drawn), 1)
+        seen = np.bincount(np.asarray(drawn, dtype=np.intp), minlength=self.variant.max_value + 1)
+        unseen = (self.variant.copies - seen).astype(np.int16)
         card = -1 if state.card is None else state.card
         return {
             "height": state.height.astype(np.int16),

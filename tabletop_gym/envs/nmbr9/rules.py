@@ -301,6 +301,7 @@ class Nmbr9State:
         "discarded",
         "_hflat",
         "_tflat",
+        "_key",
         "_mask",
     )
 
@@ -317,6 +318,9 @@ class Nmbr9State:
         self.height = self._hflat[:-1].reshape(grid, grid)  # tiles stacked on each cell
         self.top = self._tflat[:-1].reshape(grid, grid)  # index (turn) of each cell's top tile, -1 none
         self.top_value = np.full((grid, grid), -1, dtype=np.int8)
+        # height << 16 | (top + 1) per cell: one gather and two reductions give a footprint's
+        # flatness, level and whether it rests on two different tiles.
+        self._key = np.zeros(grid * grid, dtype=np.int32)
         self.placements: list[Placement | None] = []  # one per card drawn; None = discarded
         self.turn = 0
         self.score = 0
@@ -347,14 +351,16 @@ class Nmbr9State:
         Vectorised over every placement at once; this is the action mask's hot path.
         """
         table = _tables(self.grid)[value]
-        h = self._hflat[table.cells]  # (10, n) heights under each placement
-        level = h.min(axis=0)
-        ok = level == h.max(axis=0)  # a flat footprint: the level is implied
+        key = self._key[table.cells]  # (10, n) height << 16 | (top + 1) under each placement
+        low = key.min(axis=0)
+        high = key.max(axis=0)
+        level = low >> 16
+        ok = level == (high >> 16)  # a flat footprint: the level is implied
         if self.levels is not None:
             ok &= level < self.levels
-        # On level >= 1 the tile must rest on two different tiles: the top tiles under it differ.
-        tops = self._tflat[table.cells]
-        ok &= (level == 0) | (tops.min(axis=0) != tops.max(axis=0))
+        # On level >= 1 the tile must rest on two different tiles: on a flat footprint, the keys
+        # differ exactly when the top tiles under it do.
+        ok &= (level == 0) | (low != high)
         # Unless it is the first tile of its level, it must touch a tile of that level along an edge.
         first_of_level = level >= self._hflat.max()
         if table.border.shape[0]:
@@ -414,6 +420,7 @@ class Nmbr9State:
         level = int(self.height[rows[0], cols[0]])
         self.height[rows, cols] += 1
         self.top[rows, cols] = self.turn
+        self._key[rows * self.grid + cols] = ((level + 1) << 16) | (self.turn + 1)
         self.top_value[rows, cols] = value
         self.placements.append(Placement(value, action, level))
         points = value * level
@@ -456,6 +463,7 @@ class Nmbr9State:
         other.levels = self.levels
         other._hflat = self._hflat.copy()
         other._tflat = self._tflat.copy()
+        other._key = self._key.copy()
         other.height = other._hflat[:-1].reshape(self.grid, self.grid)
         other.top = other._tflat[:-1].reshape(self.grid, self.grid)
         other.top_value = self.top_value.copy()
