@@ -1,9 +1,12 @@
 """Dominion on the command line: solve, play, evaluate, train, tournament and bench.
 
 The environment that ``evaluate`` and ``train`` use is the solitaire benchmark
-(``tabletop/DominionSolitaire-v0``, treasure-and-victory supply by default), whose every seed the
-oracle solves; its score is minus the turns taken. The game against bots
-(``tabletop/Dominion-v0``) is reached through ``play --opponents`` and ``tournament``.
+(``tabletop/DominionSolitaire-v0``, treasure-and-victory supply by default, ``--kingdom`` adds
+kingdom cards), whose every seed the oracle solves; its score is minus the turns taken. The oracle
+supports the kingdom cards without inner choices (Market, Merchant, Militia, Moat, Smithy,
+Village); for other kingdoms evaluation runs without it. The game against bots
+(``tabletop/Dominion-v0``) is reached through ``play --opponents`` and ``tournament``; ``figures``
+reports its win rate from the episodes' final infos (``result``) when given them.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from tqdm import tqdm
 
 import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.agents.dominion import BOTS, BigMoney, make_bot, solitaire_turns, tournament
+from tabletop_gym.agents.dominion import BOTS, BigMoney, make_bot, solitaire_turns, tournament, wilson
 from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.oracles import dominion as oracle
@@ -41,20 +44,46 @@ def _target(args: argparse.Namespace) -> int:
     return int(getattr(args, "target", None) or R.DEFAULT_TARGET)
 
 
+def _kingdom(args: argparse.Namespace) -> str:
+    """The solitaire kingdom of the command line ("" = treasure and victory cards only)."""
+    return getattr(args, "kingdom", None) or ""
+
+
 def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
     cache_dir = getattr(args, "cache", None)
     return oracle.solve_cached(deal, _target(args), OracleCache(cache_dir) if cache_dir else None,
-                               time_limit=float(getattr(args, "oracle_time_limit", 600.0)))
+                               time_limit=float(getattr(args, "oracle_time_limit", 600.0)),
+                               kingdom=_kingdom(args))
+
+
+def _oracle(deal: str, args: argparse.Namespace) -> OracleResult | None:
+    """The oracle where it supports the kingdom; None (no optimum column) otherwise."""
+    if not _oracle_supports(_kingdom(args)):
+        return None
+    return _solve(deal, args)
+
+
+def _oracle_supports(kingdom: str) -> bool:
+    try:
+        oracle.oracle_kingdom(kingdom)
+    except ValueError:
+        return False
+    return True
 
 
 def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    return {"target": _target(args), "kingdom": ""}
+    return {"target": _target(args), "kingdom": _kingdom(args)}
 
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "play", "evaluate", "train", "demo", "bench"):
         parser.add_argument("--target", type=int, default=R.DEFAULT_TARGET,
                             help="solitaire: Provinces to own (default 4)")
+    if command in ("solve", "evaluate", "train", "demo"):
+        parser.add_argument("--kingdom", default="",
+                            help="solitaire kingdom cards, comma-separated (default: none, treasure and "
+                                 "victory cards only); the oracle supports Market, Merchant, Militia, "
+                                 "Moat, Smithy, Village")
     if command in ("solve", "evaluate", "demo", "play"):
         parser.add_argument("--oracle-time-limit", type=float, default=600.0,
                             help="seconds per seed before the oracle reports a bound (default 600)")
@@ -84,6 +113,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument("--seed-games", type=int, default=2000,
                             help="games per seed-strategy pairing (default 2000; the seed used 10000)")
         parser.add_argument("--deals", type=int, default=10, help="seeds for the oracle timing (default 10)")
+        parser.add_argument("--oracle-kingdom", default="smithy",
+                            help='kingdom for the second oracle timing (default smithy; "" skips it)')
         parser.add_argument("--oracle-time-limit", type=float, default=300.0, help="seconds per oracle seed")
         parser.add_argument("--env-steps", type=int, default=20_000, help="steps per environment timing")
         parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for dominion.json")
@@ -92,6 +123,16 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
 def _figures(
     scores: Sequence[float], results: Sequence[OracleResult | None], infos: Sequence[dict] = ()
 ) -> dict[str, float]:
+    if infos and all("result" in info for info in infos):
+        # The game against bots (tabletop/Dominion-v0): scores are own VP, results +1/0/-1.
+        outcomes = [info["result"] for info in infos]
+        wins = sum(r == 1 for r in outcomes)
+        low, high = wilson(wins, len(outcomes))
+        return {"mean_vp": float(np.mean(scores)), "share_win": wins / len(outcomes),
+                "win_ci95_low": low, "win_ci95_high": high,
+                "share_shared": sum(r == 0 for r in outcomes) / len(outcomes),
+                "share_loss": sum(r == -1 for r in outcomes) / len(outcomes),
+                "mean_turns": float(np.mean([info["turns"] for info in infos]))}
     # The generic score/optimum column already reads fewest turns / turns taken (scores are -turns).
     turns = [-s for s in scores]
     out = {"mean_turns": float(np.mean(turns))}
@@ -110,14 +151,39 @@ def _deal(args: argparse.Namespace) -> str:
     return str(int(np.random.default_rng().integers(0, 2**63)))
 
 
+def _plan_by_turn(deal: str, plan: Sequence[int], target: int, kingdom: str) -> list[str]:
+    """The plan's decisions grouped by turn, as text (replayed through the engine)."""
+    state = R.DominionState(1, kingdom, deal, target)
+    turns: list[list[str]] = [[]]
+    for action in plan:
+        if state.decision == R.ACTION:
+            turns[-1].append("end actions;" if action == R.PASS else f"play {R.CARD_NAMES[action]},")
+        elif action != R.PASS:
+            turns[-1].append(f"buy {R.CARD_NAMES[action]}")
+        elif not any(t.startswith("buy") for t in turns[-1]):
+            turns[-1].append("buy nothing")
+        state.step(action)
+        if state.turns[0] == len(turns) and not state.done:
+            turns.append([])
+    return [" ".join(t) for t in turns if t]
+
+
+def _bots_for(kingdom: str) -> list[str]:
+    return ["big-money"] + (["smithy-big-money"] if R.SMITHY in R.parse_kingdom(kingdom) else [])
+
+
 def _solve_command(args: argparse.Namespace) -> int:
     deal = _deal(args)
     result = _solve(deal, args)
     status = "proven optimal" if result.optimal else f"best found; proven at least {-result.bound} turns"
-    print(f"seed     {deal}")
+    kingdom = _kingdom(args)
+    cards = ", ".join(R.CARD_NAMES[c] for c in R.parse_kingdom(kingdom)) or "none"
+    print(f"seed     {deal}; kingdom: {cards}")
     print(f"turns    {-result.score} to own {_target(args)} Provinces ({status}) in {result.seconds:.2f} s")
-    print("plan     " + " ".join(R.action_name(a) for a in result.plan) + "  (one buy per turn)")
-    print(f"big money on this seed: {solitaire_turns('big-money', int(deal), _target(args))} turns")
+    for i, text in enumerate(_plan_by_turn(deal, result.plan, _target(args), kingdom), 1):
+        print(f"turn {i:2d}  {text}")
+    for bot in _bots_for(kingdom):
+        print(f"{bot} on this seed: {solitaire_turns(bot, int(deal), _target(args), kingdom)} turns")
     return 0
 
 
@@ -167,11 +233,13 @@ def _play(args: argparse.Namespace) -> int:
             print(f"game over: you {outcome}; VP {state.scores()}, turns {state.turns}")
         return 0
     print(f"{'game over' if state.done else 'stopped'} after {state.turns[0]} turns")
-    if not opponents and (args.kingdom or "") in ("", "none"):
+    kingdom = args.kingdom or ""
+    if _oracle_supports(kingdom):
         result = _solve(deal, args)
         print(f"the fewest turns any play of this seed needs: {-result.bound}"
-              f"{'' if result.optimal else ' (a lower bound)'}; big money: "
-              f"{solitaire_turns('big-money', int(deal), _target(args))}")
+              f"{'' if result.optimal else ' (a lower bound)'}; "
+              + "; ".join(f"{bot}: {solitaire_turns(bot, int(deal), _target(args), kingdom)}"
+                          for bot in _bots_for(kingdom)))
     return 0
 
 
@@ -267,6 +335,20 @@ def _bench(args: argparse.Namespace) -> int:
     report["oracle_proven_optimal"] = sum(not np.isnan(o) for o in optimum)
     report["oracle_mean_fewest_turns"] = float(np.nanmean(optimum))
     report["big_money_mean_turns_on_those_seeds"] = statistics.mean(bm)
+    kingdom = args.oracle_kingdom
+    if kingdom:
+        # The exact search with kingdom cards (a cut-off seed counts with its time and no optimum).
+        label = "oracle_" + "_".join(R.CARD_NAMES[c].lower() for c in oracle.oracle_kingdom(kingdom))
+        results = [oracle.solve(seed, target, args.oracle_time_limit, kingdom=kingdom)
+                   for seed in tqdm(range(args.deals), desc=label, unit="seed")]
+        report[f"{label}_median_seconds"] = statistics.median(r.seconds for r in results)
+        report[f"{label}_max_seconds"] = max(r.seconds for r in results)
+        report[f"{label}_proven_optimal"] = sum(r.optimal for r in results)
+        report[f"{label}_mean_turns_found"] = statistics.mean(-r.score for r in results)
+        report[f"{label}_mean_lower_bound_turns"] = statistics.mean(-r.bound for r in results)
+        report[f"{label}_mean_best_bot_turns"] = statistics.mean(
+            min(solitaire_turns(b, seed, target, kingdom) for b in _bots_for(kingdom))
+            for seed in range(args.deals))
     report["solitaire_env_steps_per_second_median"] = statistics.median(
         [_env_rate(args.env_steps, s) for s in range(3)])
     width = max(len(k) for k in report)
@@ -288,10 +370,14 @@ SPEC = GameSpec(
     env_id=ENV_ID,
     agents={"random": lambda args: RandomAgent(), "greedy": lambda args: BigMoney(),
             **{name: _bot_agent(name) for name in BOTS if name != "random"}},
-    oracle=_solve,
+    oracle=_oracle,
     env_kwargs=_env_kwargs,
     add_arguments=_add_arguments,
     figures=_figures,
     commands={"solve": _solve_command, "play": _play, "bench": _bench, "tournament": _tournament},
     score_name="minus turns",
+    # Episodes are long (20-60 decisions, one reward per turn): rollouts of 256 steps in each of the
+    # 8 environments hold several whole episodes; gamma 1 because the return is the turn count itself.
+    ppo={"n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4, "gamma": 1.0,
+         "gae_lambda": 0.95, "ent_coef": 0.01, "net_arch": [128, 128]},
 )
