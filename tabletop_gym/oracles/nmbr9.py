@@ -23,14 +23,21 @@ smaller "model grid" (to find good plans fast on a big board) its bound is not u
 
 **Certificates.** Every plan is replayed through the engine (``tabletop_gym.envs.nmbr9.rules``) on
 the requested grid before it is reported; a model bug shows up as an error, never as a wrong number.
-The models place every card (as the rules demand on any grid with room for it). The bound is over
-plays that place every card: a tile is discarded only when it fits nowhere, which on the default
-20x20 grid does not happen to a 20-card game in practice.
+The rules discard a card that fits nowhere (small grids only). Known-draft bounds cover such plays:
+the relaxation counts a discarded card as a table tile (only loosening it), and the known-draft
+placement model may leave out any card but the first (a relaxation of the forced discard); its
+plan is used only when the engine discards exactly the cards it left out. The free-draft models
+place every card: their bounds are over plays that place every card, which on the default 20x20
+grid is every play of a 20-card game in practice.
+
+**Plans for big boards.** The placement model on a 20x20 board is far too big to help, so plans
+come from a portfolio of beam searches over the engine's own legal placements (``beam_plan``).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -121,6 +128,7 @@ class _PlacementModel:
         copies: int | None = None,
         level_major: bool = False,
         slot_levels: Sequence[int] | None = None,
+        allow_skip: bool = False,
     ) -> None:
         self.grid = grid
         self.levels = levels
@@ -132,6 +140,7 @@ class _PlacementModel:
         all_values = tuple(sorted({v for vs in self.slot_values for v in vs}))
         # x[s] : list of (value, shape index, level, var)
         self.x: list[list[tuple[int, int, int, cp_model.IntVar]]] = []
+        self.skips: list = []
         occ: dict[tuple[int, int, int], list] = {}  # (slot, level, cell) -> vars
         at_level: dict[tuple[int, int], list] = {}  # (slot, level) -> vars
         objective = []
@@ -152,7 +161,17 @@ class _PlacementModel:
                             occ.setdefault((s, lv, c), []).append(var)
                         if v and lv:
                             objective.append(v * lv * var)
-            m.add_exactly_one(var for *_, var in row)
+            if allow_skip and s > 0:
+                # The card may be left out. The rules discard a card only when it fits nowhere;
+                # leaving cards out freely only adds plays, so the model stays a relaxation of
+                # the game and its bound holds for plays with forced discards too. (The first
+                # card always fits on an empty grid.)
+                skip = m.new_bool_var(f"skip{s}")
+                self.skips.append(skip)
+                m.add_exactly_one([var for *_, var in row] + [skip])
+            else:
+                self.skips.append(None)
+                m.add_exactly_one(var for *_, var in row)
             self.x.append(row)
         # No overlap on any level.
         for lv in range(levels):
@@ -243,8 +262,20 @@ class _PlacementModel:
             level_of = [sum(lv * var for _, _, lv, var in row if lv) for row in self.x]
             for s in range(1, k):
                 m.add(level_of[s - 1] <= level_of[s])
-        m.maximize(sum(objective))
+        # With skips: the score times (k + 1), less one per card left out, so that among plays of
+        # equal score the solver prefers those that place every card (see ``score_bound``).
+        self.scale = k + 1 if allow_skip else 1
+        skips = [b for b in self.skips if b is not None]
+        m.maximize(self.scale * sum(objective) - sum(skips))
         self.num_vars = sum(len(row) for row in self.x)
+
+    def score_bound(self, solver: cp_model.CpSolver) -> int:
+        """A proven bound on the score: objective = scale * score - skips with skips < scale."""
+        return math.floor((solver.best_objective_bound + self.scale - 1) / self.scale + 1e-6)
+
+    def score(self, solver: cp_model.CpSolver) -> int:
+        skipped = sum(solver.value(b) for b in self.skips if b is not None)
+        return round((solver.objective_value + skipped) / self.scale)
 
     def hint(self, values: Sequence[int], actions: Sequence[int], levels: Sequence[int]) -> None:
         for s, row in enumerate(self.x):
@@ -259,12 +290,12 @@ class _PlacementModel:
         status = solver.solve(self.model)
         return solver, status
 
-    def plan(self, solver: cp_model.CpSolver) -> list[tuple[int, int]]:
-        """(value, action) per slot from the solver's best solution."""
+    def plan(self, solver: cp_model.CpSolver) -> list[tuple[int, int] | None]:
+        """(value, action) per slot from the solver's best solution; None for a card left out."""
         out = []
         for row in self.x:
             chosen = [(v, _shapes(v, self.grid)[i].action) for v, i, _, var in row if solver.value(var)]
-            out.append(chosen[0])
+            out.append(chosen[0] if chosen else None)
         return out
 
 
@@ -544,7 +575,10 @@ def solve(
 
     ``bound`` is the least of the grid-free relaxation bound and, when the placement model covers
     the whole game, the model's proven bound: a valid upper bound on every play of the deal on
-    ``grid`` that places every card, even when a solver stops at its time limit.
+    ``grid``, even when a solver stops at its time limit. Plays where the rules discard a card that
+    fits nowhere (small grids) are covered: the relaxation counts a discarded card as a table tile
+    (which only loosens it), and the placement model on the full grid may leave any card but the
+    first out. Plans may contain such forced discards; the engine replays them.
     """
     start = time.perf_counter()
     deadline = start + time_limit
@@ -557,7 +591,7 @@ def solve(
         raise ValueError(f"model_grid ({model_grid}) must not exceed grid ({grid})")
     lv_cap = _level_cap(len(values), levels)
     model_cap = lv_cap if model_levels is None else min(lv_cap, model_levels)
-    relax = relaxation_bound(values, levels, time_limit=max(2.0, min(30.0, time_limit / 4)))
+    relax = relaxation_bound(values, levels, time_limit=min(30.0, max(0.5, time_limit / 4)))
     bound = relax
     best: Nmbr9State | None = None
     best_plan: list[int] = []
@@ -565,7 +599,7 @@ def solve(
     def offer(plan: list[int], source: str) -> None:
         nonlocal best, best_plan
         state = replay(deal, plan, grid, levels)
-        if state.done and not state.discarded and (best is None or state.score > best.score):
+        if state.done and (best is None or state.score > best.score):
             best, best_plan = state, list(plan)
             stats["source"] = source
 
@@ -587,8 +621,11 @@ def solve(
     stats["beam_runs"] = beam_scores
     remaining = deadline - time.perf_counter()
     if placement_model and (best is None or best.score < bound) and remaining > 0.1:
-        model = _PlacementModel([[v] for v in values], model_grid, model_cap)
-        hint = None if best is None else _fit_plan(values, best_plan, grid, model_grid)
+        whole = model_grid == grid and model_cap == lv_cap  # else the model solves a restricted game
+        model = _PlacementModel([[v] for v in values], model_grid, model_cap, allow_skip=whole)
+        hint = None
+        if best is not None and not best.discarded:
+            hint = _fit_plan(values, best_plan, grid, model_grid)
         if hint is None and model_grid < grid:
             small = greedy_plan(deal, model_grid, levels)
             hint = small if len(small) == len(values) else None
@@ -602,20 +639,28 @@ def solve(
             variables=model.num_vars,
             model_grid=model_grid,
             model_levels=model_cap,
-            model_bound=solver.best_objective_bound,
         )
-        if status == cp_model.INFEASIBLE and model_grid == grid and model_cap == lv_cap:
-            raise RuntimeError(f"no play places every card of {deal} on a {model_grid}-grid")
+        if status == cp_model.INFEASIBLE and whole:
+            raise RuntimeError(f"the placement model of {deal} on a {model_grid}-grid is infeasible")
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            plan = translate_plan(deal, [a for _, a in model.plan(solver)], model_grid, grid)
-            state = replay(deal, plan, grid, levels)
-            if state.discarded or state.score != round(solver.objective_value):
-                raise AssertionError(
-                    f"model claims {solver.objective_value} but its plan replays to {state.score} on {deal}"
-                )
-            offer(plan, "placement model")
-        if model_grid == grid and model_cap == lv_cap and status != cp_model.UNKNOWN:
-            bound = min(bound, int(solver.best_objective_bound + 1e-6))
+            chosen = model.plan(solver)
+            placed = [p[1] for p in chosen if p is not None]
+            plan = translate_plan(deal, placed, model_grid, grid)
+            try:
+                state = replay(deal, plan, grid, levels)
+            except ValueError:
+                state = None  # the model left out a card that fits: not a play of the game
+            if state is not None and [p is None for p in state.placements] == [p is None for p in chosen]:
+                if state.score != model.score(solver):
+                    raise AssertionError(
+                        f"model claims {model.score(solver)} but its plan replays to {state.score} on {deal}"
+                    )
+                offer(plan, "placement model")
+            else:
+                stats["model_plan"] = "leaves out a card that fits; not used"
+        if whole and status != cp_model.UNKNOWN:
+            stats["model_bound"] = model.score_bound(solver)
+            bound = min(bound, stats["model_bound"])
     if best is None:
         raise RuntimeError(f"no plan placing every card of {deal} found within {time_limit} s")
     return OracleResult(
@@ -720,7 +765,7 @@ def solve_free_beam(
     start = time.perf_counter()
     variant = Variant.parse(variant) if isinstance(variant, str) else variant
     cards = sorted(variant.full_deck, reverse=True)[: variant.cards]
-    relax = free_relaxation_bound(variant, time_limit=max(1.0, time_limit / 4))
+    relax = free_relaxation_bound(variant, time_limit=min(60.0, max(0.5, time_limit / 4)))
     rng = np.random.default_rng(0)
     ascending = sorted(cards)
     candidates = [ascending, ascending[::2] + ascending[1::2]]
@@ -743,8 +788,10 @@ def solve_free_beam(
                 tried.append(found[1])
                 if best is None or found[1] > best[0]:
                     best = (found[1], deal, found[0])
-    if best is None:
-        raise RuntimeError(f"no free-draft plan of {variant} found within {time_limit} s")
+    if best is None:  # out of time before any beam finished: the greedy player on the first order
+        deal = Deal(tuple(candidates[0]))
+        plan = greedy_plan(deal, grid)
+        best = (replay(deal, plan, grid).score, deal, plan)
     score, deal, plan = best
     state = replay(deal, plan, grid)
     if state.score != score or state.discarded:
@@ -826,12 +873,13 @@ def _as_deal(deal: Deal | str, variant: Variant | None) -> Deal:
 def check(
     deal: Deal | str, result: OracleResult, grid: int = DEFAULT_GRID, levels: int | None = None
 ) -> bool:
-    """True if ``result``'s plan replays through the engine, placing every card, to its score."""
+    """True if ``result``'s plan replays through the engine to its score (the engine discards a card
+    that fits nowhere, as the rules do; the plan then has no action for it)."""
     try:
         state = replay(_as_deal(deal, None), result.plan, grid, levels)
     except (ValueError, RuntimeError, TypeError):
         return False
-    return state.done and not state.discarded and state.score == result.score <= result.bound
+    return state.done and state.score == result.score <= result.bound
 
 
 def check_free(
