@@ -12,7 +12,7 @@ import tabletop_gym  # noqa: F401
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
 from tabletop_gym.envs.war.env import WarEnv
-from tabletop_gym.envs.war.rules import WarRules, parse_deal, replay
+from tabletop_gym.envs.war.rules import parse_deal, replay
 
 
 @pytest.mark.parametrize("observation", ["full", "hidden"])
@@ -125,16 +125,22 @@ def test_illegal_action_and_finished_episode_raise() -> None:
     assert err.value.legal == [int(a) for a in np.flatnonzero(info["action_mask"])]
     with pytest.raises(IllegalActionError):
         env.step("two")
-    rules = WarRules(ranks=2, suits=1)
-    small = WarEnv(ranks=2, suits=1)
-    _, info = small.reset(options={"deal": "3/2"})
-    _, reward, term, trunc, info = small.step(0)
-    assert (reward, term, trunc, info["result"], info["tricks"]) == (1.0, True, False, 1, 1)
+    small = WarEnv(ranks=3, suits=1)
+    _, info = small.reset(options={"deal": "4/23"})  # 4 takes 2; player 1 still holds a 3
+    assert list(info["action_mask"]) == [1, 0, 1]
+    _, reward, term, trunc, info = small.step(2)  # the 4 comes up next and takes the 3
+    assert (reward, term, trunc, info["result"], info["tricks"], info["score"]) == (
+        1.0,
+        True,
+        False,
+        1,
+        2,
+        1.0,
+    )
     with pytest.raises(GameOverError):
         small.step(0)
-    _, info = small.reset(options={"deal": "2/3"})  # player 0 never has a choice
+    _, info = small.reset(options={"deal": "2/34"})  # player 0 never has a choice
     assert info["game_over"] and info["action_mask"].sum() == 0 and info["result"] == -1
-    assert rules.num_cards == 2
 
 
 def test_deal_option_and_bad_input() -> None:

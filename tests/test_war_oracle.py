@@ -111,7 +111,7 @@ def test_exact_search_refuses_random_and_huge() -> None:
             WarRules(ranks=3, suits=2, pickup="random"),
         )
     with pytest.raises(ValueError, match="too large"):
-        exact_solve(random_deal(1, WarRules()), WarRules(), max_positions=1000)
+        exact_solve(random_deal(1, WarRules()), WarRules(), max_positions=50)
 
 
 def test_simulate_rows_are_plausible_on_full_deck() -> None:
@@ -119,3 +119,50 @@ def test_simulate_rows_are_plausible_on_full_deck() -> None:
     rows = simulate_many(random_decks(200, 0, rules), rules)
     assert set(np.unique(rows[:, 0])) <= {-1, 0, 1}
     assert (rows[:, 1] > 0).all()
+
+
+def _brute_most_cards(deal, rules: WarRules, tricks: int) -> int:
+    """Every decision sequence through the engine with max_tricks = tricks: the most cards held."""
+    limited = rules.replace(max_tricks=tricks)
+    best = -1
+    stack = [[]]
+    while stack:
+        choices = stack.pop()
+        game = replay(deal, limited, choices)
+        if game.over:
+            held = rules.num_cards if game.state.winner == 0 else game.state.cards_held(0)
+            best = max(best, held)
+            continue
+        stack.extend(choices + [rank] for rank in game.legal_ranks())
+    return best
+
+
+@pytest.mark.parametrize("pickup", ["winner_first", "loser_first", "high_first"])
+def test_horizon_search_matches_brute_force(pickup: str) -> None:
+    from tabletop_gym.oracles.war.horizon import solve_horizon
+
+    rules = WarRules(ranks=3, suits=3, face_down=1, pickup=pickup)
+    for seed in range(5):
+        deal = random_deal(seed, rules)
+        for tricks in (3, 5):
+            result = solve_horizon(deal, tricks, rules)
+            assert result.optimal
+            assert result.score == _brute_most_cards(deal, rules, tricks)
+
+
+def test_horizon_search_full_deck_plan_replays() -> None:
+    from tabletop_gym.envs.war.rules import WarGame
+    from tabletop_gym.oracles.war.horizon import solve_horizon
+
+    rules = WarRules()
+    deal = random_deal(0, rules)
+    result = solve_horizon(deal, 20, rules)
+    game = WarGame(deal, rules.replace(max_tricks=20), controlled=0)
+    for rank in result.plan:
+        game.choose(rank)
+    assert game.over and game.state.tricks == 20
+    assert len(game.state.piles[0]) == result.score
+    # With no choice before player 0 reaches its won cards, the first tricks are plain simulation.
+    assert solve_horizon(deal, 3, rules).score == 52 - len(
+        WarGame(deal, rules.replace(max_tricks=3), controlled=None).state.piles[1]
+    )

@@ -165,9 +165,9 @@ def test_controlled_player_chooses_card_by_card() -> None:
 def test_stepping_a_finished_game_raises() -> None:
     rules = WarRules(ranks=2, suits=1)
     game = WarGame(parse_deal("3/2", rules), rules)
-    assert game.awaiting  # player 0 took 3 and 2: two ranks to order
-    game.choose(0)
-    assert game.over and game.outcome(0) == 1
+    # Player 0 takes the last card of player 1: won whatever the order, so no decision is asked.
+    assert game.over and game.choices == []
+    assert game.outcome(0) == 1 and game.outcome(0) == 1
     with pytest.raises(GameOverError):
         game.choose(0)
     with pytest.raises(GameOverError):

@@ -284,8 +284,8 @@ class WarGame:
     With ``controlled=None`` the game runs to its end at once (a simulation); under deterministic
     rules a repeated position ends it as a draw (``cycle_start``/``cycle_period`` say where). With a
     controlled player the game stops at each pickup of theirs where the choice matters (the pot
-    holds more than one distinct rank); ``choose(rank)`` places one card and plays on. A pot whose
-    remaining cards all share one rank is placed automatically.
+    holds more than one distinct rank and the other player still has cards); ``choose(rank)``
+    places one card and plays on. Other pots are placed automatically.
     """
 
     def __init__(
@@ -359,11 +359,11 @@ class WarGame:
                     return
                 state.play_trick()
             elif state.taker == self.controlled:
-                if len(state.to_place) > 1:
+                # With the other pile empty the game is won whatever the order: no decision.
+                if len(state.to_place) > 1 and state.piles[1 - state.taker]:
                     return
-                # One rank left: no choice to make.
-                rank = next(iter(state.to_place))
-                state.place_all([rank] * state.to_place[rank])
+                # No choice to make: one rank left, or the game is already won.
+                state.place_all(sorted(state.to_place.elements()))
             else:
                 state.place_all(convention_order(state.pots, state.taker, self.rules.pickup, self.rng))
 

@@ -23,6 +23,7 @@ from tabletop_gym.envs.war.rules import (
     DEFAULT_RULES,
     MAX_TRICKS,
     Deal,
+    WarGame,
     WarRules,
     convention_order,
     parse_deal,
@@ -80,6 +81,23 @@ def choices_of(order: tuple[int, ...]) -> list[int]:
     return out
 
 
+def plan_for_orders(deal: Deal, rules: WarRules, orders: list[tuple[int, ...]]) -> list[int]:
+    """Player 0's decisions that place its pots in ``orders`` (one per pot it takes, in turn),
+    asked of the engine itself, so decisions the engine never asks for are left out."""
+    game = WarGame(deal, rules, controlled=0)
+    plan: list[int] = []
+    for order in orders:
+        if not game.awaiting:
+            break
+        trick = game.state.tricks
+        for rank in order:
+            if not game.awaiting or game.state.tricks != trick:
+                break
+            game.choose(rank)
+            plan.append(rank)
+    return plan
+
+
 class PositionGraph:
     """The positions reachable from a deal, with player 0's moves between them."""
 
@@ -128,12 +146,14 @@ class PositionGraph:
                     self.parent[child] = (pos, order)
                     queue.append(child)
 
-    def path_to(self, pos: Position) -> list[int]:
+    def path_to(self, pos: Position) -> list[tuple[int, ...]]:
+        """Player 0's pot orders along the path from the root to ``pos``."""
         orders = []
         while pos != self.root:
             pos, order = self.parent[pos]
-            orders.append(order)
-        return [c for order in reversed(orders) for c in choices_of(order)]
+            if order:
+                orders.append(order)
+        return orders[::-1]
 
     def survival_moves(self) -> dict[Position, tuple[Position, tuple[int, ...]]] | None:
         """For each position from which the game can last forever, a move that keeps it so.
@@ -173,13 +193,13 @@ def solve(deal: Deal | str, rules: WarRules = DEFAULT_RULES, max_positions: int 
     start = time.perf_counter()
     graph = PositionGraph(deal, rules, max_positions)
     if graph.first_win is not None:
-        value, plan = _WIN, graph.path_to(graph.first_win)
+        value, plan = _WIN, plan_for_orders(deal, rules, graph.path_to(graph.first_win))
     elif graph.first_both_out is not None:
-        value, plan = _DRAW, graph.path_to(graph.first_both_out)
+        value, plan = _DRAW, plan_for_orders(deal, rules, graph.path_to(graph.first_both_out))
     else:
         moves = graph.survival_moves()
         if moves is not None and len(graph.depth) < rules.max_tricks:
-            value, plan = _DRAW, _survive(graph, moves, rules.max_tricks)
+            value, plan = _DRAW, plan_for_orders(deal, rules, _survive(graph, moves, rules.max_tricks))
         elif moves is None and len(graph.depth) < rules.max_tricks:
             value, plan = _LOSS, _any_play(deal, rules)
         else:
@@ -206,13 +226,14 @@ def solve(deal: Deal | str, rules: WarRules = DEFAULT_RULES, max_positions: int 
     )
 
 
-def _survive(graph: PositionGraph, moves: dict, max_tricks: int) -> list[int]:
+def _survive(graph: PositionGraph, moves: dict, max_tricks: int) -> list[tuple[int, ...]]:
     pos = graph.root
-    plan: list[int] = []
+    orders = []
     for _ in range(max_tricks):
         pos, order = moves[pos]
-        plan.extend(choices_of(order))
-    return plan
+        if order:
+            orders.append(order)
+    return orders
 
 
 def _any_play(deal: Deal, rules: WarRules) -> list[int]:
