@@ -85,7 +85,8 @@ class WarEnv(gym.Env):
 
     ## Info
     `action_mask`, `deal`, `score`, `tricks` (completed tricks), `cards` (cards you hold, counting
-    pot cards still to place), `result` (+1/0/-1, 0 while the game goes on), `game_over`.
+    pot cards still to place), `result` (+1/0/-1, 0 while the game goes on), `game_over`, `pots`
+    (each player's cards on the table this trick, in played order, while you pick them up).
     `score` is the result, or, with a `horizon`, the cards you hold when the episode ends (all of
     them after a win, none after a loss): the quantity `tabletop_gym.oracles.war` bounds.
 
@@ -221,6 +222,9 @@ class WarEnv(gym.Env):
             "cards": cards,
             "result": result,
             "game_over": game.over,
+            # The cards each player put on the table this trick, in played order (empty when no
+            # pickup is pending): what the pickup conventions are defined on.
+            "pots": [list(p) for p in state.pots] if game.awaiting else [[], []],
         }
 
 
