@@ -48,6 +48,7 @@ from ortools.sat.python import cp_model
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
+    Cells,
     Deal,
     Nmbr9State,
     Variant,
@@ -58,6 +59,7 @@ from tabletop_gym.envs.nmbr9.rules import (
     parse_deal,
     replay,
     tile_area,
+    tile_rotations,
     translate_plan,
 )
 
@@ -342,12 +344,142 @@ def _rot_cells(value: int, rotation: int) -> tuple[tuple[int, int], ...]:
 # Grid-free bounds
 
 
-def relaxation_bound(values: Sequence[int], levels: int | None = None, time_limit: float = 10.0) -> int:
+# PAIR_COVER[a][b]: the most area that tiles on level L can cover when level L-1 holds exactly the
+# two tiles a and b (computed by ``pair_cover_table``; tests recompute it and check it against
+# the engine). The pair's own area is the sum of the two tile areas.
+PAIR_COVER: tuple[tuple[int, ...], ...] = (
+    (14, 14, 12, 14, 15, 15, 15, 10, 10, 15),
+    (14, 10, 10, 10, 10, 13, 10, 9, 10, 14),
+    (12, 10, 16, 12, 15, 15, 12, 10, 16, 16),
+    (14, 10, 12, 14, 10, 15, 13, 10, 12, 14),
+    (15, 10, 15, 10, 10, 15, 15, 10, 10, 15),
+    (15, 13, 15, 15, 15, 16, 15, 10, 10, 15),
+    (15, 10, 12, 13, 15, 15, 15, 10, 10, 15),
+    (10, 9, 10, 10, 10, 10, 10, 10, 10, 15),
+    (10, 10, 16, 12, 10, 10, 10, 10, 16, 16),
+    (15, 14, 16, 14, 15, 15, 15, 15, 16, 20),
+)
+
+
+def pair_cover(a: int, b: int) -> int:
+    """The most area level L can hold on a level L-1 of exactly the tiles ``a`` and ``b``.
+
+    Exhaustive: ``a`` unturned (turning the whole stack turns every tile, and every turn of a tile
+    is allowed), ``b`` in every distinct turn and every position that touches ``a`` along an edge
+    without overlap (the second tile of a level must touch the first); then the largest total area
+    of non-overlapping tiles of any values and turns that lie inside the union of ``a`` and ``b``
+    and cover cells of both (a tile on level L covers only cells of level L-1 tiles and rests on
+    at least two; here there are only two). The order of the tiles on level L and their
+    adjacency are ignored, and every value is allowed any number of times, so the result is an
+    upper bound on what any play can put there.
+    """
+    size = 12  # a window holding a at (4, 4) and every b touching it
+    unit = [1 << i for i in range(size * size)]
+
+    def bits(cells: Cells, dr: int, dc: int) -> int | None:
+        out = 0
+        for r, c in cells:
+            if not (0 <= r + dr < size and 0 <= c + dc < size):
+                return None
+            out |= unit[(r + dr) * size + c + dc]
+        return out
+
+    def edge_neighbours(mask: int) -> int:
+        out = 0
+        for i in range(size * size):
+            if mask >> i & 1:
+                r, c = divmod(i, size)
+                for rr, cc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+                    if 0 <= rr < size and 0 <= cc < size:
+                        out |= unit[rr * size + cc]
+        return out & ~mask
+
+    tiles = _window_placements(size)
+    first = bits(tile_rotations(a)[0], 4, 4)
+    around = edge_neighbours(first)
+    best = 0
+    for rotation in distinct_rotations(b):
+        for dr in range(size):
+            for dc in range(size):
+                second = bits(tile_rotations(b)[rotation], dr, dc)
+                if second is None or second & first or not second & around:
+                    continue
+                union = first | second
+                fits = [(m, area) for m, area in tiles if not m & ~union and m & first and m & second]
+                best = max(best, _best_packing(fits))
+    return best
+
+
+@functools.cache
+def _window_placements(size: int) -> tuple[tuple[int, int], ...]:
+    out = []
+    for v in range(10):
+        for rotation in distinct_rotations(v):
+            cells = tile_rotations(v)[rotation]
+            height = max(r for r, _ in cells) + 1
+            width = max(c for _, c in cells) + 1
+            for dr in range(size - height + 1):
+                for dc in range(size - width + 1):
+                    mask = 0
+                    for r, c in cells:
+                        mask |= 1 << ((r + dr) * size + c + dc)
+                    out.append((mask, tile_area(v)))
+    return tuple(out)
+
+
+def _best_packing(fits: list[tuple[int, int]]) -> int:
+    """Largest total area of pairwise disjoint masks (depth-first; a few dozen masks at most)."""
+    best = 0
+
+    def grow(start: int, used: int, area: int) -> None:
+        nonlocal best
+        best = max(best, area)
+        for j in range(start, len(fits)):
+            mask, a = fits[j]
+            if not mask & used:
+                grow(j + 1, used | mask, area + a)
+
+    grow(0, 0, 0)
+    return best
+
+
+def pair_cover_table() -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(pair_cover(a, b) for b in range(10)) for a in range(10))
+
+
+def _add_pair_cuts(m: cp_model.CpModel, on_level: list[list[tuple[int, object]]]) -> None:
+    """If level L-1 ends with at most two tiles, level L's area is at most ``PAIR_COVER`` of them.
+
+    ``on_level[L]`` lists (value, Boolean "this card is on level L"). With one tile on L-1, L is
+    empty anyway (two tiles needed below); with two, the cut is ``pair_cover``'s argument.
+    """
+    for lv in range(1, len(on_level)):
+        below = on_level[lv - 1]
+        if len(below) < 2 or not on_level[lv]:
+            continue
+        few = m.new_bool_var(f"few{lv - 1}")
+        count = sum(var for _, var in below)
+        m.add(count <= 2).only_enforce_if(few)
+        m.add(count >= 3).only_enforce_if(few.Not())
+        area = sum(tile_area(v) * var for v, var in on_level[lv])
+        for i, (a, x) in enumerate(below):
+            for b, y in below[i + 1 :]:
+                if PAIR_COVER[a][b] < tile_area(a) + tile_area(b):
+                    m.add(area <= PAIR_COVER[a][b]).only_enforce_if([x, y, few])
+
+
+def relaxation_bound(
+    values: Sequence[int], levels: int | None = None, time_limit: float = 10.0, pair_cuts: bool = True
+) -> int:
     """An upper bound for a known card order, valid on every grid.
 
     Each card goes on one level; up to every card, the area placed on level L cannot exceed the
-    area on level L-1 placed strictly before it, and a card on level L >= 1 needs two earlier cards
-    on L-1. Every play satisfies this, so the optimum of this small model bounds every play.
+    area on level L-1 placed strictly before it (every cell of a level-L tile lies on a level L-1
+    tile placed earlier), and a card on level L >= 1 needs two earlier cards on L-1. With
+    ``pair_cuts``, a level L-1 of at most two tiles holds at most ``PAIR_COVER`` of them on
+    level L (``_add_pair_cuts``). Every play satisfies all of this (a card the rules discard
+    counts as a table tile, which only loosens the constraints), so the optimum of this small
+    model, and the solver's proven bound on it, bound every play.
     """
     k = len(values)
     top = _level_cap(k, levels)
@@ -363,16 +495,47 @@ def relaxation_bound(values: Sequence[int], levels: int | None = None, time_limi
             before = [tile_area(values[t]) * y[t][lv - 1] for t in range(s) if y[t][lv - 1] is not None]
             m.add(sum(upto) <= sum(before))
             m.add(sum(y[t][lv - 1] for t in range(s) if y[t][lv - 1] is not None) >= 2 * y[s][lv])
+    if pair_cuts:
+        on_level = [[(values[s], y[s][lv]) for s in range(k) if y[s][lv] is not None] for lv in range(top)]
+        _add_pair_cuts(m, on_level)
+        # The same at every moment: when card s goes on level L and level L-1 then holds at most
+        # two tiles, the level-L area so far, s included, lies on those two.
+        for s in range(k):
+            for lv in range(1, top):
+                if y[s][lv] is None:
+                    continue
+                below = [(values[t], y[t][lv - 1]) for t in range(s) if y[t][lv - 1] is not None]
+                if len(below) < 2:
+                    continue
+                few = m.new_bool_var(f"few{s}_{lv}")
+                count = sum(var for _, var in below)
+                m.add(count <= 2).only_enforce_if(few)
+                m.add(count >= 3).only_enforce_if(few.Not())
+                area = sum(tile_area(values[t]) * y[t][lv] for t in range(s + 1) if y[t][lv] is not None)
+                for i, (a, x) in enumerate(below):
+                    for b, z in below[i + 1 :]:
+                        if PAIR_COVER[a][b] < tile_area(a) + tile_area(b):
+                            m.add(area <= PAIR_COVER[a][b]).only_enforce_if([x, z, few, y[s][lv]])
+    for s in range(k):
+        m.add_hint(y[s][0], True)  # everything on the table: a play, so the solver has one at once
+        for var in y[s][1:]:
+            if var is not None:
+                m.add_hint(var, False)
     m.maximize(
         sum(values[s] * lv * y[s][lv] for s in range(k) for lv in range(1, top) if y[s][lv] is not None)
     )
-    return _solve_bound(m, time_limit)
+    # Trivial bound: every card on the highest level it could reach.
+    fallback = sum(values[s] * max(lv for lv in range(top) if y[s][lv] is not None) for s in range(k))
+    return _solve_bound(m, time_limit, fallback)
 
 
-def free_relaxation_bound(variant: Variant, levels: int | None = None, time_limit: float = 10.0) -> int:
+def free_relaxation_bound(
+    variant: Variant, levels: int | None = None, time_limit: float = 10.0, pair_cuts: bool = True
+) -> int:
     """An upper bound for the free draft of ``variant``, valid on every grid: choose ``k`` cards and a
-    level for each; each level's area is at most the level under it, and a level in use stands on at
-    least two tiles."""
+    level for each; each level's area is at most the level under it, a level in use stands on at
+    least two tiles, and (``pair_cuts``) a level of at most two tiles holds at most ``PAIR_COVER``
+    of them on the level above."""
     deck = variant.full_deck
     top = _level_cap(variant.cards, levels)
     m = cp_model.CpModel()
@@ -391,8 +554,11 @@ def free_relaxation_bound(variant: Variant, levels: int | None = None, time_limi
     for i in range(1, len(deck)):
         if deck[i] == deck[i - 1]:
             m.add(sum(lv * z[i][lv] for lv in range(top)) <= sum(lv * z[i - 1][lv] for lv in range(top)))
+    if pair_cuts:
+        _add_pair_cuts(m, [[(deck[i], z[i][lv]) for i in range(len(deck))] for lv in range(top)])
     m.maximize(sum(deck[i] * lv * z[i][lv] for i in range(len(deck)) for lv in range(1, top)))
-    return _solve_bound(m, time_limit)
+    fallback = sum(sorted(deck, reverse=True)[: variant.cards]) * (top - 1)
+    return _solve_bound(m, time_limit, fallback)
 
 
 def _level_cap(k: int, levels: int | None) -> int:
@@ -400,14 +566,18 @@ def _level_cap(k: int, levels: int | None) -> int:
     return cap if levels is None else min(levels, cap)
 
 
-def _solve_bound(m: cp_model.CpModel, time_limit: float) -> int:
+def _solve_bound(m: cp_model.CpModel, time_limit: float, fallback: int) -> int:
+    """The solver's proven bound on the relaxation, or ``fallback`` (a trivial bound) when it
+    stopped before finding a first solution (CP-SAT then reports a bound of 0, not a bound)."""
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = time_limit
     solver.parameters.num_workers = 2
     status = solver.solve(m)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if status in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
         raise RuntimeError(f"the bound model ended with status {solver.status_name(status)}")
-    return int(solver.best_objective_bound + 1e-6)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return fallback  # stopped before a first solution: the reported bound then means nothing
+    return min(fallback, math.floor(solver.best_objective_bound + 1e-6))
 
 
 
@@ -591,7 +761,7 @@ def solve(
         raise ValueError(f"model_grid ({model_grid}) must not exceed grid ({grid})")
     lv_cap = _level_cap(len(values), levels)
     model_cap = lv_cap if model_levels is None else min(lv_cap, model_levels)
-    relax = relaxation_bound(values, levels, time_limit=min(30.0, max(0.5, time_limit / 4)))
+    relax = relaxation_bound(values, levels, time_limit=min(30.0, max(1.5, time_limit / 4)))
     bound = relax
     best: Nmbr9State | None = None
     best_plan: list[int] = []
@@ -765,7 +935,7 @@ def solve_free_beam(
     start = time.perf_counter()
     variant = Variant.parse(variant) if isinstance(variant, str) else variant
     cards = sorted(variant.full_deck, reverse=True)[: variant.cards]
-    relax = free_relaxation_bound(variant, time_limit=min(60.0, max(0.5, time_limit / 4)))
+    relax = free_relaxation_bound(variant, time_limit=min(60.0, max(1.5, time_limit / 4)))
     rng = np.random.default_rng(0)
     ascending = sorted(cards)
     candidates = [ascending, ascending[::2] + ascending[1::2]]

@@ -87,8 +87,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument(
             "--time-limit",
             type=float,
-            default=10.0,
-            help="oracle seconds per known-draft deal (default 10; the target budget is 300)",
+            default=15.0,
+            help="oracle seconds per known-draft deal (default 15; the issue's budget is 300)",
         )
         parser.add_argument(
             "--free-time-limit", type=float, default=20.0, help="seconds for free draft 9-2-20 (default 20)"
