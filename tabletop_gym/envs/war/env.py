@@ -8,36 +8,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, LegalActionSpace
 from tabletop_gym.envs.war.rules import MAX_TRICKS, RANK_CHARS, WarGame, WarRules, parse_deal, random_deal
 
 OBSERVATIONS = ("full", "hidden")
-
-
-class PotRanks(spaces.Discrete):
-    """``Discrete(ranks)`` whose ``sample()`` without a mask draws a rank still in the pot.
-
-    An unmasked sample from a plain ``Discrete`` is usually illegal here (and illegal actions raise),
-    so generic tools that step with ``action_space.sample()`` would fail; with a mask given, or with
-    no decision pending, it behaves exactly like ``Discrete``.
-    """
-
-    def __init__(self, n: int, mask_source: WarEnv | None = None) -> None:
-        super().__init__(n)
-        self._mask_source = mask_source
-
-    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
-        if mask is None and probability is None and self._mask_source is not None:
-            game = self._mask_source.game
-            if game is not None and game.awaiting:
-                mask = game.action_mask().astype(np.int8)
-        return super().sample(mask=mask, probability=probability)
-
-    def __getstate__(self) -> dict[str, Any]:
-        # The link to the environment is a convenience; never pickle the environment with its space.
-        state = dict(self.__dict__)
-        state["_mask_source"] = None
-        return state
 
 
 class WarEnv(gym.Env):
@@ -130,7 +104,7 @@ class WarEnv(gym.Env):
         else:
             nvec = [ranks + 2] * n + [n + 1] + [suits + 1] * ranks
         self.observation_space = spaces.MultiDiscrete(np.array(nvec, dtype=np.int64))
-        self.action_space = PotRanks(ranks, self)
+        self.action_space = LegalActionSpace(ranks, self)
         self.game: WarGame | None = None
         self._deal_text = ""
         self._dealt0 = 0
@@ -171,6 +145,10 @@ class WarEnv(gym.Env):
         if self.render_mode != "ansi":
             return None
         return render_text(self._require_game())
+
+    def has_position(self) -> bool:
+        """True while a pot waits to be ordered (``action_space.sample()`` then draws its ranks)."""
+        return self.game is not None and self.game.awaiting
 
     def action_masks(self) -> np.ndarray:
         return self._require_game().action_mask()
