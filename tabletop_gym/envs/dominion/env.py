@@ -280,7 +280,15 @@ class DominionSolitaireEnv(_DominionBase):
     of that very seed can take (the treasure-and-victory game).
 """ + _DOC_SPACES + """
     ## Rewards
-    -1 for each turn completed: the return is minus the number of turns taken.
+    -1 for each turn completed: the return is minus the number of turns taken. With
+    `province_reward=w` (a training aid, default 0), each Province bought also gives +w: every episode
+    that reaches the target gets the same w * target, so the ranking of finished plays (fewest turns)
+    is unchanged, while a play cut off by the turn limit is credited for the Provinces it did buy.
+    With `money_reward=c` (a training aid, default 0), potential-based shaping on the deck's money
+    density: each step also gives c times the change of (coins of all Treasures owned / cards
+    owned), and the step that reaches the target gives back c times the density then (the
+    potential of the end is 0), so a finished play's return is shifted by the same -c * 0.7 whatever
+    it bought, and the fewest-turns ranking is kept. `info["score"]` is always minus the turns.
 
     ## Starting state
     A seeded deal (`reset(seed=...)`) or `reset(options={"deal": "<seed>"})`.
@@ -298,12 +306,24 @@ class DominionSolitaireEnv(_DominionBase):
       solves; "first-game" for the ten first-game cards).
     - `target`: Provinces to own (default 4).
     - `turn_limit`: turns before truncation (default 60).
+    - `province_reward`: reward per Province bought, added to the -1 per turn (default 0).
+    - `money_reward`: weight of the money-density shaping (default 0).
     - `render_mode`: None or "ansi".
     """
 
     def __init__(self, kingdom: Any = "", target: int = R.DEFAULT_TARGET, turn_limit: int = 60,
+                 province_reward: float = 0.0, money_reward: float = 0.0,
                  render_mode: str | None = None) -> None:
         super().__init__(1, kingdom, render_mode, turn_limit, target)
+        for name, value in (("province_reward", province_reward), ("money_reward", money_reward)):
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
+                raise ValueError(f"{name} must be a number >= 0, got {value!r}")
+        self.province_reward = float(province_reward)
+        self.money_reward = float(money_reward)
+
+    def _density(self) -> float:
+        owned = self.state.owned[0]
+        return sum(owned[c] * R.COINS[c] for c in R.TREASURES) / sum(owned)
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -313,10 +333,15 @@ class DominionSolitaireEnv(_DominionBase):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         a = self._check_action(action)
         state = self.state
-        before = state.turns[0]
+        before, provinces = state.turns[0], state.owned[0][R.PROVINCE]
+        density = self._density() if self.money_reward else 0.0
         state.step(a)
         reward = -float(state.turns[0] - before)
+        if self.province_reward:
+            reward += self.province_reward * (state.owned[0][R.PROVINCE] - provinces)
         terminated = state.done and not state.truncated
+        if self.money_reward:
+            reward += self.money_reward * ((0.0 if terminated else self._density()) - density)
         return self.observation(), reward, terminated, state.truncated, self._info()
 
     def _info(self) -> dict[str, Any]:

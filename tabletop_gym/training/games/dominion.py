@@ -72,7 +72,10 @@ def _oracle_supports(kingdom: str) -> bool:
 
 
 def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    return {"target": _target(args), "kingdom": _kingdom(args)}
+    # The Province reward only shapes training (scores are minus the turns either way).
+    return {"target": _target(args), "kingdom": _kingdom(args),
+            "province_reward": float(getattr(args, "province_reward", 0.0) or 0.0),
+            "money_reward": float(getattr(args, "money_reward", 0.0) or 0.0)}
 
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
@@ -84,6 +87,12 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                             help="solitaire kingdom cards, comma-separated (default: none, treasure and "
                                  "victory cards only); the oracle supports Market, Merchant, Militia, "
                                  "Moat, Smithy, Village")
+    if command in ("train", "demo"):
+        parser.add_argument("--province-reward", type=float, default=1.0,
+                            help="training reward per Province bought, besides -1 a turn (default 1; "
+                                 "a random start rarely reaches the target, so -1 a turn alone is flat)")
+        parser.add_argument("--money-reward", type=float, default=3.0,
+                            help="training: weight of the money-density shaping (default 3; 0 = none)")
     if command in ("solve", "evaluate", "demo", "play"):
         parser.add_argument("--oracle-time-limit", type=float, default=600.0,
                             help="seconds per seed before the oracle reports a bound (default 600)")
