@@ -535,29 +535,49 @@ def free_relaxation_bound(
     """An upper bound for the free draft of ``variant``, valid on every grid: choose ``k`` cards and a
     level for each; each level's area is at most the level under it, a level in use stands on at
     least two tiles, and (``pair_cuts``) a level of at most two tiles holds at most ``PAIR_COVER``
-    of them on the level above."""
-    deck = variant.full_deck
+    of them on the level above (``_add_pair_cuts``'s argument). Every play of the free draft
+    satisfies this, so the model's proven bound bounds every play.
+
+    Equal cards are interchangeable, so the model counts the cards of each value on each level
+    (0..copies) instead of placing cards one by one: the same optimum, without the symmetry.
+    """
+    values = range(variant.max_value + 1)
     top = _level_cap(variant.cards, levels)
     m = cp_model.CpModel()
-    z = [[m.new_bool_var(f"z{i}_{lv}") for lv in range(top)] for i in range(len(deck))]
-    for i in range(len(deck)):
-        m.add(sum(z[i]) <= 1)
-    m.add(sum(z[i][lv] for i in range(len(deck)) for lv in range(top)) == variant.cards)
+    x = [[m.new_int_var(0, variant.copies, f"x{v}_{lv}") for lv in range(top)] for v in values]
+    for v in values:
+        m.add(sum(x[v]) <= variant.copies)
+    m.add(sum(x[v][lv] for v in values for lv in range(top)) == variant.cards)
+    count = [sum(x[v][lv] for v in values) for lv in range(top)]
+    area = [sum(tile_area(v) * x[v][lv] for v in values) for lv in range(top)]
     for lv in range(1, top):
-        m.add(
-            sum(tile_area(deck[i]) * z[i][lv] for i in range(len(deck)))
-            <= sum(tile_area(deck[i]) * z[i][lv - 1] for i in range(len(deck)))
-        )
-        for i in range(len(deck)):
-            m.add(sum(z[j][lv - 1] for j in range(len(deck))) >= 2 * z[i][lv])
-    # Equal cards are interchangeable: copies of a value fill levels in order (symmetry breaking).
-    for i in range(1, len(deck)):
-        if deck[i] == deck[i - 1]:
-            m.add(sum(lv * z[i][lv] for lv in range(top)) <= sum(lv * z[i - 1][lv] for lv in range(top)))
+        m.add(area[lv] <= area[lv - 1])
+        used = m.new_bool_var(f"used{lv}")
+        m.add(count[lv] == 0).only_enforce_if(used.Not())
+        m.add(count[lv - 1] >= 2).only_enforce_if(used)
     if pair_cuts:
-        _add_pair_cuts(m, [[(deck[i], z[i][lv]) for i in range(len(deck))] for lv in range(top)])
-    m.maximize(sum(deck[i] * lv * z[i][lv] for i in range(len(deck)) for lv in range(1, top)))
-    fallback = sum(sorted(deck, reverse=True)[: variant.cards]) * (top - 1)
+        for lv in range(1, top):
+            few = m.new_bool_var(f"few{lv - 1}")
+            m.add(count[lv - 1] <= 2).only_enforce_if(few)
+            m.add(count[lv - 1] >= 3).only_enforce_if(few.Not())
+            present = []
+            for v in values:
+                some = m.new_bool_var(f"some{v}_{lv - 1}")
+                m.add(x[v][lv - 1] >= 1).only_enforce_if(some)
+                m.add(x[v][lv - 1] == 0).only_enforce_if(some.Not())
+                present.append(some)
+                if variant.copies >= 2 and PAIR_COVER[v][v] < 2 * tile_area(v):
+                    two = m.new_bool_var(f"two{v}_{lv - 1}")
+                    m.add(x[v][lv - 1] >= 2).only_enforce_if(two)
+                    m.add(x[v][lv - 1] <= 1).only_enforce_if(two.Not())
+                    m.add(area[lv] <= PAIR_COVER[v][v]).only_enforce_if([two, few])
+            for a in values:
+                for b in values:
+                    if a < b and PAIR_COVER[a][b] < tile_area(a) + tile_area(b):
+                        m.add(area[lv] <= PAIR_COVER[a][b]).only_enforce_if([present[a], present[b], few])
+    m.maximize(sum(v * lv * x[v][lv] for v in values for lv in range(1, top)))
+    deck = sorted(variant.full_deck, reverse=True)[: variant.cards]
+    fallback = sum(deck) * (top - 1)
     return _solve_bound(m, time_limit, fallback)
 
 
