@@ -618,6 +618,14 @@ BEAM_PORTFOLIO: tuple[tuple[float, int, int, int, int], ...] = (
 )
 
 
+def _portfolio_rounds(rounds: int = 6):
+    """The portfolio, then again with the beams twice as wide, and so on, for ``rounds`` rounds
+    (the callers stop at their deadline): wider beams find better plans on some deals."""
+    for r in range(rounds):
+        for rho, vmin, per_table, per_level, width in BEAM_PORTFOLIO:
+            yield rho, vmin, per_table, per_level, width << r
+
+
 def _beam_candidates(state: Nmbr9State, per_table: int, per_level: int) -> list[int]:
     """A few legal placements of the current tile per level: on each level the ones touching the
     most same-level edges, then growing the occupied bounding box least (compact levels leave big
@@ -801,7 +809,7 @@ def solve(
     share = 1 / 3 if placement_model else 1.0
     beam_deadline = start + share * time_limit
     beam_scores = []
-    for rho, vmin, per_table, per_level, width in BEAM_PORTFOLIO:
+    for rho, vmin, per_table, per_level, width in _portfolio_rounds():
         if time.perf_counter() >= beam_deadline or (best is not None and best.score >= bound):
             break
         found = beam_plan(deal, grid, levels, rho, vmin, per_table, per_level, width, beam_deadline)
@@ -968,7 +976,7 @@ def solve_free_beam(
     deadline = start + time_limit
     best: tuple[int, Deal, list[int]] | None = None
     tried = []
-    for config in BEAM_PORTFOLIO:
+    for config in _portfolio_rounds(rounds=3):
         for order in candidates:
             if time.perf_counter() >= deadline:
                 break
