@@ -83,3 +83,7 @@ def test_pair_cut_decides_a_small_deal_exactly() -> None:
     # With a third table tile the 9 can go up, and the cut does not claim otherwise.
     deal = Deal((1, 7, 2, 9))
     assert exhaustive(deal, 6) == 9 == oracle.relaxation_bound(list(deal.cards))
+    # In draw order: the 9 comes while the table holds only the 1 and the 7, so it stays down,
+    # though the table ends with three tiles; only the 2 can then go up.
+    deal = Deal((1, 7, 9, 2))
+    assert exhaustive(deal, 6) == 2 == oracle.relaxation_bound(list(deal.cards))

@@ -468,6 +468,53 @@ def _add_pair_cuts(m: cp_model.CpModel, on_level: list[list[tuple[int, object]]]
                     m.add(area <= PAIR_COVER[a][b]).only_enforce_if([x, y, few])
 
 
+def _add_timed_pair_cuts(m: cp_model.CpModel, values: Sequence[int], y: list[list]) -> None:
+    """Pair-cover cuts in draw order: when card s goes on level L while level L-1 holds at most two
+    tiles, those are the first two cards of level L-1, and every level-L tile so far, s included,
+    lies on them (``pair_cover``), so the level-L area up to s is at most ``PAIR_COVER`` of them.
+
+    ``cap[L-1]`` is at most ``PAIR_COVER`` of the first two cards of level L-1 (a pair constraint
+    enforced when both are among the first two); the solver may only lower it.
+    """
+    k = len(values)
+    top = len(y[0]) if k else 0
+    for d in range(top - 1):
+        above = d + 1
+        if not any(y[s][above] is not None for s in range(k)):
+            continue
+        cap = m.new_int_var(0, 20, f"cap{d}")
+        early = []
+        for t in range(k):
+            if y[t][d] is None:
+                continue
+            before = [y[u][d] for u in range(t) if y[u][d] is not None]
+            first_two = m.new_bool_var(f"first{t}_{d}")
+            m.add_implication(first_two, y[t][d])
+            if before:
+                m.add(sum(before) <= 1).only_enforce_if(first_two)
+                # Among the first two exactly when on the level with at most one card before it.
+                late = m.new_bool_var(f"late{t}_{d}")
+                m.add(sum(before) >= 2).only_enforce_if(late)
+                m.add(sum(before) <= 1).only_enforce_if(late.Not())
+                m.add_bool_or([first_two, late, y[t][d].Not()])
+            else:
+                m.add(first_two == y[t][d])
+            early.append((values[t], first_two))
+        for i, (a, x) in enumerate(early):
+            for b, z in early[i + 1 :]:
+                if PAIR_COVER[a][b] < 20:
+                    m.add(cap <= PAIR_COVER[a][b]).only_enforce_if([x, z])
+        for s in range(k):
+            if y[s][above] is None:
+                continue
+            before = [y[u][d] for u in range(s) if y[u][d] is not None]
+            few = m.new_bool_var(f"few{s}_{d}")
+            m.add(sum(before) <= 2).only_enforce_if(few)
+            m.add(sum(before) >= 3).only_enforce_if(few.Not())
+            area = sum(tile_area(values[t]) * y[t][above] for t in range(s + 1) if y[t][above] is not None)
+            m.add(area <= cap).only_enforce_if([few, y[s][above]])
+
+
 def relaxation_bound(
     values: Sequence[int], levels: int | None = None, time_limit: float = 10.0, pair_cuts: bool = True
 ) -> int:
@@ -476,8 +523,8 @@ def relaxation_bound(
     Each card goes on one level; up to every card, the area placed on level L cannot exceed the
     area on level L-1 placed strictly before it (every cell of a level-L tile lies on a level L-1
     tile placed earlier), and a card on level L >= 1 needs two earlier cards on L-1. With
-    ``pair_cuts``, a level L-1 of at most two tiles holds at most ``PAIR_COVER`` of them on
-    level L (``_add_pair_cuts``). Every play satisfies all of this (a card the rules discard
+    ``pair_cuts``, while level L-1 holds at most two tiles, level L holds at most ``PAIR_COVER``
+    of them (``_add_timed_pair_cuts``). Every play satisfies all of this (a card the rules discard
     counts as a table tile, which only loosens the constraints), so the optimum of this small
     model, and the solver's proven bound on it, bound every play.
     """
@@ -496,26 +543,7 @@ def relaxation_bound(
             m.add(sum(upto) <= sum(before))
             m.add(sum(y[t][lv - 1] for t in range(s) if y[t][lv - 1] is not None) >= 2 * y[s][lv])
     if pair_cuts:
-        on_level = [[(values[s], y[s][lv]) for s in range(k) if y[s][lv] is not None] for lv in range(top)]
-        _add_pair_cuts(m, on_level)
-        # The same at every moment: when card s goes on level L and level L-1 then holds at most
-        # two tiles, the level-L area so far, s included, lies on those two.
-        for s in range(k):
-            for lv in range(1, top):
-                if y[s][lv] is None:
-                    continue
-                below = [(values[t], y[t][lv - 1]) for t in range(s) if y[t][lv - 1] is not None]
-                if len(below) < 2:
-                    continue
-                few = m.new_bool_var(f"few{s}_{lv}")
-                count = sum(var for _, var in below)
-                m.add(count <= 2).only_enforce_if(few)
-                m.add(count >= 3).only_enforce_if(few.Not())
-                area = sum(tile_area(values[t]) * y[t][lv] for t in range(s + 1) if y[t][lv] is not None)
-                for i, (a, x) in enumerate(below):
-                    for b, z in below[i + 1 :]:
-                        if PAIR_COVER[a][b] < tile_area(a) + tile_area(b):
-                            m.add(area <= PAIR_COVER[a][b]).only_enforce_if([x, z, few, y[s][lv]])
+        _add_timed_pair_cuts(m, values, y)
     for s in range(k):
         m.add_hint(y[s][0], True)  # everything on the table: a play, so the solver has one at once
         for var in y[s][1:]:
@@ -789,7 +817,12 @@ def solve(
         raise ValueError(f"model_grid ({model_grid}) must not exceed grid ({grid})")
     lv_cap = _level_cap(len(values), levels)
     model_cap = lv_cap if model_levels is None else min(lv_cap, model_levels)
-    relax = relaxation_bound(values, levels, time_limit=min(30.0, max(1.5, time_limit / 4)))
+    # The plain relaxation is solved in a blink; the one with pair cuts is tighter but slower, and
+    # if stopped early its proven bound can be the looser of the two. Both bound every play.
+    relax = min(
+        relaxation_bound(values, levels, time_limit=min(10.0, max(0.5, time_limit / 10)), pair_cuts=False),
+        relaxation_bound(values, levels, time_limit=min(30.0, max(1.5, time_limit / 4))),
+    )
     bound = relax
     best: Nmbr9State | None = None
     best_plan: list[int] = []
@@ -963,7 +996,7 @@ def solve_free_beam(
     start = time.perf_counter()
     variant = Variant.parse(variant) if isinstance(variant, str) else variant
     cards = sorted(variant.full_deck, reverse=True)[: variant.cards]
-    relax = free_relaxation_bound(variant, time_limit=min(60.0, max(1.5, time_limit / 4)))
+    relax = free_relaxation_bound(variant, time_limit=min(120.0, max(1.5, time_limit / 2)))
     rng = np.random.default_rng(0)
     ascending = sorted(cards)
     candidates = [ascending, ascending[::2] + ascending[1::2]]
@@ -1103,7 +1136,8 @@ def solve_cached(
     """``solve`` through the on-disk cache; cached entries are replayed before they are trusted."""
     deal = _as_deal(deal, None)
     cache = cache if cache is not None else OracleCache()
-    key = f"K-g{grid}-l{levels or 0}-t{time_limit:g}-m{model_grid or grid}"
+    # v2: bounds cover forced discards and use pair-cover cuts; older entries are not reused.
+    key = f"K2-g{grid}-l{levels or 0}-t{time_limit:g}-m{model_grid or grid}"
     return cache.solve(
         GAME,
         key,
