@@ -1,0 +1,578 @@
+"""CP-SAT models of the first T tricks of War: the most cards player 0 can hold after T tricks of a
+given deal (player 0 orders its pots), and free-deal queries (a deal whose first tricks follow a
+pattern, a deal with the most wars), both players on fixed conventions for the latter.
+
+The model is indexed by *turns*, not by positions of a pile: turn k is the k-th card each player puts
+on the table (face up or face down). While no war is short (a player with too few cards to put
+``face_down`` cards down), both players put the same number of cards on the table in every trick,
+so their k-th cards meet at the same moment. A pile is then a queue whose k-th card is the k-th card
+its owner turns: ``X[p][k]`` is both. The first ``n_p`` are the dealt pile; a won pot's cards go to
+slots ``n_p + 2 * (turns of the tricks p won before) + ...`` by element constraints (a convention
+fixes each card's slot; player 0's slots are a free permutation of the pot, AllDifferent).
+Per turn: face up or down, equal or higher, trick start and end, tricks done, turns won so far.
+About 40 variables per turn, a few thousand in all for T = 26 on the full deck.
+
+What the model does not follow exactly it treats optimistically, so the solver's bound stays a bound
+on every play: a short war, or a play that needs more turns than the model holds, counts as player
+0 taking every card. A plan is read off the solution, replayed through the engine, and its replayed
+count is the score; the bound is CP-SAT's proven objective bound (equal when the search finished).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
+
+from tabletop_gym.core import OracleResult
+from tabletop_gym.envs.war.rules import (
+    DEFAULT_RULES,
+    Deal,
+    WarGame,
+    WarRules,
+    WarState,
+    convention_order,
+    deal_from_piles,
+    parse_deal,
+)
+from tabletop_gym.oracles.war.search import plan_for_orders
+
+MODEL_PICKUPS = ("winner_first", "loser_first")  # conventions whose pot order is linear in the turns
+
+
+class _Turns:
+    """The turn-indexed model (see the module docstring)."""
+
+    def __init__(
+        self,
+        rules: WarRules,
+        tricks: int,
+        turns: int,
+        piles: Sequence[Sequence[int]] | None,
+        sizes: tuple[int, int],
+        player0_chooses: bool,
+        optimistic: bool,
+    ) -> None:
+        if rules.pickup not in MODEL_PICKUPS:
+            raise ValueError(
+                f"the CP-SAT model covers pickup conventions {MODEL_PICKUPS}, not {rules.pickup!r}"
+            )
+        self.rules, self.T, self.K = rules, tricks, turns
+        self.n = sizes
+        self.m = m = cp_model.CpModel()
+        K, T, fd, R, N = turns, tricks, rules.face_down, rules.ranks, rules.num_cards
+        B = m.NewBoolVar
+
+        # Cards: X[p][k] is player p's k-th card on the table (and the k-th card of p's queue).
+        self.X: list[list] = [[], []]
+        self.deal_bits: list[list[list]] = [[], []]
+        for p in (0, 1):
+            for k in range(K):
+                if piles is not None and k < self.n[p]:
+                    self.X[p].append(int(piles[p][k]))
+                else:
+                    self.X[p].append(m.NewIntVar(0, R - 1, f"x{p}_{k}"))
+        if piles is None:  # a free deal: every dealt card a variable, each rank `suits` times
+            for p in (0, 1):
+                for k in range(self.n[p]):
+                    bits = [B(f"d{p}_{k}_{v}") for v in range(R)]
+                    m.AddExactlyOne(bits)
+                    if k < K:
+                        m.Add(self.X[p][k] == sum(v * b for v, b in enumerate(bits)))
+                    self.deal_bits[p].append(bits)
+            for v in range(R):
+                m.Add(sum(bits[v] for p in (0, 1) for bits in self.deal_bits[p]) == rules.suits)
+
+        def both(a, b, name):
+            c = B(name)
+            m.AddBoolAnd([a, b]).OnlyEnforceIf(c)
+            m.AddBoolOr([a.Not(), b.Not()]).OnlyEnforceIf(c.Not())
+            return c
+
+        def when(cond: bool, name: str):
+            c = B(name)
+            m.Add(c == int(cond))
+            return c
+
+        eq, gt, up, war, endt = [], [], [], [], []
+        for k in range(K):
+            x0, x1 = self.X[0][k], self.X[1][k]
+            if isinstance(x0, int) and isinstance(x1, int):
+                e, g = when(x0 == x1, f"eq{k}"), when(x0 > x1, f"gt{k}")
+            else:
+                e, g = B(f"eq{k}"), B(f"gt{k}")
+                m.Add(x0 == x1).OnlyEnforceIf(e)
+                m.Add(x0 != x1).OnlyEnforceIf(e.Not())
+                m.Add(x0 > x1).OnlyEnforceIf(g)
+                m.Add(x0 <= x1).OnlyEnforceIf(g.Not())
+            u = B(f"up{k}")
+            if k == 0:
+                m.Add(u == 1)
+            else:
+                # Face up after a trick ended, or fd face-down cards after a war (never both).
+                m.Add(u == endt[k - 1] + (war[k - fd - 1] if k - fd - 1 >= 0 else 0))
+            eq.append(e)
+            gt.append(g)
+            up.append(u)
+            war.append(both(u, e, f"war{k}"))
+            endt.append(both(u, e.Not(), f"end{k}"))
+
+        # Game flow: pre[k] the game reaches turn k inside the horizon; live[k] turn k is played.
+        pre = [B("pre0")]
+        m.Add(pre[0] == 1)
+        tc = [m.NewConstant(0)]
+        G = [[m.NewConstant(0)], [m.NewConstant(0)]]
+        st = []
+        live, le, wk = [], [[], []], [[], []]
+        lose, win, esc, last = [], [], [], []
+        for k in range(K):
+            s = m.NewIntVar(0, k, f"st{k}")
+            if k == 0:
+                m.Add(s == 0)
+            else:
+                m.Add(s == k).OnlyEnforceIf(endt[k - 1])
+                m.Add(s == st[k - 1]).OnlyEnforceIf(endt[k - 1].Not())
+            st.append(s)
+            out = []
+            for p in (0, 1):
+                o = B(f"out{p}_{k}")  # p's pile is empty (meaningful on a face-up turn)
+                m.Add(self.n[p] + 2 * G[p][k] <= k).OnlyEnforceIf(o)
+                m.Add(self.n[p] + 2 * G[p][k] >= k + 1).OnlyEnforceIf(o.Not())
+                out.append(o)
+            anyout = B(f"anyout{k}")
+            m.AddMaxEquality(anyout, out)
+            ended = B(f"ended{k}")
+            m.AddMultiplicationEquality(ended, [pre[k], up[k], anyout])
+            lv = B(f"live{k}")
+            m.Add(lv == pre[k] - ended)
+            ls, wn = B(f"lose{k}"), B(f"win{k}")
+            m.AddMultiplicationEquality(ls, [ended, out[0]])
+            m.Add(wn == ended - ls)
+            shorts = []
+            for p in (0, 1) if fd > 0 else ():
+                sh = B(f"short{p}_{k}")  # after its face-up card p holds at most fd cards
+                m.Add(self.n[p] + 2 * G[p][k] - k - 1 <= fd).OnlyEnforceIf(sh)
+                m.Add(self.n[p] + 2 * G[p][k] - k - 1 >= fd + 1).OnlyEnforceIf(sh.Not())
+                shorts.append(sh)
+            anyshort = B(f"anyshort{k}")
+            if shorts:
+                m.AddMaxEquality(anyshort, shorts)
+            else:
+                m.Add(anyshort == 0)
+            es = B(f"esc{k}")
+            m.AddMultiplicationEquality(es, [lv, war[k], anyshort])
+            lek = both(lv, endt[k], f"le{k}")
+            final = B(f"final{k}")  # tc[k] == T - 1
+            m.Add(tc[k] == T - 1).OnlyEnforceIf(final)
+            m.Add(tc[k] != T - 1).OnlyEnforceIf(final.Not())
+            la = both(lek, final, f"last{k}")
+            w0 = both(lek, gt[k], f"wk0_{k}")
+            w1 = B(f"wk1_{k}")
+            m.Add(w1 == lek - w0)
+            nxt_tc = m.NewIntVar(0, T, f"tc{k + 1}")
+            m.Add(nxt_tc == tc[k] + lek)
+            tc.append(nxt_tc)
+            for p, w in ((0, w0), (1, w1)):
+                g = m.NewIntVar(0, K, f"G{p}_{k + 1}")
+                m.Add(g == G[p][k] + k + 1 - s).OnlyEnforceIf(w)
+                m.Add(g == G[p][k]).OnlyEnforceIf(w.Not())
+                G[p].append(g)
+                wk[p].append(w)
+            nxt = B(f"pre{k + 1}")
+            m.Add(nxt == lv - es - la)
+            pre.append(nxt)
+            live.append(lv)
+            le[0].append(lek)
+            lose.append(ls)
+            win.append(wn)
+            esc.append(es)
+            last.append(la)
+
+        # Backward: each turn's trick end (K when it does not end inside the model) and who won it.
+        en: list = [None] * K
+        won: list[list] = [[None] * K, [None] * K]
+        for k in reversed(range(K)):
+            e = m.NewIntVar(k, K, f"en{k}")
+            m.Add(e == k).OnlyEnforceIf(endt[k])
+            m.Add(e == (en[k + 1] if k + 1 < K else K)).OnlyEnforceIf(endt[k].Not())
+            en[k] = e
+            for p in (0, 1):
+                w = B(f"won{p}_{k}")
+                m.Add(w == wk[p][k]).OnlyEnforceIf(endt[k])
+                m.Add(w == (won[p][k + 1] if k + 1 < K else 0)).OnlyEnforceIf(endt[k].Not())
+                won[p][k] = w
+
+        # Pots into queues. dest(p, q, j): the slot of p's queue that X[q][j] goes to when p wins it.
+        dummy = [[m.NewIntVar(0, R - 1, f"dummy{p}_{i}") for i in range(2 * K)] for p in (0, 1)]
+        self.r0: list[list] = [[None] * K, [None] * K]
+        all_r0 = []
+        for j in range(K):
+            length = en[j] - st[j] + 1
+            for p in (0, 1):
+                base = self.n[p] + 2 * G[p][j]
+                chooses = p == 0 and player0_chooses
+                first = p if rules.pickup == "winner_first" else 1 - p  # whose cards go first
+                for q in (0, 1):
+                    sentinel = K + 2 * j + q
+                    if chooses:
+                        r = m.NewIntVar(self.n[0], self.n[0] + 5 * K + 2, f"r{q}_{j}")
+                        m.Add(r >= base).OnlyEnforceIf(won[0][j])
+                        m.Add(r <= base + 2 * length - 1).OnlyEnforceIf(won[0][j])
+                        m.Add(r == self.n[0] + 2 * K + sentinel).OnlyEnforceIf(won[0][j].Not())
+                        self.r0[q][j] = r
+                        all_r0.append(r)
+                        real, use = r, B(f"fit{p}{q}_{j}")
+                        m.Add(r <= K - 1).OnlyEnforceIf(use)
+                        m.Add(r >= K).OnlyEnforceIf(use.Not())
+                    else:
+                        real = base + j - st[j] + (0 if q == first else length)
+                        fits = B(f"fits{p}{q}_{j}")
+                        m.Add(real <= K - 1).OnlyEnforceIf(fits)
+                        m.Add(real >= K).OnlyEnforceIf(fits.Not())
+                        use = both(won[p][j], fits, f"use{p}{q}_{j}")
+                    if self.n[p] >= K:
+                        continue  # no slot beyond the dealt pile is ever turned inside the model
+                    idx = m.NewIntVarFromDomain(
+                        cp_model.Domain.FromIntervals([[self.n[p], K - 1], [sentinel, sentinel]]),
+                        f"e{p}{q}_{j}",
+                    )
+                    m.Add(idx == real).OnlyEnforceIf(use)
+                    m.Add(idx == sentinel).OnlyEnforceIf(use.Not())
+                    m.AddElement(idx, self.X[p] + dummy[p], self.X[q][j])
+        if all_r0:
+            m.AddAllDifferent(all_r0)
+
+        # Outcomes: exactly one of horizon reached, player 0 out, player 1 out, short war, overflow.
+        self.done, self.lose, self.win = B("done"), B("lose"), B("win")
+        self.esc, self.over = B("esc"), pre[K]
+        m.Add(self.done == sum(last))
+        m.Add(self.lose == sum(lose))
+        m.Add(self.win == sum(win))
+        m.Add(self.esc == sum(esc))
+        m.Add(self.done + self.lose + self.win + self.esc + self.over == 1)
+        if not optimistic:
+            m.Add(self.esc == 0)
+            m.Add(self.over == 0)
+        self.played = sum(live)
+        self.held = m.NewIntVar(0, N, "held")
+        m.Add(self.held == self.n[0] + 2 * G[0][K] - self.played).OnlyEnforceIf(self.done)
+        m.Add(self.held == N).OnlyEnforceIf(self.win)
+        m.Add(self.held == 0).OnlyEnforceIf(self.lose)
+        m.Add(self.held == N).OnlyEnforceIf(self.esc)
+        m.Add(self.held == N).OnlyEnforceIf(self.over)
+        self.eq, self.gt, self.up, self.war, self.endt = eq, gt, up, war, endt
+        self.live, self.le, self.tc, self.st, self.en, self.won = live, le[0], tc, st, en, won
+        self.wars = sum(both(live[k], war[k], f"lw{k}") for k in range(K))
+
+    def solve(self, seconds: float, workers: int) -> tuple[cp_model.CpSolver, int]:
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = max(0.01, seconds)
+        solver.parameters.num_workers = workers
+        status = solver.Solve(self.m)
+        return solver, status
+
+    def pot_orders(self, solver: cp_model.CpSolver) -> list[tuple[int, ...]]:
+        """Player 0's pots in the order taken, each as its cards sorted by their slots."""
+        orders = []
+        K = self.K
+        for k in range(K):
+            if solver.Value(self.le[k]) and solver.Value(self.gt[k]):
+                a = solver.Value(self.st[k])
+                cards = []
+                for j in range(a, k + 1):
+                    for q in (0, 1):
+                        x = self.X[q][j]
+                        cards.append(
+                            (solver.Value(self.r0[q][j]), x if isinstance(x, int) else solver.Value(x))
+                        )
+                orders.append(tuple(rank for _, rank in sorted(cards)))
+        return orders
+
+
+def _engine_turns(deal: Deal, rules: WarRules, tricks: int) -> tuple[int, int]:
+    """(turns, wars) of the first ``tricks`` tricks with both players on the convention."""
+    state = WarState.start(deal, rules)
+    for _ in range(tricks):
+        if state.over or state.play_trick() is None:
+            break
+        state.place_all(convention_order(state.pots, state.taker, rules.pickup, None))
+    return state.turned[0], state.wars
+
+
+def trick_pattern(deal: Deal | str, rules: WarRules, tricks: int) -> list[str]:
+    """The first ``tricks`` tricks with both players on the convention, by the engine: one token per
+    completed trick, ``w`` or ``n`` (a war or not) then the taker (``0`` or ``1``)."""
+    deal = parse_deal(deal, rules)
+    state = WarState.start(deal, rules)
+    out = []
+    for _ in range(tricks):
+        wars = state.wars
+        if state.over or state.play_trick() is None:
+            break
+        out.append(("w" if state.wars > wars else "n") + str(state.taker))
+        state.place_all(convention_order(state.pots, state.taker, rules.pickup, None))
+    return out
+
+
+def _finish(deal: Deal, rules: WarRules, plan: Sequence[int]) -> tuple[list[int], int]:
+    """``plan`` played to the horizon (any decision left: the highest rank first), and the cards
+    player 0 then holds."""
+    game = WarGame(deal, rules, controlled=0)
+    done = []
+    for rank in plan:
+        game.choose(rank)
+        done.append(rank)
+    while game.awaiting:
+        rank = game.legal_ranks()[-1]
+        game.choose(rank)
+        done.append(rank)
+    return done, (game.state.cards_held(0) if game.state.winner != 0 else rules.num_cards)
+
+
+def solve_horizon_cpsat(
+    deal: Deal | str,
+    tricks: int,
+    rules: WarRules = DEFAULT_RULES,
+    time_limit: float = 60.0,
+    workers: int = 2,
+    extra_wars: int = 3,
+) -> OracleResult:
+    """The most cards player 0 can hold after ``tricks`` tricks, by CP-SAT.
+
+    ``score`` is what the returned plan replays to through the engine; ``bound`` is CP-SAT's proven
+    upper bound (a time-limited run may leave a gap). The first model holds ``extra_wars`` more wars
+    than the convention play has. When the solver's best needs more turns than the model holds, the
+    model is rebuilt with twice the wars; when it is a short war (taken optimistically), the bound
+    stays what that model proved and a second model without short wars looks for a real plan.
+    """
+    deal = parse_deal(deal, rules)
+    if not isinstance(tricks, int) or tricks < 1:
+        raise ValueError(f"tricks must be a positive integer, got {tricks!r}")
+    horizon = min(tricks, rules.max_tricks)
+    limited = rules.replace(max_tricks=horizon)
+    start = time.perf_counter()
+    n = (len(deal.piles[0]), len(deal.piles[1]))
+    _, base_wars = _engine_turns(deal, rules, horizon)
+    wars = base_wars + extra_wars
+    most_turns = horizon * rules.num_cards
+    bound, plan, score = rules.num_cards, *_finish(deal, limited, [])
+    forbid_short, solves, statuses = False, 0, []
+    proven = False  # the bound came from a search that finished
+    while True:
+        turns = min(horizon + (rules.face_down + 1) * wars, most_turns)
+        model = _Turns(limited, horizon, turns, deal.piles, n, player0_chooses=True, optimistic=True)
+        if forbid_short:
+            model.m.Add(model.esc == 0)
+        model.m.Maximize(model.held)
+        left = time_limit - (time.perf_counter() - start)
+        solver, status = model.solve(left, workers)
+        solves += 1
+        statuses.append(solver.StatusName(status))
+        feasible = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        if not forbid_short and status != cp_model.UNKNOWN:
+            # A relaxation of every play: its bound holds whatever the solution looks like.
+            if int(round(solver.BestObjectiveBound())) < bound or status == cp_model.OPTIMAL:
+                bound = min(bound, int(round(solver.BestObjectiveBound())))
+                proven = status == cp_model.OPTIMAL
+        overflow = feasible and solver.Value(model.over) == 1
+        short = feasible and solver.Value(model.esc) == 1
+        if feasible and not overflow and not short:
+            found, held = _finish(deal, limited, plan_for_orders(deal, limited, model.pot_orders(solver)))
+            if status == cp_model.OPTIMAL and held != solver.ObjectiveValue():
+                raise AssertionError(
+                    f"CP-SAT claims {solver.ObjectiveValue()} cards but its plan replays to {held} on {deal}"
+                )
+            if held > score:
+                plan, score = found, held
+        more_time = time_limit - (time.perf_counter() - start) > 0.5
+        if overflow and more_time and turns < most_turns:
+            wars *= 2
+            continue
+        if short and more_time and not forbid_short:
+            forbid_short = True
+            continue
+        break
+    bound = max(bound, score)  # a bound below a real play would be a bug; never report one
+    return OracleResult(
+        score=score,
+        bound=bound,
+        plan=tuple(plan),
+        seconds=time.perf_counter() - start,
+        stats={
+            "horizon": horizon,
+            "method": "cpsat",
+            "statuses": statuses,
+            "proven": proven or score == bound,
+            "turns": turns,
+            "solves": solves,
+            "variables": len(model.m.Proto().variables),
+            "constraints": len(model.m.Proto().constraints),
+        },
+    )
+
+
+def solve_horizon_best(
+    deal: Deal | str,
+    tricks: int,
+    rules: WarRules = DEFAULT_RULES,
+    time_limit: float = 60.0,
+    workers: int = 2,
+    max_nodes: int = 20_000,
+) -> OracleResult:
+    """The exact horizon search within ``max_nodes`` positions (fast on most deals), else CP-SAT."""
+    from tabletop_gym.oracles.war.horizon import solve_horizon
+
+    start = time.perf_counter()
+    try:
+        return solve_horizon(deal, tricks, rules, max_nodes=max_nodes)
+    except ValueError as error:
+        if "positions" not in str(error):
+            raise
+    left = max(0.5, time_limit - (time.perf_counter() - start))
+    result = solve_horizon_cpsat(deal, tricks, rules, time_limit=left, workers=workers)
+    stats = dict(result.stats, search_gave_up_after=max_nodes)
+    return OracleResult(result.score, result.bound, result.plan, time.perf_counter() - start, stats)
+
+
+@dataclass
+class FreeDealResult:
+    """A deal found by a free-deal query, with what CP-SAT proved about the query's objective."""
+
+    deal: str
+    value: int  # the objective on this deal (wars, or 0 for a pattern query)
+    bound: int | None  # proven upper bound on the objective (see the query), None if unproven
+    status: str
+    seconds: float
+    stats: dict = field(default_factory=dict)
+
+
+def _parse_pattern(pattern: str) -> list[tuple[bool | None, int | None]]:
+    """Tokens, one per trick, separated by commas or spaces: ``.`` anything, ``w`` a war, ``n`` no war,
+    then optionally the winner ``0`` or ``1`` (e.g. ``w,1`` or ``w0 n1 .``)."""
+    out = []
+    for token in pattern.replace(",", " ").split():
+        war = None
+        rest = token
+        if rest[:1] in ("w", "n"):
+            war, rest = rest[0] == "w", rest[1:]
+        if rest in ("", "."):
+            winner = None
+        elif rest in ("0", "1"):
+            winner = int(rest)
+        else:
+            raise ValueError(
+                f"bad trick pattern token {token!r}: use '.', 'w', 'n', '0', '1', 'w0', 'w1', 'n0', 'n1'"
+            )
+        out.append((war, winner))
+    if not out:
+        raise ValueError("empty trick pattern")
+    return out
+
+
+def _free_model(rules: WarRules, tricks: int, wars_cap: int) -> _Turns:
+    n0 = (rules.num_cards + 1) // 2
+    turns = tricks + (rules.face_down + 1) * wars_cap
+    return _Turns(
+        rules.replace(max_tricks=tricks), tricks, turns, None, (n0, rules.num_cards - n0), False, False
+    )
+
+
+def _free_deal(model: _Turns, solver: cp_model.CpSolver, rules: WarRules) -> str:
+    piles = [
+        [next(v for v, b in enumerate(bits) if solver.Value(b)) for bits in model.deal_bits[p]]
+        for p in (0, 1)
+    ]
+    return str(deal_from_piles(piles, rules))
+
+
+def _trick_flags(model: _Turns, t: int) -> tuple:
+    """(trick t has a war, trick t won by player 0) as booleans of the model."""
+    m = model.m
+    has_war, won0 = m.NewBoolVar(f"tw{t}"), m.NewBoolVar(f"t0_{t}")
+    wars, ends0 = [], []
+    for k in range(model.K):
+        at = m.NewBoolVar(f"at{t}_{k}")
+        m.Add(model.tc[k] == t).OnlyEnforceIf(at)
+        m.Add(model.tc[k] != t).OnlyEnforceIf(at.Not())
+        w = m.NewBoolVar(f"atw{t}_{k}")
+        m.AddMultiplicationEquality(w, [at, model.live[k], model.war[k]])
+        e = m.NewBoolVar(f"ate{t}_{k}")
+        m.AddMultiplicationEquality(e, [at, model.le[k], model.gt[k]])
+        wars.append(w)
+        ends0.append(e)
+    m.AddMaxEquality(has_war, wars)
+    m.Add(won0 == sum(ends0))
+    return has_war, won0
+
+
+def find_deal_with_pattern(
+    pattern: str, rules: WarRules = DEFAULT_RULES, time_limit: float = 30.0, workers: int = 2
+) -> FreeDealResult:
+    """A deal whose first tricks follow ``pattern`` (see ``_parse_pattern``), both players on
+    ``rules.pickup``, no short war. Raises ValueError if the model proves there is none."""
+    tokens = _parse_pattern(pattern)
+    start = time.perf_counter()
+    wars_cap = max(1, sum(1 for war, _ in tokens if war)) + 1
+    model = _free_model(rules, len(tokens), wars_cap)
+    model.m.Add(model.done == 1)
+    for t, (war, winner) in enumerate(tokens):
+        if war is None and winner is None:
+            continue
+        has_war, won0 = _trick_flags(model, t)
+        if war is not None:
+            model.m.Add(has_war == int(war))
+        if winner is not None:
+            model.m.Add(won0 == int(winner == 0))
+    solver, status = model.solve(time_limit, workers)
+    if status == cp_model.INFEASIBLE:
+        raise ValueError(f"no deal follows the pattern {pattern!r} (within {wars_cap} wars, no short war)")
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise TimeoutError(f"no deal found for {pattern!r} within {time_limit} s")
+    return FreeDealResult(
+        _free_deal(model, solver, rules),
+        0,
+        0,
+        solver.StatusName(status),
+        time.perf_counter() - start,
+        {"turns": model.K},
+    )
+
+
+def find_deal_most_wars(
+    tricks: int,
+    rules: WarRules = DEFAULT_RULES,
+    time_limit: float = 30.0,
+    workers: int = 2,
+    wars_cap: int = 8,
+) -> FreeDealResult:
+    """A deal with the most wars in its first ``tricks`` tricks (all of them completed), both players
+    on ``rules.pickup``, no short war. The model holds at most ``wars_cap`` wars; while the best deal
+    reaches the cap it is rebuilt with twice the cap, time allowing. ``bound`` is proven over deals
+    without a short war; it is None when the last model's cap was reached (more may be possible)."""
+    start = time.perf_counter()
+    while True:
+        model = _free_model(rules, tricks, wars_cap)
+        model.m.Add(model.done == 1)
+        model.m.Maximize(model.wars)
+        solver, status = model.solve(time_limit - (time.perf_counter() - start), workers)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            if status == cp_model.INFEASIBLE:
+                raise ValueError(f"no deal completes {tricks} tricks without a short war")
+            raise TimeoutError(f"no deal found within {time_limit} s")
+        value = int(round(solver.ObjectiveValue()))
+        capped = value >= wars_cap
+        if capped and time_limit - (time.perf_counter() - start) > 1.0:
+            wars_cap *= 2
+            continue
+        break
+    bound = None if capped else int(round(solver.BestObjectiveBound()))
+    return FreeDealResult(
+        _free_deal(model, solver, rules),
+        value,
+        bound,
+        solver.StatusName(status),
+        time.perf_counter() - start,
+        {"turns": model.K, "wars_cap": wars_cap},
+    )

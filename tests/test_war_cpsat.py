@@ -1,0 +1,134 @@
+"""War CP-SAT oracles: horizon model against the exact horizon search, plans replayed by the engine,
+free-deal queries confirmed by the engine and the simulation, against brute force on a tiny deck."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tabletop_gym.envs.war.rules import WarRules, random_deal
+from tabletop_gym.oracles.war import simulate
+from tabletop_gym.oracles.war.cpsat import (
+    find_deal_most_wars,
+    find_deal_with_pattern,
+    solve_horizon_best,
+    solve_horizon_cpsat,
+    trick_pattern,
+)
+from tabletop_gym.oracles.war.horizon import check_horizon, solve_horizon
+
+# Decks big enough that no war runs short within these horizons: the model is then exact.
+EXACT = [
+    (WarRules(ranks=8, suits=3, face_down=1), (3, 8, 12), range(4)),
+    (WarRules(ranks=13, suits=2, face_down=2), (4, 10), range(3)),
+    (WarRules(), (3, 8), range(3)),
+    (WarRules(ranks=7, suits=2, face_down=0), (5, 9), range(3)),
+    (WarRules(ranks=8, suits=3, face_down=1, pickup="loser_first"), (6, 10), range(3)),
+]
+
+
+@pytest.mark.parametrize("rules,horizons,seeds", EXACT, ids=lambda x: getattr(x, "variant", ""))
+def test_cpsat_matches_horizon_search(rules: WarRules, horizons, seeds) -> None:
+    for seed in seeds:
+        deal = random_deal(seed, rules)
+        for tricks in horizons:
+            exact = solve_horizon(deal, tricks, rules)
+            result = solve_horizon_cpsat(deal, tricks, rules, time_limit=20)
+            assert (result.score, result.bound) == (exact.score, exact.score), (str(deal), tricks)
+            assert check_horizon(deal, tricks, rules, result)
+
+
+def test_cpsat_bound_holds_with_short_wars() -> None:
+    # Tiny decks: wars run short all the time; the model takes them optimistically, so its bound
+    # still holds and its plan still replays, but it need not be tight.
+    rules = WarRules(ranks=5, suits=2, face_down=1)
+    for seed in range(8):
+        deal = random_deal(seed, rules)
+        for tricks in (2, 5):
+            exact = solve_horizon(deal, tricks, rules)
+            result = solve_horizon_cpsat(deal, tricks, rules, time_limit=10)
+            assert result.score <= exact.score <= result.bound
+            assert check_horizon(deal, tricks, rules, result)
+
+
+def test_full_deck_three_tricks() -> None:
+    rules = WarRules()
+    for seed in range(1, 4):
+        deal = random_deal(seed, rules)
+        result = solve_horizon_cpsat(deal, 3, rules, time_limit=10)
+        assert result.optimal and result.score == solve_horizon(deal, 3, rules).score
+        assert check_horizon(deal, 3, rules, result)
+
+
+def test_best_of_search_and_cpsat() -> None:
+    rules = WarRules()
+    deal = random_deal(3, rules)
+    fast = solve_horizon_best(deal, 12, rules, time_limit=20)
+    assert fast.stats["method"] == "search" and fast.optimal
+    forced = solve_horizon_best(deal, 12, rules, time_limit=20, max_nodes=1)
+    assert forced.stats["method"] == "cpsat" and (forced.score, forced.bound) == (fast.score, fast.score)
+
+
+def test_cpsat_refuses_sorted_convention() -> None:
+    with pytest.raises(ValueError, match="pickup"):
+        solve_horizon_cpsat(random_deal(0), 3, WarRules(pickup="high_first"))
+
+
+@pytest.mark.parametrize("pattern", ["w,1", "n1 w0 n0", "w0 . w1"])
+def test_pattern_query_confirmed_by_engine(pattern: str) -> None:
+    rules = WarRules()
+    found = find_deal_with_pattern(pattern, rules, time_limit=20)
+    tokens = pattern.replace(",", " ").split()
+    played = trick_pattern(found.deal, rules, len(tokens))
+    assert len(played) == len(tokens)
+    for want, got in zip(tokens, played, strict=True):
+        if want[:1] in ("w", "n"):
+            assert got[0] == want[0]
+            want = want[1:]
+        if want not in ("", "."):
+            assert got[1] == want
+    wars = simulate(found.deal, rules.replace(max_tricks=len(tokens))).wars
+    assert wars >= sum(1 for t in tokens if t.startswith("w"))
+
+
+def test_pattern_query_bad_input() -> None:
+    with pytest.raises(ValueError, match="pattern"):
+        find_deal_with_pattern("x2", WarRules())
+
+
+def _all_deals(rules: WarRules):
+    cards = [r for r in range(rules.ranks) for _ in range(rules.suits)]
+    half = (len(cards) + 1) // 2
+    for perm in set(itertools.permutations(cards)):
+        yield "/".join("".join(rules.alphabet[r] for r in pile) for pile in (perm[:half], perm[half:]))
+
+
+def test_free_queries_against_brute_force() -> None:
+    # face_down = 0: no war can run short, so the models cover every deal of this tiny deck.
+    rules = WarRules(ranks=3, suits=2, face_down=0)
+    tricks = 2
+    seen = {}
+    for deal in _all_deals(rules):
+        played = tuple(trick_pattern(deal, rules, tricks))
+        if len(played) == tricks:
+            wars = simulate(deal, rules.replace(max_tricks=tricks)).wars
+            seen[played] = max(seen.get(played, 0), wars)
+    most = find_deal_most_wars(tricks, rules, time_limit=20)
+    assert most.bound == most.value == max(seen.values())
+    assert simulate(most.deal, rules.replace(max_tricks=tricks)).wars == most.value
+    for pattern in itertools.product(["w0", "w1", "n0", "n1"], repeat=tricks):
+        if pattern in seen:
+            found = find_deal_with_pattern(",".join(pattern), rules, time_limit=20)
+            assert tuple(trick_pattern(found.deal, rules, tricks)) == pattern
+        else:
+            with pytest.raises(ValueError, match="no deal"):
+                find_deal_with_pattern(",".join(pattern), rules, time_limit=20)
+
+
+def test_most_wars_full_deck_confirmed_by_simulation() -> None:
+    rules = WarRules()
+    found = find_deal_most_wars(2, rules, time_limit=20)
+    sim = simulate(found.deal, rules.replace(max_tricks=2))
+    assert sim.tricks == 2 and sim.wars == found.value >= 4
+    assert found.bound is None or found.bound >= found.value
