@@ -25,6 +25,19 @@ An iteration that fails proves the optimum exceeds T, so an interrupted search s
 proven lower bound on the turns. Every plan is replayed through the engine
 (``tabletop_gym.envs.dominion.rules.replay``) to the claimed turn count before it is reported.
 
+With kingdom cards (``solve(..., kingdom="smithy,village")``) a second search, ``_KingdomSearch``,
+expands each turn into every distinct outcome (every order of playing Actions, every multiset of
+buys) and proves its own lower bound, valid whatever is played (see its docstring: a dynamic
+programme over the known draw pile in which each turn may draw what its Actions can, then a cap on
+Provinces per turn from the deck's coins and Buys). It supports the kingdom cards that ask nothing
+but "play it or not" in solitaire: Market, Merchant, Militia (+$2 with no one to attack), Moat (+2
+Cards), Smithy and Village, in any combination. Cellar, Mine, Remodel and Workshop are refused with
+a ``ValueError`` (their discards, trashing and gains multiply the choices inside a turn). It is
+cross-checked against a breadth-first search through the engine itself, and on the empty kingdom
+against the treasure search. Tractability (2 busy cores): Smithy to 4 Provinces takes seconds
+per seed; the other cards make the bound looser, 4 Provinces often runs past a 30 s limit (a
+bound, not an optimum, is then reported), while 1-2 Provinces take about a second.
+
 Scores follow the package convention (higher is better, ``bound`` an upper bound on any play):
 ``score = -turns of the plan``, ``bound = -proven lower bound on turns``; ``optimal`` when they meet.
 """
@@ -193,6 +206,7 @@ _COIN_CEILING = {R.COPPER: 1, R.SILVER: 2, R.GOLD: 3, R.MARKET: 1, R.MERCHANT: 1
 _PRIORITY = {R.PROVINCE: 100, R.GOLD: 50, R.MARKET: 45, R.SMITHY: 40, R.MILITIA: 35, R.SILVER: 30,
              R.VILLAGE: 20, R.MERCHANT: 18, R.MOAT: 15, R.COPPER: 5, R.DUCHY: 3, R.ESTATE: 2, R.CURSE: 1}
 _PASS_PRIORITY = 10
+_TABLE_LIMIT = 1_500_000  # positions kept in the search's tables (a few hundred bytes each)
 
 
 def oracle_kingdom(kingdom: Any) -> tuple[int, ...]:
@@ -225,10 +239,11 @@ class _KingdomSearch:
       gets at most min(Buys, coins // 8) Provinces;
     - until the draw pile runs out (the "window"), the cards come in a known order and cards bought
       meanwhile lie in the discard pile. A turn takes the next 5 (the current turn: its hand) and
-      then as many more as the draws of the cards seen so far allow (Smithy 3, Moat 2, Village,
-      Market and Merchant 1 — ignoring the Actions needed to play them, a relaxation). A dynamic
-      programme over the number of cards taken gives the most Provinces t turns can get inside the
-      window;
+      then as many more as the Actions among the cards seen so far can draw (``_draws``: each
+      Market, Merchant and Village 1, and Smithy 3 / Moat 2 for at most 1 + Villages of them, since
+      each is terminal; a relaxation: the order of play and Militia's Action are ignored). A
+      dynamic programme over the number of cards taken gives the most Provinces t turns can get
+      inside the window;
     - a turn that needs a card beyond the window (its hand or a draw needs a shuffle) and every later
       turn gets at most min(B_j, M_j // 8) Provinces, where M_j bounds the coins the deck holds at
       turn j (the coin ceilings of all cards owned now, +3 for every card bought since: no card adds
@@ -246,6 +261,7 @@ class _KingdomSearch:
         self.value = [_COIN_CEILING.get(c, 0) for c in self.cards]
         self.plus_cards = [_PLUS_CARDS.get(c, 0) for c in self.cards]
         self.plus_buys = [1 if c == R.MARKET else 0 for c in self.cards]
+        self.kind = [_KIND.get(c, _OTHER) for c in self.cards]
         self.actions = [i for i, c in enumerate(self.cards) if c in kingdom]
         self.market = self.local.get(R.MARKET)
         self.merchant = self.local.get(R.MERCHANT)
@@ -255,6 +271,7 @@ class _KingdomSearch:
         self.province = self.local[R.PROVINCE]
         self.buy_order = sorted(range(n), key=lambda i: -_PRIORITY[self.cards[i]])
         self.failed: dict[tuple, int] = {}
+        self.bounds: dict[tuple, int] = {}  # position -> its lower bound (kept across iterations)
         self.nodes = 0
         self.timed_out = False
         self.path: list[list[int]] = []
@@ -389,7 +406,7 @@ class _KingdomSearch:
         if needed <= 0:
             return 0
         draw, discard, hand, _ = pos
-        value, plus, plus_buys = self.value, self.plus_cards, self.plus_buys
+        value, kind, plus_buys = self.value, self.kind, self.plus_buys
         owned = [d + h for d, h in zip(discard, hand, strict=True)]
         for c in draw:
             owned[c] += 1
@@ -400,8 +417,10 @@ class _KingdomSearch:
         size = len(stream)
         states = {0: 0}  # cards taken from the stream -> most Provinces so far
         exited = -1  # most Provinces of a play that has left the window (-1: none)
+        hand_seen = [0] * 5
+        for c, h in enumerate(hand):
+            hand_seen[kind[c]] += h
         hand_coins = sum(h * v for h, v in zip(hand, value, strict=True))
-        hand_plus = sum(h * v for h, v in zip(hand, plus, strict=True))
         hand_buys = sum(h * v for h, v in zip(hand, plus_buys, strict=True))
         turn = 0
         while True:
@@ -412,15 +431,17 @@ class _KingdomSearch:
             new: dict[int, int] = {}
             for at, got in states.items():
                 if turn == 1:
-                    coins, draws, extra_buys, start = hand_coins, hand_plus, hand_buys, 0
+                    coins, extra_buys, start = hand_coins, hand_buys, 0
+                    seen = list(hand_seen)
                 else:
                     if size - at < R.HAND_SIZE:
                         new_exited = max(new_exited, got + cap)
                         continue
-                    coins = draws = extra_buys = 0
+                    coins = extra_buys = 0
+                    seen = [0] * 5
                     for c in stream[at : at + R.HAND_SIZE]:
                         coins += value[c]
-                        draws += plus[c]
+                        seen[kind[c]] += 1
                         extra_buys += plus_buys[c]
                     start = at + R.HAND_SIZE
                 taken = 0
@@ -428,25 +449,40 @@ class _KingdomSearch:
                     gain = min(1 + extra_buys, coins // _PROVINCE_COINS, cap)
                     if new.get(start + taken, -1) < got + gain:
                         new[start + taken] = got + gain
-                    if taken >= draws:
+                    if taken >= _draws(seen):
                         break
                     if start + taken >= size:  # this draw needs a shuffle: beyond the window
                         new_exited = max(new_exited, got + cap)
                         break
                     c = stream[start + taken]
                     coins += value[c]
-                    draws += plus[c]
+                    seen[kind[c]] += 1
                     extra_buys += plus_buys[c]
                     taken += 1
             best = max(max(new.values(), default=-1), new_exited)
             if best >= needed:
                 return turn
             states, exited = new, new_exited
-            # Bounds for the next turn: every card bought adds at most $3, and at most ``buys``
-            # cards are bought, all of them Markets at best.
+            # Bounds for the next turn: every card bought adds at most $3 of coin ceiling, and at
+            # most ``buys`` cards are bought, all of them Markets at best.
             money += 3 * buys
             if self.market is not None:
                 markets = min(markets + buys, market_supply)
+
+
+# Kinds of cards for the draw bound: no draw, a cantrip (Market, Merchant: +1 Card +1 Action), a
+# Village (+1 Card +2 Actions), a Smithy (+3 Cards, terminal), a Moat (+2 Cards, terminal).
+_OTHER, _CANTRIP, _VILLAGE, _SMITHY, _MOAT = range(5)
+_KIND = {R.MARKET: _CANTRIP, R.MERCHANT: _CANTRIP, R.VILLAGE: _VILLAGE, R.SMITHY: _SMITHY, R.MOAT: _MOAT}
+
+
+def _draws(seen: list[int]) -> int:
+    """The most cards the Actions among ``seen`` (counts by kind) can draw in one turn: every cantrip
+    and Village, and the best terminal drawers for which there are Actions (1 + one per Village;
+    Militia, also terminal, is left out, which only allows more)."""
+    slots = 1 + seen[_VILLAGE]
+    smithies = min(seen[_SMITHY], slots)
+    return seen[_CANTRIP] + seen[_VILLAGE] + 3 * smithies + 2 * min(seen[_MOAT], slots - smithies)
 
 
 def _kingdom_iteration(search: _KingdomSearch, pos: tuple, turns_left: int) -> bool:
@@ -456,10 +492,15 @@ def _kingdom_iteration(search: _KingdomSearch, pos: tuple, turns_left: int) -> b
         search.timed_out = True
     if search.timed_out:
         return False
-    needed = search.target - search.provinces(pos)
-    if search.lower_bound(pos, needed) > turns_left:
-        return False
     if search.failed.get(pos, -1) >= turns_left:
+        return False
+    if len(search.bounds) > _TABLE_LIMIT:  # both tables only save work: forgetting is safe
+        search.bounds.clear()
+        search.failed.clear()
+    bound = search.bounds.get(pos)
+    if bound is None:
+        bound = search.bounds[pos] = search.lower_bound(pos, search.target - search.provinces(pos))
+    if bound > turns_left:
         return False
     for child, steps in search.children(pos):
         if search.provinces(child) >= search.target:
