@@ -87,3 +87,11 @@ def test_pair_cut_decides_a_small_deal_exactly() -> None:
     # though the table ends with three tiles; only the 2 can then go up.
     deal = Deal((1, 7, 9, 2))
     assert exhaustive(deal, 6) == 2 == oracle.relaxation_bound(list(deal.cards))
+
+
+def test_free_draft_of_the_standard_game_gets_beam_plans_and_the_relaxation_bound() -> None:
+    variant = Variant()
+    result = oracle.solve_free(variant, grid=20, time_limit=2)
+    assert oracle.check_free(variant, result, 20)
+    assert 0 < result.score <= result.bound
+    assert sorted(v for v, _ in result.plan) == sorted(variant.full_deck)

@@ -938,15 +938,19 @@ def solve_free(
     first. Each candidate is a small satisfiability model (the table's cards are left to the
     solver); the first feasible one is optimal, and every better one was proven infeasible. When
     there are more than ``max_candidates`` (big variants), the one-model search runs instead and
-    the bound is the grid-free relaxation's.
+    the bound is the grid-free relaxation's; where that model would be too big to build
+    (``_ONE_MODEL_LIMIT``), ``solve_free_beam`` runs instead.
     """
     start = time.perf_counter()
     variant = Variant.parse(variant) if isinstance(variant, str) else variant
     model_grid = grid if model_grid is None else model_grid
     k = variant.cards
     cap = _level_cap(k, levels)
-    relax = free_relaxation_bound(variant, levels, time_limit=max(1.0, time_limit / 10))
     candidates = _free_candidates(variant, cap, max_candidates)
+    if candidates is None and k * model_grid**2 * (variant.max_value + 1) > _ONE_MODEL_LIMIT:
+        # The one model would hold millions of variables (F-9-2-20 on 20x20): beam plans instead.
+        return solve_free_beam(variant, grid, time_limit, levels=levels)
+    relax = free_relaxation_bound(variant, levels, time_limit=max(1.0, time_limit / 10))
     stats: dict = {"relaxation_bound": relax, "model_grid": model_grid}
     if candidates is not None and model_grid == grid:
         stats["candidates"] = len(candidates)
@@ -986,8 +990,15 @@ def solve_free(
     return _free_result(model, solver, variant, grid, levels, bound, start, stats)
 
 
+_ONE_MODEL_LIMIT = 60_000  # cards x cells x values: beyond it the one-model free search is hopeless
+
+
 def solve_free_beam(
-    variant: Variant | str, grid: int = DEFAULT_GRID, time_limit: float = 30.0, orders: int = 6
+    variant: Variant | str,
+    grid: int = DEFAULT_GRID,
+    time_limit: float = 30.0,
+    orders: int = 6,
+    levels: int | None = None,
 ) -> OracleResult:
     """Free draft for big variants, where the placement model is out of reach: a plan from the beam
     searches (``beam_plan``) over a few card orders of the ``k`` highest cards (the table first
@@ -996,7 +1007,7 @@ def solve_free_beam(
     start = time.perf_counter()
     variant = Variant.parse(variant) if isinstance(variant, str) else variant
     cards = sorted(variant.full_deck, reverse=True)[: variant.cards]
-    relax = free_relaxation_bound(variant, time_limit=min(120.0, max(1.5, time_limit / 2)))
+    relax = free_relaxation_bound(variant, levels, time_limit=min(120.0, max(1.5, time_limit / 2)))
     rng = np.random.default_rng(0)
     ascending = sorted(cards)
     candidates = [ascending, ascending[::2] + ascending[1::2]]
@@ -1014,17 +1025,17 @@ def solve_free_beam(
             if time.perf_counter() >= deadline:
                 break
             deal = Deal(tuple(order))
-            found = beam_plan(deal, grid, None, *config, deadline=deadline)
+            found = beam_plan(deal, grid, levels, *config, deadline=deadline)
             if found is not None:
                 tried.append(found[1])
                 if best is None or found[1] > best[0]:
                     best = (found[1], deal, found[0])
     if best is None:  # out of time before any beam finished: the greedy player on the first order
         deal = Deal(tuple(candidates[0]))
-        plan = greedy_plan(deal, grid)
-        best = (replay(deal, plan, grid).score, deal, plan)
+        plan = greedy_plan(deal, grid, levels)
+        best = (replay(deal, plan, grid, levels).score, deal, plan)
     score, deal, plan = best
-    state = replay(deal, plan, grid)
+    state = replay(deal, plan, grid, levels)
     if state.score != score or state.discarded:
         raise AssertionError(f"beam plan claims {score} but replays to {state.score}")
     return OracleResult(
