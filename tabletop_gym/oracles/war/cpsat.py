@@ -552,27 +552,33 @@ def find_deal_most_wars(
     reaches the cap it is rebuilt with twice the cap, time allowing. ``bound`` is proven over deals
     without a short war; it is None when the last model's cap was reached (more may be possible)."""
     start = time.perf_counter()
+    best: FreeDealResult | None = None
     while True:
         model = _free_model(rules, tricks, wars_cap)
         model.m.Add(model.done == 1)
         model.m.Maximize(model.wars)
         solver, status = model.solve(time_limit - (time.perf_counter() - start), workers)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            if best is not None:
+                return best  # the larger model found nothing in time: keep the capped answer
             if status == cp_model.INFEASIBLE:
                 raise ValueError(f"no deal completes {tricks} tricks without a short war")
             raise TimeoutError(f"no deal found within {time_limit} s")
         value = int(round(solver.ObjectiveValue()))
-        capped = value >= wars_cap
+        bound = int(round(solver.BestObjectiveBound()))
+        capped = bound >= wars_cap  # the model's cap may be what stops the bound
+        deal = _free_deal(model, solver, rules)
+        if best is not None and best.value > value:  # a time-limited bigger model did worse
+            deal, value = best.deal, best.value
+        best = FreeDealResult(
+            deal,
+            value,
+            None if capped else bound,
+            solver.StatusName(status),
+            time.perf_counter() - start,
+            {"turns": model.K, "wars_cap": wars_cap},
+        )
         if capped and time_limit - (time.perf_counter() - start) > 1.0:
             wars_cap *= 2
             continue
-        break
-    bound = None if capped else int(round(solver.BestObjectiveBound()))
-    return FreeDealResult(
-        _free_deal(model, solver, rules),
-        value,
-        bound,
-        solver.StatusName(status),
-        time.perf_counter() - start,
-        {"turns": model.K, "wars_cap": wars_cap},
-    )
+        return best

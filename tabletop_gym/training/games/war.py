@@ -54,13 +54,41 @@ def _oracle(deal: str, args: argparse.Namespace) -> OracleResult:
     cache = OracleCache(cache_dir) if cache_dir else None
     tricks = getattr(args, "horizon", None)
     if tricks:
-        return horizon.solve_horizon_cached(deal, tricks, rules, cache)
+        method = getattr(args, "method", "auto")
+        if method == "search":
+            return horizon.solve_horizon_cached(deal, tricks, rules, cache)
+        return _cpsat_cached(deal, tricks, rules, cache, method, getattr(args, "time_limit", 60.0))
     if rules.num_cards > EXACT_LIMIT and not getattr(args, "force_exact", False):
         raise ValueError(
             f"exact whole-game search is for decks of at most {EXACT_LIMIT} cards ({rules.num_cards} here): "
             "use --horizon T, smaller --ranks/--suits, or --force-exact"
         )
     return search.solve_cached(deal, rules, cache)
+
+
+def _cpsat_cached(
+    deal: str, tricks: int, rules: WarRules, cache: OracleCache | None, method: str, time_limit: float
+) -> OracleResult:
+    """The horizon answer by CP-SAT (``cpsat``) or by the search within a position budget, then
+    CP-SAT (``auto``); cached per method and time limit, since a time-limited answer may have a gap."""
+    from tabletop_gym.envs.war.rules import parse_deal
+    from tabletop_gym.oracles.war import cpsat
+    from tabletop_gym.oracles.war.horizon import check_horizon
+    from tabletop_gym.oracles.war.search import GAME
+
+    parsed = parse_deal(deal, rules)
+    if method == "cpsat":
+        compute = lambda: cpsat.solve_horizon_cpsat(parsed, tricks, rules, time_limit=time_limit)  # noqa: E731
+    else:
+        compute = lambda: cpsat.solve_horizon_best(parsed, tricks, rules, time_limit=time_limit)  # noqa: E731
+    cache = cache if cache is not None else OracleCache()
+    return cache.solve(
+        GAME,
+        f"horizon{tricks}-{method}{time_limit:g}s-{rules.variant}",
+        str(parsed),
+        compute,
+        lambda r: check_horizon(parsed, tricks, rules, r),
+    )
 
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
@@ -75,7 +103,26 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument("--observation", choices=("full", "hidden"), default="full")
     if command in ("solve", "evaluate", "demo"):
         parser.add_argument("--force-exact", action="store_true", help="whole-game search on a large deck")
+        parser.add_argument(
+            "--method",
+            choices=("auto", "search", "cpsat"),
+            default="auto",
+            help="with --horizon: exact search, CP-SAT, or the search within 20k positions then CP-SAT",
+        )
+        parser.add_argument(
+            "--time-limit", type=float, default=60.0, help="CP-SAT seconds per deal (default 60)"
+        )
         parser.add_argument("--cache", type=Path, default=None, help="oracle cache folder")
+    if command == "solve":
+        parser.add_argument(
+            "--find-pattern",
+            metavar="PATTERN",
+            help="free deal (CP-SAT) whose first tricks follow PATTERN, one token a trick: "
+            "'.', 'w' war, 'n' no war, then the taker 0 or 1, e.g. 'w,1'",
+        )
+        parser.add_argument(
+            "--most-wars", type=int, metavar="T", help="free deal (CP-SAT) with the most wars in T tricks"
+        )
     if command in ("solve", "play"):
         parser.add_argument("--deal", help="deal string P0/P1, top card first")
         parser.add_argument(
@@ -86,6 +133,15 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             "--games", type=int, default=20_000, help="simulated games per timing (default 20000)"
         )
         parser.add_argument("--deals", type=int, default=20, help="deals per horizon timing (default 20)")
+        parser.add_argument(
+            "--cpsat-deals",
+            type=int,
+            default=5,
+            help="seeded deals per CP-SAT timing, T=3 and T=26 (default 5)",
+        )
+        parser.add_argument(
+            "--time-limit", type=float, default=60.0, help="CP-SAT seconds per deal (default 60)"
+        )
         parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for war.json")
     if command == "stats":
         parser.add_argument("--games", type=int, default=10_000, help="games to simulate (default 10000)")
@@ -105,6 +161,8 @@ def _solve_command(args: argparse.Namespace) -> int:
     from tabletop_gym.oracles.war import simulate
 
     rules = _rules(args)
+    if args.find_pattern or args.most_wars:
+        return _free_deal_command(args, rules)
     deal = _deal_for(args, rules)
     print(f"deal       {deal}")
     if rules.deterministic:
@@ -117,12 +175,41 @@ def _solve_command(args: argparse.Namespace) -> int:
     result = _oracle(deal, args)
     plan = "".join(RANK_CHARS[r] for r in result.plan)
     if args.horizon:
-        print(f"best       {result.score:g} cards after {result.stats['horizon']} tricks (proven optimal)")
+        how = f"by {result.stats.get('method', 'search')}"
+        if result.optimal:
+            tricks = result.stats["horizon"]
+            print(f"best       {result.score:g} cards after {tricks} tricks (proven optimal, {how})")
+        else:
+            print(
+                f"best       {result.score:g} cards after {result.stats['horizon']} tricks; "
+                f"proven bound {result.bound:g} ({how}, time limit reached)"
+            )
     else:
         word = {1: "forced win", 0: "draw at best", -1: "forced loss"}[int(result.score)]
         print(f"best       {word} in {result.stats['tricks']} tricks (proven optimal)")
     print(f"plan       {plan or '(no decision matters)'}  (rank placed at each decision)")
     print(f"time       {result.seconds:.3f} s")
+    return 0
+
+
+def _free_deal_command(args: argparse.Namespace, rules: WarRules) -> int:
+    from tabletop_gym.oracles.war import cpsat, simulate
+
+    if args.find_pattern:
+        found = cpsat.find_deal_with_pattern(args.find_pattern, rules, time_limit=args.time_limit)
+        tricks = len(args.find_pattern.replace(",", " ").split())
+        print(f"pattern    {args.find_pattern}")
+    else:
+        found = cpsat.find_deal_most_wars(args.most_wars, rules, time_limit=args.time_limit)
+        tricks = args.most_wars
+        bound = "unproven (cap reached)" if found.bound is None else f"bound {found.bound}"
+        print(f"most wars  {found.value} in {tricks} tricks ({bound}, {found.status}; no short war)")
+    print(f"deal       {found.deal}")
+    played = cpsat.trick_pattern(found.deal, rules, tricks)
+    sim = simulate(found.deal, rules.replace(max_tricks=tricks))
+    print(f"engine     {' '.join(played)}  (w/n: war or not, then the taker)")
+    print(f"simulated  {sim.wars} wars in the first {sim.tricks} tricks")
+    print(f"time       {found.seconds:.3f} s")
     return 0
 
 
@@ -160,9 +247,11 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    """Simulated games per second (one core), horizon search times, environment steps per second."""
+    """Simulated games per second (one core), horizon search and CP-SAT times (medians over seeded
+    deals; wall-clock, so noisy on a shared machine), environment steps per second."""
     from tabletop_gym.envs.war.env import WarEnv
     from tabletop_gym.oracles.war import random_decks, simulate_many
+    from tabletop_gym.oracles.war.cpsat import MODEL_PICKUPS, solve_horizon_cpsat
     from tabletop_gym.oracles.war.horizon import solve_horizon
 
     rules = _rules(args)
@@ -190,6 +279,22 @@ def _bench(args: argparse.Namespace) -> int:
         report[f"horizon_T{tricks}_median_seconds"] = statistics.median(times)
         report[f"horizon_T{tricks}_max_seconds"] = max(times)
         report[f"horizon_T{tricks}_unsolved_within_200k_positions"] = unsolved
+    if rules.pickup in MODEL_PICKUPS:
+        for tricks in (3, 26):
+            times, gaps, proven = [], [], 0
+            for seed in range(1, args.cpsat_deals + 1):
+                result = solve_horizon_cpsat(
+                    random_deal(seed, rules), tricks, rules, time_limit=args.time_limit
+                )
+                times.append(result.seconds)
+                gaps.append(result.gap)
+                proven += result.optimal
+            if times:
+                report[f"cpsat_T{tricks}_median_seconds"] = statistics.median(times)
+                report[f"cpsat_T{tricks}_max_seconds"] = max(times)
+                report[f"cpsat_T{tricks}_proven_optimal"] = f"{proven}/{len(times)}"
+                report[f"cpsat_T{tricks}_mean_gap_cards"] = float(statistics.mean(gaps))
+        report["cpsat_workers"] = 2
     env = WarEnv(ranks=rules.ranks, suits=rules.suits, face_down=rules.face_down, pickup=rules.pickup)
     agent = RandomAgent(0)
     steps, start = 0, time.perf_counter()

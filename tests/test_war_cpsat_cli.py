@@ -1,0 +1,45 @@
+"""War's CP-SAT oracles on the command line: solve --method, free-deal queries, bench figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tabletop_gym.envs.war.rules import WarRules
+from tabletop_gym.oracles.war import simulate
+from tabletop_gym.training.cli import main
+
+
+def test_solve_horizon_with_cpsat(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["solve", "war", "--seed", "1", "--horizon", "3", "--cache", str(tmp_path)]
+    assert main(args + ["--method", "cpsat"]) == 0
+    out = capsys.readouterr().out
+    assert "proven optimal, by cpsat" in out
+    assert main(args + ["--method", "auto"]) == 0  # the search answers this one within its budget
+    assert "proven optimal, by search" in capsys.readouterr().out
+
+
+def test_solve_free_deal_queries(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "war", "--find-pattern", "w,1", "--time-limit", "20"]) == 0
+    out = capsys.readouterr().out
+    deal = next(line.split()[1] for line in out.splitlines() if line.startswith("deal"))
+    engine = next(line.split()[1:3] for line in out.splitlines() if line.startswith("engine"))
+    assert engine[0][0] == "w" and engine[1][1] == "1"
+    small = ["--ranks", "3", "--suits", "2", "--face-down", "0"]
+    assert main(["solve", "war", "--most-wars", "2", "--time-limit", "20"] + small) == 0
+    out = capsys.readouterr().out
+    deal = next(line.split()[1] for line in out.splitlines() if line.startswith("deal"))
+    wars = int(next(line.split()[2] for line in out.splitlines() if line.startswith("most wars")))
+    assert simulate(deal, WarRules(ranks=3, suits=2, face_down=0, max_tricks=2)).wars == wars
+
+
+def test_bench_reports_cpsat_medians(tmp_path: Path) -> None:
+    args = ["bench", "war", "--games", "100", "--deals", "1", "--cpsat-deals", "1", "--time-limit", "2"]
+    small = ["--ranks", "5", "--suits", "2", "--face-down", "1", "--out", str(tmp_path)]
+    assert main(args + small) == 0
+    report = json.loads((tmp_path / "war.json").read_text())
+    for tricks in (3, 26):
+        assert report[f"cpsat_T{tricks}_median_seconds"] >= 0
+        assert report[f"cpsat_T{tricks}_proven_optimal"].endswith("/1")
