@@ -43,3 +43,12 @@ def test_bench_reports_cpsat_medians(tmp_path: Path) -> None:
     for tricks in (3, 26):
         assert report[f"cpsat_T{tricks}_median_seconds"] >= 0
         assert report[f"cpsat_T{tricks}_proven_optimal"].endswith("/1")
+
+
+def test_evaluate_against_cpsat_horizon(tmp_path: Path) -> None:
+    args = ["evaluate", "war", "--agent", "greedy,oracle", "--episodes", "3", "--horizon", "8"]
+    args += ["--ranks", "8", "--suits", "3", "--face-down", "1", "--method", "cpsat", "--time-limit", "10"]
+    assert main(args + ["--cache", str(tmp_path / "cache"), "--out", str(tmp_path), "--no-progress"]) == 0
+    agents = json.loads((tmp_path / "evaluation.json").read_text())["agents"]
+    assert agents["oracle"]["share_optimal"] == 1.0 and agents["oracle"]["share_oracle_proven"] == 1.0
+    assert agents["greedy"]["mean_score"] <= agents["oracle"]["mean_score"]
