@@ -48,3 +48,24 @@ def test_spec_oracle_and_figures(tmp_path):
     turns = -result.score
     assert score_ratio(result.score, result.bound) == 1.0
     assert score_ratio(result.score - 2, result.bound) == pytest.approx(turns / (turns + 2))
+
+
+def test_solve_command_with_a_kingdom(capsys):
+    assert main(["solve", "dominion", "--seed", "2", "--target", "2", "--kingdom", "smithy"]) == 0
+    out = capsys.readouterr().out
+    assert "kingdom: Smithy" in out and "proven optimal" in out
+    assert "turn  1  " in out and "smithy-big-money on this seed" in out
+
+
+def test_solve_command_refuses_an_unsupported_kingdom(capsys):
+    assert main(["solve", "dominion", "--seed", "2", "--kingdom", "smithy,cellar"]) == 2
+    assert "does not support Cellar" in capsys.readouterr().err
+
+
+def test_evaluate_a_kingdom_the_oracle_does_not_support_runs_without_it(tmp_path, capsys):
+    code = main(["evaluate", "dominion", "--agent", "greedy", "--episodes", "2", "--target", "1",
+                 "--kingdom", "cellar,workshop", "--out", str(tmp_path), "--no-progress"])
+    assert code == 0
+    report = json.loads((tmp_path / "evaluation.json").read_text())
+    entry = report["agents"]["greedy"]
+    assert "mean_ratio" not in entry and entry["mean_turns"] == -entry["mean_score"]
