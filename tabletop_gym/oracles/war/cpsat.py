@@ -359,7 +359,6 @@ def solve_horizon_cpsat(
     most_turns = horizon * rules.num_cards
     bound, plan, score = rules.num_cards, *_finish(deal, limited, [])
     forbid_short, solves, statuses = False, 0, []
-    proven = False  # the bound came from a search that finished
     while True:
         turns = min(horizon + (rules.face_down + 1) * wars, most_turns)
         model = _Turns(limited, horizon, turns, deal.piles, n, player0_chooses=True, optimistic=True)
@@ -371,11 +370,9 @@ def solve_horizon_cpsat(
         solves += 1
         statuses.append(solver.StatusName(status))
         feasible = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-        if not forbid_short and status != cp_model.UNKNOWN:
-            # A relaxation of every play: its bound holds whatever the solution looks like.
-            if int(round(solver.BestObjectiveBound())) < bound or status == cp_model.OPTIMAL:
-                bound = min(bound, int(round(solver.BestObjectiveBound())))
-                proven = status == cp_model.OPTIMAL
+        if not forbid_short and feasible:
+            # A relaxation of every play: its bound holds whatever its best solution looks like.
+            bound = min(bound, int(round(solver.BestObjectiveBound())))
         overflow = feasible and solver.Value(model.over) == 1
         short = feasible and solver.Value(model.esc) == 1
         if feasible and not overflow and not short:
@@ -386,15 +383,20 @@ def solve_horizon_cpsat(
                 )
             if held > score:
                 plan, score = found, held
-        more_time = time_limit - (time.perf_counter() - start) > 0.5
-        if overflow and more_time and turns < most_turns:
-            wars *= 2
+        if score >= bound or not feasible or time_limit - (time.perf_counter() - start) < 0.5:
+            break
+        if overflow or short:
+            # The best is optimistic: look for a real plan in a model with more turns, no short war.
+            if turns >= most_turns and forbid_short:
+                break
+            forbid_short, wars = True, wars * 2
             continue
-        if short and more_time and not forbid_short:
-            forbid_short = True
+        if forbid_short:
+            forbid_short = False  # a real plan below the bound: tighten the bound with this model
             continue
         break
-    bound = max(bound, score)  # a bound below a real play would be a bug; never report one
+    if score > bound:
+        raise AssertionError(f"CP-SAT bound {bound} below a replayed play of {score} cards on {deal}")
     return OracleResult(
         score=score,
         bound=bound,
@@ -404,7 +406,6 @@ def solve_horizon_cpsat(
             "horizon": horizon,
             "method": "cpsat",
             "statuses": statuses,
-            "proven": proven or score == bound,
             "turns": turns,
             "solves": solves,
             "variables": len(model.m.Proto().variables),
