@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ortools.sat.python import cp_model
 
 from tabletop_gym.core import OracleCache
 from tabletop_gym.envs.modern_art import rules as R
@@ -29,7 +30,7 @@ def _random_play(rules: R.Rules, deal: str, seed: int) -> R.State:
     return state
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(4))
 def test_bound_and_plan_against_brute_force_on_tiny_decks(seed: int) -> None:
     deal = R.random_deal(TINY, seed)
     for seat in (0, 1):
@@ -45,15 +46,55 @@ def test_bound_and_plan_against_brute_force_on_tiny_decks(seed: int) -> None:
         assert exact.optimal and exact.score == best and exact.stats["method"] == "exhaustive"
 
 
-def test_relaxation_bound_valid_with_parameters() -> None:
-    rules = R.Rules(
-        players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2, end_of_round_plays=True, at_once=False
-    )
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"players": 2, "deals": (3, 1), "end_of_round_plays": True, "at_once": False},
+        {"players": 2, "deals": (2, 1, 1), "extra_card_each_round": True},
+        {"players": 3, "deals": (2, 1), "simultaneous_same_artist": True, "value_tokens": (2, 1)},
+    ],
+)
+def test_relaxation_bounds_valid_with_parameters(params) -> None:
+    rules = R.Rules(deck=TINY_DECK, round_limit=2, **params)
     deal = R.random_deal(rules, 3)
-    best, _ = O.brute_force(rules, deal, 0)
-    bound, _, _ = O.relaxation_bound(rules, R.parse_deal(deal, rules), 0, time_limit=1)
-    free, _, _ = O.relaxation_bound(rules, None, 0, time_limit=1)
-    assert best <= bound and best <= free  # both proven bounds (time limits make them incomparable)
+    cards = R.parse_deal(deal, rules)
+    for seat in (0, rules.players - 1):
+        best, _ = O.brute_force(rules, deal, seat)
+        bound, _, _ = O.relaxation_bound(rules, cards, seat, time_limit=0.5, workers=1)
+        free, _, _ = O.relaxation_bound(rules, None, seat, time_limit=0.5, workers=1)
+        seat_only, _, _ = O.seat_round_bound(rules, None, seat, time_limit=0.5, workers=1)
+        assert best <= bound and best <= free and best <= seat_only  # all proven bounds
+
+
+@pytest.mark.parametrize("players, seat", [(2, 0), (3, 2), (5, 1)])
+def test_real_games_satisfy_the_game_model(players: int, seat: int) -> None:
+    """The plays of a real full game, fixed in the model, are feasible and score exactly as the
+    engine scores them: the model leaves no real game out (the bound's validity, on full deals)."""
+    rules = R.Rules(players=players)
+    cards = R.parse_deal(R.random_deal(rules, players), rules)
+    final = _random_play(rules, R.deal_string(cards), players)
+    model, handles = O.build_model(rules, cards, seat)
+    O._hint(model, handles, rules, cards, final.history)
+    hint = model.Proto().solution_hint
+    for index, value in zip(hint.vars, hint.values, strict=True):
+        model.Add(model.GetIntVarFromProtoIndex(index) == value)
+    model.ClearHints()
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 20
+    solver.parameters.num_workers = 1
+    assert solver.Solve(model) == cp_model.OPTIMAL
+    assert solver.ObjectiveValue() == final.scores[seat]
+
+
+def test_free_deal_search_plan_replays() -> None:
+    rules = R.Rules(players=2)
+    score, deal, plan = O.free_deal_search(rules, deals=1, width=2)
+    assert R.replay(rules, deal, plan).scores[0] == score > 0
+    stacked = O.stacked_deal(rules, 5)
+    assert R.parse_deal(stacked, rules)  # a complete deck
+    first_hand = R.State(rules, stacked).hands[0]
+    awards = sum(first_hand[a * R.NUM_SYMBOLS + R.AWARD] for a in range(R.NUM_ARTISTS))
+    assert awards == 5  # the stacked hand holds every award card
 
 
 def test_full_deal_plan_replays_and_is_cached(tmp_path) -> None:

@@ -35,17 +35,26 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from tabletop_gym.core import OracleCache, OracleResult
+from tabletop_gym.core import OracleCache, OracleResult, make_rng
 from tabletop_gym.envs.modern_art.rules import (
     AWARD,
+    AWARD_ARTIST,
+    DOUBLE,
     DRAW,
     HIDDEN,
+    HIDDEN_CARD,
     NUM_ARTISTS,
+    NUM_KINDS,
     NUM_SYMBOLS,
+    PASS,
+    PLAY,
+    SIMULTANEOUS,
     Rules,
     State,
+    arrange_deal,
     artist_of,
     parse_deal,
+    random_deal,
     replay,
     round_points,
     symbol_of,
@@ -78,17 +87,35 @@ def _key(state: State) -> tuple:
     )
 
 
-def _promise(state: State, seat: int) -> float:
-    """The seat's points so far plus what this round would pay it if it ended now."""
+def _promise(state: State, seat: int, hand_weight: float = 0.0, per_round: float = 0.0) -> float:
+    """The seat's points so far, plus what this round would pay it if it ended now, plus its cards in
+    hand, each valued at ``hand_weight`` x (its artist's value and awards + ``per_round`` per round
+    still to come); with ``hand_weight=0`` a tenth of a point per card."""
     if state.done:
         return float(state.scores[seat])
     own = [[state.up[p][a] + state.down[p][a] for a in range(NUM_ARTISTS)] for p in (seat,)]
     points, _ = round_points(state.counts(), own, state.values, state.awards, state.rules)
-    # Cards still in hand are worth a little: they can be displayed later.
-    return state.scores[seat] + points[0] + 0.1 * state.hand_sizes[seat]
+    hand = state.hands[seat]
+    if hand_weight == 0.0:
+        return state.scores[seat] + points[0] + 0.1 * state.hand_sizes[seat]
+    left = state.rules.rounds - 1 - state.round
+    potential = 0.0
+    for a in range(NUM_ARTISTS):
+        held = sum(hand[a * NUM_SYMBOLS : (a + 1) * NUM_SYMBOLS])
+        if held:
+            worth = state.values[a] + state.rules.award_value * state.awards[a] + per_round * left
+            potential += held * worth
+    return state.scores[seat] + points[0] + hand_weight * potential
 
 
-def beam_search(rules: Rules, deal: str, seat: int = 0, width: int = 64) -> tuple[int, tuple[int, ...]]:
+# Hand valuations the portfolio tries: (hand_weight, per_round); the first is the myopic one.
+PORTFOLIO = ((0.0, 0.0), (0.3, 2.0), (0.5, 2.0))
+
+
+def beam_search(
+    rules: Rules, deal: str | Sequence[int], seat: int = 0, width: int = 64, hand_weight: float = 0.0,
+    per_round: float = 0.0,
+) -> tuple[int, tuple[int, ...]]:  # fmt: skip
     """The best plan the beam finds: (seat's score, every player's actions in order)."""
     beam = [State(rules, deal)]
     best_score, best_plan = -1, ()
@@ -104,10 +131,22 @@ def beam_search(rules: Rules, deal: str, seat: int = 0, width: int = 64) -> tupl
                     continue
                 key = _key(child)
                 if key not in children:
-                    children[key] = (_promise(child, seat), child)
+                    children[key] = (_promise(child, seat, hand_weight, per_round), child)
         ranked = sorted(children.values(), key=lambda item: -item[0])
         beam = [state for _, state in ranked[:width]]
     return best_score, best_plan
+
+
+def portfolio_search(
+    rules: Rules, deal: str | Sequence[int], seat: int = 0, width: int = 64
+) -> tuple[int, tuple[int, ...], int]:
+    """The best of one beam search per hand valuation in ``PORTFOLIO``: (score, plan, which)."""
+    best = (-1, (), 0)
+    for i, (weight, per_round) in enumerate(PORTFOLIO):
+        score, plan = beam_search(rules, deal, seat, width, weight, per_round)
+        if score > best[0]:
+            best = (score, plan, i)
+    return best
 
 
 # ---- exhaustive search for tiny decks --------------------------------------------------------------
@@ -142,7 +181,429 @@ def brute_force(
     return best(State(rules, deal))
 
 
-# ---- the bound: round-level CP-SAT relaxation ------------------------------------------------------
+# ---- the bound: a game-level CP-SAT relaxation with every player ----------------------------------
+
+
+def _deck_tables(rules: Rules, cards: Sequence[int]) -> dict[str, Any]:
+    """Where each card of a fixed deal can go, as tables indexed by the number of draws made so far."""
+    n, N, R = rules.players, len(cards), rules.rounds
+    ex = 1 if rules.extra_card_each_round else 0
+    first = rules.deals[0] * n
+    hand1 = [[0] * NUM_KINDS for _ in range(n)]
+    for t in range(first):
+        hand1[t % n][cards[t]] += 1
+    dmax = sum(rules.deck[a][DRAW] for a in range(NUM_ARTISTS))
+    # F[r]: where round r's draws start when no card has been drawn before (extra card(s) and deals).
+    F = [first + 1]
+    for r in range(1, R):
+        F.append(F[-1] + n * rules.deals[r] + ex)
+    cum = [[0] * (N + 1) for _ in range(NUM_KINDS)]
+    for x in range(N):
+        for k in range(NUM_KINDS):
+            cum[k][x + 1] = cum[k][x] + (cards[x] == k)
+
+    def cum_at(k: int, x: int) -> int:
+        return cum[k][min(x, N)]
+
+    draws = [[[cum_at(k, F[r] + d) for d in range(dmax + 1)] for k in range(NUM_KINDS)] for r in range(R)]
+    deal = [None]  # deal[r][k][d * n + offset]: kind k dealt to the player `offset` after the starter
+    extra = [[int(artist_of(cards[first]) == a) for a in range(NUM_ARTISTS)]]
+    for r in range(1, R):
+        start = F[r - 1]
+        table = [[0] * ((dmax + 1) * n) for _ in range(NUM_KINDS)]
+        for d in range(dmax + 1):
+            for t in range(n * rules.deals[r]):
+                pos = start + d + t
+                if pos < N:
+                    table[cards[pos]][d * n + t % n] += 1
+        deal.append(table)
+        pos_extra = [start + d + n * rules.deals[r] for d in range(dmax + 1)]
+        extra.append(
+            [[int(ex and p < N and artist_of(cards[p]) == a) for p in pos_extra] for a in range(NUM_ARTISTS)]
+        )
+    return {"hand1": hand1, "draws": draws, "deal": deal, "extra": extra, "dmax": dmax}
+
+
+def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tuple[cp_model.CpModel, dict]:
+    """The CP-SAT relaxation of the whole game for ``seat`` (``cards=None``: over every deal).
+
+    Variables, per round ``r``, player ``p`` and card kind ``k``: turn cards, face-up second cards
+    (double or simultaneous) and face-down cards; per round the starter, the draws, the award tokens
+    placed and the ranking. Every constraint holds in every real game, so the optimum (or CP-SAT's
+    proven bound on it) bounds the seat's score. Each with its argument:
+
+    - *Cards*: what a player displays by the end of round ``r`` it received by then. Fixed deal: its
+      first hand, its share of each later deal (dealt one at a time from the starter, starting after
+      the cards drawn so far, so a table indexed by the draws so far and the seat's offset from the
+      starter gives it exactly) and the cards drawn: round ``r``'s draws are exactly the next deck
+      positions after that round's deal, shared among the players who drew, each drawing at most once
+      per draw card it played as a turn card. Free deal: any cards, as many as the deck holds of each
+      kind, each player receiving exactly its dealt count plus its draws.
+    - *Turns*: players take turns in order from the starter, one turn card each, skipping only a
+      player whose hand is empty, and an emptied hand stays empty for the round (cards arrive only by
+      drawing, which needs a turn). So a player earlier in the order than another takes at least as
+      many turns, a later one at most one fewer, unless its hand is empty at the round's end.
+    - *Symbols*: a double's second card is of its artist, a hidden card brings at most one face-down
+      card, each simultaneous turn card at most one card from every other player, award tokens need
+      award turn cards and there are only so many; second cards bring no symbol of their own.
+    - *Round end*: the round ends when an artist reaches the limit of face-up cards (the extra card
+      counts) or when every hand is empty. Until the last display every artist is below the limit; the
+      last display (a double with its second card, or a simultaneous card with every other player's
+      card) adds at most ``max(2, players)`` cards above ``limit - 1`` in all (plus one per player and
+      artist with end-of-round plays). If no artist reached the limit every hand is empty.
+    - *Ranking and pay*: the artists rank by cards this round (face-down and extra included), ties
+      to board order, exactly as the engine ranks; tokens go to the placing artists, award tokens
+      stay, and the seat is paid value x own cards only for placing artists.
+
+    Left out (so the optimum may be above the best real play): the order of plays inside a round (a
+    drawn card is playable at once, a second card may be any held card), which player ends the round
+    (so later starters are free), and that the triggering card's symbol is not resolved.
+    """
+    n, R, A, K = rules.players, rules.rounds, NUM_ARTISTS, NUM_KINDS
+    L = rules.round_limit
+    P = len(rules.value_tokens)
+    count = [rules.deck[artist_of(k)][symbol_of(k)] for k in range(K)]
+    N = rules.num_cards
+    ex_each = 1 if rules.extra_card_each_round else 0
+    dmax = sum(rules.deck[a][DRAW] for a in range(A))
+    tab = _deck_tables(rules, cards) if cards is not None else None
+    tokens = min(rules.award_tokens, sum(rules.deck[a][AWARD] for a in range(A)))
+    total_hand = rules.deals[0] + sum(rules.deals[1:]) + dmax
+    m = cp_model.CpModel()
+    V = m.NewIntVar
+    B = m.NewBoolVar
+
+    def kinds_of(a: int) -> range:
+        return range(a * NUM_SYMBOLS, (a + 1) * NUM_SYMBOLS)
+
+    turn = [[[V(0, count[k], f"t{r}_{p}_{k}") for k in range(K)] for p in range(n)] for r in range(R)]
+    sec = [[[V(0, count[k], f"s{r}_{p}_{k}") for k in range(K)] for p in range(n)] for r in range(R)]
+    down = [[[V(0, count[k], f"h{r}_{p}_{k}") for k in range(K)] for p in range(n)] for r in range(R)]
+    for k in range(K):
+        m.Add(
+            sum(turn[r][p][k] + sec[r][p][k] + down[r][p][k] for r in range(R) for p in range(n)) <= count[k]
+        )
+    # ---- starters and draws
+    st = [[B(f"st{r}_{p}") for p in range(n)] for r in range(R)]
+    for r in range(R):
+        m.AddExactlyOne(st[r])
+    m.Add(st[0][0] == 1)
+    dr = [[V(0, dmax, f"d{r}_{p}") for p in range(n)] for r in range(R)]
+    dle = [V(0, dmax, f"D{r}") for r in range(R)]  # draws made by the end of round r
+    for r in range(R):
+        m.Add(dle[r] == sum(dr[q][p] for q in range(r + 1) for p in range(n)))
+        for p in range(n):
+            m.Add(dr[r][p] <= sum(turn[r][p][a * NUM_SYMBOLS + DRAW] for a in range(A)))
+    # ---- the extra card(s)
+    extra = [[0] * A for _ in range(R)]
+    if tab is not None:
+        extra[0] = tab["extra"][0]
+        for r in range(1, R):
+            if ex_each:
+                for a in range(A):
+                    e = V(0, 1, f"x{r}_{a}")
+                    m.AddElement(dle[r - 1], tab["extra"][r][a], e)
+                    extra[r][a] = e
+    else:
+        for r in range(R if ex_each else 1):
+            xs = [B(f"x{r}_{a}") for a in range(A)]
+            m.AddExactlyOne(xs)
+            extra[r] = xs
+    # ---- cards received
+    recv = [[[None] * K for _ in range(n)] for _ in range(R)]
+    if tab is not None:
+        for r in range(R):
+            off = [sum(st[r][s] * ((p - s) % n) for s in range(n)) for p in range(n)]
+            for k in range(K):
+                win = None
+                lo = tab["draws"][r][k]
+                if max(lo) > 0:
+                    win = V(0, count[k], f"w{r}_{k}")
+                    end = V(0, count[k], f"we{r}_{k}")
+                    m.AddElement(dle[r], lo, end)
+                    if r == 0:
+                        m.Add(win == end - lo[0])
+                    else:
+                        beg = V(0, count[k], f"wb{r}_{k}")
+                        m.AddElement(dle[r - 1], lo, beg)
+                        m.Add(win == end - beg)
+                drawn = [V(0, count[k], f"g{r}_{p}_{k}") if win is not None else 0 for p in range(n)]
+                if win is not None:
+                    m.Add(sum(drawn) == win)
+                for p in range(n):
+                    prev = tab["hand1"][p][k] if r == 0 else recv[r - 1][p][k]
+                    got = 0
+                    if r > 0 and max(tab["deal"][r][k]) > 0:
+                        idx = V(0, (dmax + 1) * n - 1, f"i{r}_{p}_{k}")
+                        m.Add(idx == dle[r - 1] * n + off[p])
+                        got = V(0, count[k], f"dl{r}_{p}_{k}")
+                        m.AddElement(idx, tab["deal"][r][k], got)
+                    recv[r][p][k] = prev + got + drawn[p]
+            for p in range(n):
+                m.Add(sum(recv[r][p][k] - (tab["hand1"][p][k] if r == 0 else recv[r - 1][p][k])
+                          for k in range(K)) <= rules.deals[r] * (r > 0) + dr[r][p])  # fmt: skip
+    else:
+        dealt = n * sum(rules.deals) + (R if ex_each else 1)
+        lasts = dealt <= N  # otherwise later deals may fall short: counts become upper bounds
+        m.Add(dle[R - 1] <= max(0, N - dealt))
+        for r in range(R):
+            for p in range(n):
+                got = [V(0, count[k], f"g{r}_{p}_{k}") for k in range(K)]
+                drawn = V(0, dmax, f"gd{r}_{p}")
+                m.Add(drawn <= dr[r][p])
+                if lasts:
+                    m.Add(sum(got) == rules.deals[r] + drawn)
+                else:
+                    m.Add(sum(got) <= rules.deals[r] + drawn)
+                for k in range(K):
+                    recv[r][p][k] = got[k] + (recv[r - 1][p][k] if r else 0)
+        for k in range(K):
+            m.Add(sum(recv[R - 1][p][k] for p in range(n)) <= count[k])
+        # each extra card is a card of the deck too: per artist
+        for a in range(A):
+            m.Add(
+                sum(recv[R - 1][p][k] for p in range(n) for k in kinds_of(a))
+                + sum(extra[r][a] for r in range(R))
+                <= sum(rules.deck[a])
+            )
+    # ---- playing what one holds; empty hands
+    played = [[[None] * K for _ in range(n)] for _ in range(R)]
+    empty = [[B(f"e{r}_{p}") for p in range(n)] for r in range(R)]
+    for r in range(R):
+        for p in range(n):
+            for k in range(K):
+                played[r][p][k] = (
+                    turn[r][p][k] + sec[r][p][k] + down[r][p][k] + (played[r - 1][p][k] if r else 0)
+                )
+                m.Add(played[r][p][k] <= recv[r][p][k])
+            m.Add(sum(recv[r][p][k] - played[r][p][k] for k in range(K)) == 0).OnlyEnforceIf(empty[r][p])
+    # ---- turns
+    T = [[V(0, total_hand, f"T{r}_{p}") for p in range(n)] for r in range(R)]
+    for r in range(R):
+        for p in range(n):
+            m.Add(T[r][p] == sum(turn[r][p]))
+        for p in range(n):
+            for q in range(n):
+                if p == q:
+                    continue
+                # p comes before q in this round's order iff the starter is one of q+1, ..., p
+                before = sum(st[r][(q + 1 + i) % n] for i in range((p - q) % n))
+                m.Add(T[r][p] >= T[r][q] - 1 + before).OnlyEnforceIf(empty[r][p].Not())
+    # ---- symbols
+    aw = [[V(0, tokens, f"aw{r}_{a}") for a in range(A)] for r in range(R)]
+    m.Add(sum(aw[r][a] for r in range(R) for a in range(A)) <= tokens)
+    for r in range(R):
+        m.Add(sum(aw[r]) <= sum(turn[r][p][a * NUM_SYMBOLS + AWARD] for p in range(n) for a in range(A)))
+        sims = [sum(turn[r][p][a * NUM_SYMBOLS + SIMULTANEOUS] for a in range(A)) for p in range(n)]
+        for p in range(n):
+            m.Add(sum(down[r][p]) <= sum(turn[r][p][a * NUM_SYMBOLS + HIDDEN] for a in range(A)))
+            simp = [V(0, total_hand, f"sp{r}_{p}_{a}") for a in range(A)]
+            m.Add(sum(simp) <= sum(sims[q] for q in range(n) if q != p))
+            for a in range(A):
+                double = turn[r][p][a * NUM_SYMBOLS + DOUBLE]
+                if rules.simultaneous_same_artist:
+                    m.Add(
+                        simp[a] <= sum(turn[r][q][a * NUM_SYMBOLS + SIMULTANEOUS] for q in range(n) if q != p)
+                    )
+                # end-of-round plays: one more card of each artist (displayed face up this round)
+                end_play = 1 if rules.end_of_round_plays else 0
+                m.Add(sum(sec[r][p][k] for k in kinds_of(a)) <= double + simp[a] + end_play)
+    # ---- round end
+    excess_max = max(2, n)
+    col = [[None] * A for _ in range(R)]
+    tot = [[None] * A for _ in range(R)]
+    for r in range(R):
+        trig = [B(f"tr{r}_{a}") for a in range(A)]
+        all_empty = B(f"ae{r}")
+        for p in range(n):
+            m.AddImplication(all_empty, empty[r][p])
+        m.AddBoolOr(trig + [all_empty])
+        exc = [V(0, excess_max, f"ex{r}_{a}") for a in range(A)]
+        m.Add(sum(exc) <= excess_max)
+        for a in range(A):
+            up = sum(turn[r][p][k] + sec[r][p][k] for p in range(n) for k in kinds_of(a))
+            col[r][a] = up + extra[r][a]
+            tot[r][a] = col[r][a] + sum(down[r][p][k] for p in range(n) for k in kinds_of(a))
+            endp = 0
+            if rules.end_of_round_plays:
+                endp = V(0, n, f"ep{r}_{a}")
+            m.Add(col[r][a] <= L - 1 + exc[a] + endp)
+            m.Add(col[r][a] >= L).OnlyEnforceIf(trig[a])
+    # ---- ranking, values and pay
+    tok = rules.value_tokens
+    pay = []
+    place = []
+    for r in range(R):
+        pl = [[B(f"pl{r}_{a}_{j}") for j in range(P)] for a in range(A)]
+        place.append(pl)
+        for j in range(P):
+            m.AddAtMostOne(pl[a][j] for a in range(A))
+            if j:
+                m.Add(sum(pl[a][j] for a in range(A)) <= sum(pl[a][j - 1] for a in range(A)))
+        gt = {}
+        for a in range(A):
+            for b in range(a + 1, A):
+                g = B(f"gt{r}_{a}_{b}")  # a ranks above b: at least as many cards (a is earlier)
+                m.Add(tot[r][a] >= tot[r][b]).OnlyEnforceIf(g)
+                m.Add(tot[r][a] < tot[r][b]).OnlyEnforceIf(g.Not())
+                gt[a, b], gt[b, a] = g, g.Not()
+        for a in range(A):
+            m.AddAtMostOne(pl[a])
+            for j in range(P):
+                m.Add(tot[r][a] >= 1).OnlyEnforceIf(pl[a][j])
+                for b in range(A):
+                    if b != a:
+                        m.AddBoolOr([pl[a][j].Not(), gt[b, a].Not()] + [pl[b][i] for i in range(j)])
+    # The pay, linear: value x own is a sum over the tokens the artist holds (one per place won in an
+    # earlier or this round, one per award token), each times the seat's cards of it this round. A
+    # token goes to one artist, so each token term pays for one artist's cards only; the LP sees that.
+    hidden_max = sum(rules.deck[a][HIDDEN] for a in range(A))
+    own_max = L - 1 + excess_max + hidden_max + (n if rules.end_of_round_plays else 0)
+    awb = [[[B(f"ab{r}_{a}_{i}") for i in range(tokens)] for a in range(A)] for r in range(R)]
+    for r in range(R):
+        for a in range(A):
+            m.Add(aw[r][a] == sum(awb[r][a]))
+    # What the seat can hold of an artist by round r: its first hand and every later card of the deck
+    # that can reach any hand by then (free deal: the whole artist).
+    reach = [[sum(rules.deck[a]) for a in range(A)] for r in range(R)]
+    if cards is not None:
+        first = rules.deals[0] * n
+        for r in range(R):
+            end = first + 1 + sum(n * rules.deals[q] + ex_each for q in range(1, r + 1)) + dmax
+            for a in range(A):
+                reach[r][a] = sum(tab["hand1"][seat][k] for k in kinds_of(a)) + sum(
+                    1 for k in cards[first:end] if artist_of(k) == a
+                )
+    for r in range(R):
+        for a in range(A):
+            placed = sum(place[r][a])
+            cap = min(own_max, reach[r][a])
+            own = V(0, cap, f"o{r}_{a}")
+            m.Add(own == sum(turn[r][seat][k] + sec[r][seat][k] + down[r][seat][k] for k in kinds_of(a)))
+            terms = []
+            units = [[(tok[j], place[q][a][j]) for j in range(P)] for q in range(r + 1)]
+            units += [[(rules.award_value, awb[q][a][i])] for q in range(r + 1) for i in range(tokens)]
+            for group in units:  # an artist wins one place a round: one token of each group at most
+                zs = []
+                for weight, unit in group:
+                    z = V(0, cap, "")
+                    m.Add(z <= cap * unit)
+                    m.Add(z <= cap * placed)
+                    zs.append(z)
+                    terms.append(weight * z)
+                m.Add(sum(zs) <= own)
+            round_value = max(tok) * (r + 1) + rules.award_value * tokens
+            pa = V(0, round_value * cap, f"pay{r}_{a}")
+            m.Add(pa == sum(terms))
+            m.Add(pa <= round_value * own)
+            # The same pay as one product too: CP-SAT propagates and cuts it differently.
+            value = V(0, round_value, f"v{r}_{a}")
+            m.Add(value == sum(tok[j] * place[q][a][j] for q in range(r + 1) for j in range(P))
+                  + rules.award_value * sum(aw[q][a] for q in range(r + 1)))  # fmt: skip
+            prod = V(0, round_value * cap, f"pr{r}_{a}")
+            m.AddMultiplicationEquality(prod, [value, own])
+            m.Add(pa <= prod)
+            m.Add(pa <= cap * value)
+            pay.append(pa)
+    m.Maximize(sum(pay))
+    handles = {
+        "turn": turn, "sec": sec, "down": down, "aw": aw, "st": st, "dr": dr, "place": place,
+        "recv": recv, "extra": extra,
+    }  # fmt: skip
+    return m, handles
+
+
+def _hint(m: cp_model.CpModel, h: dict, rules: Rules, cards: Sequence[int], plan: Sequence[int]) -> None:
+    """Hint the model with the real game ``plan`` plays: a feasible start for CP-SAT, so it reports
+    a proven bound quickly, and (if the model is right) a relaxation objective of at least the plan's
+    score."""
+    n, R = rules.players, rules.rounds
+    turn = [[[0] * NUM_KINDS for _ in range(n)] for _ in range(R)]
+    sec = [[[0] * NUM_KINDS for _ in range(n)] for _ in range(R)]
+    down = [[[0] * NUM_KINDS for _ in range(n)] for _ in range(R)]
+    draws = [[0] * n for _ in range(R)]
+    awards = [[0] * NUM_ARTISTS for _ in range(R)]
+    starters = [0] * R
+    state = State(rules, cards)
+    for action in plan:
+        r, p, phase, top = state.round, state.to_move, state.phase, state.top
+        starters[r] = state.starter
+        state.apply(action)
+        if phase == PLAY:
+            turn[r][p][action] += 1
+            if symbol_of(action) == DRAW and state.round == r and state.top > top:
+                draws[r][p] += 1
+        elif phase == HIDDEN_CARD and action != PASS:
+            down[r][p][action] += 1
+        elif phase == AWARD_ARTIST:
+            awards[r][action - NUM_KINDS] += 1
+        elif action != PASS:
+            sec[r][p][action] += 1
+    for r in range(R):
+        for p in range(n):
+            m.AddHint(h["st"][r][p], int(starters[r] == p))
+            m.AddHint(h["dr"][r][p], draws[r][p])
+            for k in range(NUM_KINDS):
+                m.AddHint(h["turn"][r][p][k], turn[r][p][k])
+                m.AddHint(h["sec"][r][p][k], sec[r][p][k])
+                m.AddHint(h["down"][r][p][k], down[r][p][k])
+        for a in range(NUM_ARTISTS):
+            m.AddHint(h["aw"][r][a], awards[r][a])
+
+
+def _complete_hint(m: cp_model.CpModel, time_limit: float, workers: int) -> None:
+    """Turn the partial hint (the plays) into a complete one: solve a copy with the hinted values fixed
+    and hint every variable with that solution (CP-SAT starts from complete hints far more easily)."""
+    fixed = m.Clone()
+    hint = fixed.Proto().solution_hint
+    for index, value in zip(hint.vars, hint.values, strict=True):
+        fixed.Add(fixed.GetIntVarFromProtoIndex(index) == value)
+    fixed.ClearHints()
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.num_workers = workers
+    if solver.Solve(fixed) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return  # keep the partial hint
+    m.ClearHints()
+    for index in range(len(m.Proto().variables)):
+        var = m.GetIntVarFromProtoIndex(index)
+        m.AddHint(var, solver.Value(fixed.GetIntVarFromProtoIndex(index)))
+
+
+def relaxation_bound(
+    rules: Rules,
+    cards: Sequence[int] | None,
+    seat: int = 0,
+    time_limit: float = 10.0,
+    workers: int = 2,
+    plan: Sequence[int] | None = None,
+) -> tuple[int, int, dict[str, Any]]:
+    """(proven upper bound, the relaxation's best objective found, stats) of ``build_model``;
+    ``plan`` (a real game of the deal ``cards``) hints the search. Raises RuntimeError when CP-SAT
+    proves nothing in time (no bound to report)."""
+    m, handles = build_model(rules, cards, seat)
+    if plan is not None and cards is not None:
+        _hint(m, handles, rules, cards, plan)
+        _complete_hint(m, min(2.0, time_limit / 4), workers)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.num_workers = int(workers)
+    status = solver.Solve(m)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        # UNKNOWN: CP-SAT's objective bound is not meaningful without a solution; INFEASIBLE would
+        # mean a real game violates the model (a bug).
+        raise RuntimeError(f"relaxation not solved: {solver.StatusName(status)}")
+    bound = int(solver.BestObjectiveBound() + 1e-6)
+    found = int(solver.ObjectiveValue()) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else -1
+    stats = {
+        "relaxation_status": solver.StatusName(status),
+        "relaxation_objective": found,
+        "relaxation_seconds": solver.WallTime(),
+    }
+    return bound, found, stats
+
+
+# ---- a second, seat-only relaxation (the first version's) -----------------------------------------
 
 
 def _supply(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[str, Any]:
@@ -178,10 +639,18 @@ def _supply(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[str, A
     }  # fmt: skip
 
 
-def relaxation_bound(
+def seat_round_bound(
     rules: Rules, cards: Sequence[int] | None, seat: int = 0, time_limit: float = 10.0, workers: int = 2
 ) -> tuple[int, int, dict[str, Any]]:
-    """(proven upper bound, the relaxation's best objective found, stats) of the round-level model."""
+    """(proven upper bound, best objective found, stats) of the first, seat-only round-level model.
+
+    It keeps only the seat's cards (see the module docstring of the first version): per round the top
+    places go to distinct artists, awards need award cards, the seat's cards come from its first hand
+    or the part of the deck that can reach it, at most dealt plus draw cards in all, and per round its
+    face-up cards of an artist stay below the limit except for two cards of the last play (its own turn
+    card and double card, or one simultaneous card), face-down ones need hidden cards. Weaker than
+    ``build_model`` on a fixed deal, but CP-SAT proves a lower bound with it over free deals.
+    """
     data = _supply(rules, cards, seat)
     R, A = rules.rounds, NUM_ARTISTS
     places = len(rules.value_tokens)
@@ -243,9 +712,9 @@ def relaxation_bound(
         raise RuntimeError(f"relaxation not solved: {solver.StatusName(status)}")
     bound = int(solver.BestObjectiveBound() + 1e-6)
     stats = {
-        "relaxation_status": solver.StatusName(status),
-        "relaxation_objective": int(solver.ObjectiveValue()),
-        "relaxation_seconds": solver.WallTime(),
+        "seat_model_status": solver.StatusName(status),
+        "seat_model_bound": bound,
+        "seat_model_seconds": solver.WallTime(),
     }
     return bound, int(solver.ObjectiveValue()), stats
 
@@ -279,13 +748,19 @@ def solve(
             return _checked(rules, deal, seat, score, score, plan, start, stats)
         except RuntimeError:
             pass
-    score, plan = beam_search(rules, deal, seat, width)
-    stats["beam_width"] = width
+    score, plan, which = portfolio_search(rules, cards, seat, width)
+    stats.update(beam_width=width, beam_valuation=PORTFOLIO[which])
     stats["beam_seconds"] = time.perf_counter() - start
-    bound, _, relax_stats = relaxation_bound(rules, cards, seat, time_limit)
+    try:
+        bound, _, relax_stats = relaxation_bound(rules, cards, seat, time_limit, plan=plan)
+    except RuntimeError as error:  # nothing proven in time: the seat-only model's bound instead
+        bound, _, relax_stats = seat_round_bound(rules, cards, seat, time_limit)
+        relax_stats["game_model"] = str(error)
     stats.update(relax_stats)
-    stats["method"] = "beam plan + CP-SAT relaxation bound"
-    return _checked(rules, deal, seat, score, max(bound, score), plan, start, stats)
+    stats["method"] = "beam plan (portfolio) + CP-SAT game relaxation bound"
+    if bound < score:  # a proven bound below a replayed plan can only be a bug in the model
+        raise AssertionError(f"relaxation bound {bound} below the plan's {score}: the model is wrong")
+    return _checked(rules, deal, seat, score, bound, plan, start, stats)
 
 
 def _checked(
@@ -329,11 +804,66 @@ def solve_cached(
 
 
 def free_deal_bound(rules: Rules, time_limit: float = 30.0) -> tuple[int, int, dict[str, Any]]:
-    """A proven upper bound on any seat's score over every deal (the relaxation with free cards)."""
-    return relaxation_bound(rules, None, 0, time_limit)
+    """A proven upper bound on any seat's score over every deal: the smaller of the two relaxations'
+    proven bounds with free cards (``time_limit`` seconds each). Returns (bound, the game model's best
+    objective, stats); that objective is the relaxation's, not a played score."""
+    game_bound, objective, stats = relaxation_bound(rules, None, 0, time_limit)
+    seat_bound, _, seat_stats = seat_round_bound(rules, None, 0, time_limit)
+    stats.update(seat_stats)
+    stats["game_model_bound"] = game_bound
+    return min(game_bound, seat_bound), objective, stats
+
+
+def stacked_deal(rules: Rules, seed: int, seat: int = 0) -> str:
+    """A deal stacked for ``seat``: its first hand holds the award and hidden cards and the rest of it
+    cards of a few artists (chosen at random by ``seed``); the other hands get the other artists'
+    cards, and the deck the favourites first. A start for the free-deal search, not a claim of optimality."""
+    rng = make_rng(seed)
+    n, h = rules.players, rules.deals[0]
+    pool = rules.cards()
+    rng.shuffle(pool)
+    favourite = [int(a) for a in rng.permutation(NUM_ARTISTS)[: int(rng.integers(1, 4))]]
+    noise = rng.random(len(pool))
+
+    def rank(i: int) -> tuple:
+        k = pool[i]
+        symbol = symbol_of(k)
+        if symbol in (AWARD, HIDDEN):
+            return (0, noise[i])
+        return (1 if artist_of(k) in favourite else 2 if symbol in (DOUBLE, DRAW) else 3, noise[i])
+
+    order = sorted(range(len(pool)), key=rank)
+    mine = [pool[i] for i in order[:h]]
+    rest = [pool[i] for i in order[h:]]
+    # the other hands get the other artists' cards; the deck then holds the favourites first, for
+    # the later deals and draws
+    rest.sort(key=lambda k: artist_of(k) in favourite)
+    others = rest[: (n - 1) * h]
+    later = sorted(rest[(n - 1) * h :], key=lambda k: artist_of(k) not in favourite)
+    hands, it = [], iter(others)
+    for p in range(n):
+        hands.append(mine if p == seat else [next(it) for _ in range(h)])
+    return arrange_deal(hands, later[0], later[1:])
+
+
+def free_deal_search(
+    rules: Rules, deals: int = 8, width: int = 32, seed: int = 0
+) -> tuple[int, str, tuple[int, ...]]:
+    """The best seat-0 plan found over ``deals`` stacked deals (and as many shuffled ones):
+    (score, deal, plan), replayed through the engine."""
+    best = (-1, "", ())
+    for i in range(deals):
+        for deal in (stacked_deal(rules, seed + i), random_deal(rules, seed + i)):
+            score, plan, _ = portfolio_search(rules, deal, 0, width)
+            if score > best[0]:
+                best = (score, deal, plan)
+    final = replay(rules, best[1], best[2])
+    if final.scores[0] != best[0]:
+        raise AssertionError("free-deal plan does not replay to its score")
+    return best
 
 
 __all__ = [
-    "beam_search", "brute_force", "relaxation_bound", "solve", "solve_cached", "check", "free_deal_bound",
-    "symbol_of", "NUM_SYMBOLS",
+    "beam_search", "portfolio_search", "brute_force", "build_model", "relaxation_bound", "seat_round_bound",
+    "solve", "solve_cached", "check", "free_deal_bound", "free_deal_search", "stacked_deal",
 ]  # fmt: skip
