@@ -206,7 +206,7 @@ _COIN_CEILING = {R.COPPER: 1, R.SILVER: 2, R.GOLD: 3, R.MARKET: 1, R.MERCHANT: 1
 _PRIORITY = {R.PROVINCE: 100, R.GOLD: 50, R.MARKET: 45, R.SMITHY: 40, R.MILITIA: 35, R.SILVER: 30,
              R.VILLAGE: 20, R.MERCHANT: 18, R.MOAT: 15, R.COPPER: 5, R.DUCHY: 3, R.ESTATE: 2, R.CURSE: 1}
 _PASS_PRIORITY = 10
-_TABLE_LIMIT = 1_500_000  # positions kept in the search's tables (a few hundred bytes each)
+_TABLE_LIMIT = 1_000_000  # positions kept in the search's tables (about 300 bytes each)
 
 
 def oracle_kingdom(kingdom: Any) -> tuple[int, ...]:
@@ -497,6 +497,7 @@ def _kingdom_iteration(search: _KingdomSearch, pos: tuple, turns_left: int) -> b
     if len(search.bounds) > _TABLE_LIMIT:  # both tables only save work: forgetting is safe
         search.bounds.clear()
         search.failed.clear()
+        search._shuffles.clear()
     bound = search.bounds.get(pos)
     if bound is None:
         bound = search.bounds[pos] = search.lower_bound(pos, search.target - search.provinces(pos))
