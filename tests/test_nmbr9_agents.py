@@ -75,6 +75,8 @@ def test_beam_plan_replays_and_the_oracle_keeps_the_best_plan() -> None:
     plan, score = found
     state = replay(deal, plan, 20)
     assert state.done and not state.discarded and state.score == score
+    plan, score = oracle.beam_plan(deal, 20, width=4, per_table=4, per_level=3, per_parent=1)
+    assert replay(deal, plan, 20).score == score
     result = oracle.solve(deal, grid=20, time_limit=2)
     assert oracle.check(deal, result, 20)
     assert result.stats["greedy"] <= result.score <= result.bound
