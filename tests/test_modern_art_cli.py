@@ -92,3 +92,25 @@ def test_play_command_quits(monkeypatch, capsys):
     monkeypatch.setattr("builtins.input", lambda prompt="": "q")
     assert main(["play", "modern_art", "--seed", "2", *FAST]) == 0
     assert "stopped" in capsys.readouterr().out
+
+
+def test_bench_command_small(tmp_path, capsys):
+    small = [
+        "--deals",
+        "1",
+        "--env-steps",
+        "200",
+        "--bound-seconds",
+        "1",
+        "--free-deals",
+        "1",
+        "--width",
+        "1",
+    ]
+    code = main(["bench", "modern_art", "--bench-players", "2", *small, "--out", str(tmp_path)])
+    assert code == 0
+    report = json.loads((tmp_path / "modern_art.json").read_text())
+    row, best = report["oracle_2p"], report["max_2p"]
+    assert row["median_plan_score"] <= row["median_bound"]
+    assert best["best_found"] <= best["proven_bound"] and best["seed_relaxed_figure"] == 301
+    assert "max_2p" in capsys.readouterr().out

@@ -5,23 +5,24 @@ give the seat more, so this is an upper bound on what any agent scores in that d
 
 Two parts, reported separately and never mixed up:
 
-- **plan** (``score``): a beam search through the engine itself over every player's decisions, ranked
-  by the seat's points so far plus what the current round would pay it if it ended now. The plan is
-  replayed through the engine to its score before it is returned.
-- **bound**: a round-level CP-SAT relaxation. It keeps only constraints every real game satisfies, so
-  its optimum (or CP-SAT's proven bound on it, when the time limit stops the search) is a proven upper
-  bound on the seat's score:
-    * per round, the top places go to distinct artists, tokens accumulate into values, award tokens
-      (no more than the award cards and tokens) add to them, and the seat is paid value x cards only for
-      placing artists;
-    * the seat's cards of an artist over the game come from its first hand or the part of the deck that
-      can reach it by that round (later deals plus at most every draw card, and the extra cards);
-    * the seat's total cards by each round are at most its dealt cards plus one per draw card;
-    * per round, the seat's face-up cards of an artist stay below the round limit (one fewer for the
-      extra card's artist) except for at most two cards of the final play (plus one per artist with
-      end-of-round plays), and face-down cards need hidden cards, at most one each.
-  It leaves out turn order and what the other players must play, so it is not tight: the gap between
-  bound and score is reported, and ``optimal`` is true only when they meet.
+- **plan** (``score``): beam searches through the engine itself over every player's decisions (a
+  portfolio of ways to value the seat's cards in hand, ``PORTFOLIO``), ranked by the seat's points so
+  far plus what the current round would pay it if it ended now. The best plan is replayed through the
+  engine to its score before it is returned.
+- **bound**: ``build_model``, a CP-SAT model of the whole game at the level of rounds with every
+  player: per round, player and card kind the turn cards, second cards and face-down cards; the cards
+  each player receives, exactly by deck position (deals from the starter after the draws so far, the
+  draws as the next positions); turn order with the empty-hand exception; every symbol; the round end
+  with its overshoot; the exact ranking with board-order ties; values, awards and pay. Each constraint
+  and its argument is in ``build_model``'s docstring; every real game is a solution of it with the
+  seat's real score as objective (tests fix real games in it and check this), so CP-SAT's proven
+  bound on its optimum bounds the seat's score. It leaves out the order of plays inside a round and
+  who ends a round, so it is a relaxation: ``optimal`` is true only when the bound meets the plan.
+  The plan hints the search, so CP-SAT starts from a real game. Where CP-SAT proves nothing in time,
+  ``seat_round_bound`` (the first, seat-only round model: weaker, but fast) gives the bound.
+
+Both are far from meeting on full deals (see the bench): the bound's LP relaxation cannot see that a
+value token pays for one artist's cards only, so proofs need search the time limits do not allow.
 
 ``brute_force`` searches every line of play exhaustively (with memory of positions); it is exact and
 only meant for tiny decks, to check the other two in tests.
@@ -577,13 +578,15 @@ def relaxation_bound(
     time_limit: float = 10.0,
     workers: int = 2,
     plan: Sequence[int] | None = None,
+    plan_deal: Sequence[int] | None = None,
 ) -> tuple[int, int, dict[str, Any]]:
     """(proven upper bound, the relaxation's best objective found, stats) of ``build_model``;
-    ``plan`` (a real game of the deal ``cards``) hints the search. Raises RuntimeError when CP-SAT
-    proves nothing in time (no bound to report)."""
+    ``plan`` (a real game of the deal ``cards``, or of ``plan_deal`` for the free-deal model) hints
+    the search. Raises RuntimeError when CP-SAT proves nothing in time (no bound to report)."""
     m, handles = build_model(rules, cards, seat)
-    if plan is not None and cards is not None:
-        _hint(m, handles, rules, cards, plan)
+    played_on = plan_deal if plan_deal is not None else cards
+    if plan is not None and played_on is not None:
+        _hint(m, handles, rules, played_on, plan)
         _complete_hint(m, min(2.0, time_limit / 4), workers)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
