@@ -161,8 +161,33 @@ class _Turns:
                 m.AddMaxEquality(anyshort, shorts)
             else:
                 m.Add(anyshort == 0)
+            risky = B(f"risky{k}")  # a war runs short: the turns of the players fall out of step
+            m.AddMultiplicationEquality(risky, [lv, war[k], anyshort])
+            sl = B(f"shortloss{k}")
+            if fd > 0 and k + fd + 1 < K:
+                # Player 0 alone runs short and its last card does not beat player 1's: player 0
+                # is out of cards after this trick (a loss, or a draw if player 1 is out too), so it
+                # holds none at the horizon. Every other short war is taken optimistically.
+                after = self.n[0] + 2 * G[0][k] - k - 1  # player 0's cards after its face-up card
+                zero = B(f"zero{k}")
+                m.Add(after <= 0).OnlyEnforceIf(zero)
+                m.Add(after >= 1).OnlyEnforceIf(zero.Not())
+                t = m.NewIntVar(1, fd, f"lastat{k}")
+                m.Add(t == after).OnlyEnforceIf([shorts[0], zero.Not()])
+                last0 = m.NewIntVar(0, R - 1, f"last0_{k}")
+                m.AddElement(t - 1, self.X[0][k + 1 : k + fd + 1], last0)
+                beaten = B(f"beaten{k}")
+                m.Add(last0 <= self.X[1][k + fd + 1]).OnlyEnforceIf(beaten)
+                m.Add(last0 > self.X[1][k + fd + 1]).OnlyEnforceIf(beaten.Not())
+                loses = B(f"loses{k}")
+                m.AddMaxEquality(loses, [zero, beaten])
+                lits = [risky, shorts[0], shorts[1].Not(), loses]
+                m.AddBoolAnd(lits).OnlyEnforceIf(sl)
+                m.AddBoolOr([x.Not() for x in lits]).OnlyEnforceIf(sl.Not())
+            else:
+                m.Add(sl == 0)
             es = B(f"esc{k}")
-            m.AddMultiplicationEquality(es, [lv, war[k], anyshort])
+            m.Add(es == risky - sl)
             lek = both(lv, endt[k], f"le{k}")
             final = B(f"final{k}")  # tc[k] == T - 1
             m.Add(tc[k] == T - 1).OnlyEnforceIf(final)
@@ -181,11 +206,11 @@ class _Turns:
                 G[p].append(g)
                 wk[p].append(w)
             nxt = B(f"pre{k + 1}")
-            m.Add(nxt == lv - es - la)
+            m.Add(nxt == lv - es - la - sl)
             pre.append(nxt)
             live.append(lv)
             le[0].append(lek)
-            lose.append(ls)
+            lose.extend((ls, sl))
             win.append(wn)
             esc.append(es)
             last.append(la)
@@ -358,7 +383,7 @@ def solve_horizon_cpsat(
     wars = base_wars + extra_wars
     most_turns = horizon * rules.num_cards
     bound, plan, score = rules.num_cards, *_finish(deal, limited, [])
-    forbid_short, solves, statuses = False, 0, []
+    forbid_short, tightened, solves, statuses = False, False, 0, []
     while True:
         turns = min(horizon + (rules.face_down + 1) * wars, most_turns)
         model = _Turns(limited, horizon, turns, deal.piles, n, player0_chooses=True, optimistic=True)
@@ -386,13 +411,18 @@ def solve_horizon_cpsat(
         if score >= bound or not feasible or time_limit - (time.perf_counter() - start) < 0.5:
             break
         if overflow or short:
-            # The best is optimistic: look for a real plan in a model with more turns, no short war.
-            if turns >= most_turns and forbid_short:
-                break
-            forbid_short, wars = True, wars * 2
+            # The best is optimistic: look for a real plan without short wars (and with more turns
+            # if it ran out of them), then come back to tighten the bound once.
+            if overflow:
+                if turns >= most_turns:
+                    break
+                wars *= 2
+            elif tightened:
+                break  # short-war optimism is all that is left between plan and bound
+            forbid_short = True
             continue
         if forbid_short:
-            forbid_short = False  # a real plan below the bound: tighten the bound with this model
+            forbid_short, tightened = False, True  # a real plan below the bound: tighten the bound
             continue
         break
     if score > bound:
