@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from tabletop_gym.agents.dominion import BOTS, BigMoney, make_bot, solitaire_tur
 from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.oracles import dominion as oracle
+from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
 
 ENV_ID = "tabletop/DominionSolitaire-v0"
@@ -290,18 +290,6 @@ def _games_per_second(names: Sequence[str], games: int, seed: int, kingdom: Any)
     return out["games_per_second"], out["games_per_cpu_second"]
 
 
-def _env_rate(steps: int, seed: int) -> float:
-    env = gym.make(ENV_ID).unwrapped
-    agent = RandomAgent(seed)
-    obs, info = env.reset(seed=seed)
-    start = time.perf_counter()
-    for _ in range(steps):
-        obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
-        if terminated or truncated:
-            obs, info = env.reset()
-    return steps / (time.perf_counter() - start)
-
-
 def _bench(args: argparse.Namespace) -> int:
     """Bots' solitaire turns, games per second, the seed's pairings, oracle times, env steps/s."""
     target = _target(args)
@@ -359,7 +347,7 @@ def _bench(args: argparse.Namespace) -> int:
             min(solitaire_turns(b, seed, target, kingdom) for b in _bots_for(kingdom))
             for seed in range(args.deals))
     report["solitaire_env_steps_per_second_median"] = statistics.median(
-        [_env_rate(args.env_steps, s) for s in range(3)])
+        [env_steps_per_second(gym.make(ENV_ID).unwrapped, args.env_steps, s) for s in range(3)])
     width = max(len(k) for k in report)
     for key, value in report.items():
         text = f"{value:.3f}" if isinstance(value, float) else str(value)

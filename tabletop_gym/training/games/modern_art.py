@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text
 from tabletop_gym.envs.modern_art.env import ModernArtEnv, render_text
 from tabletop_gym.envs.modern_art.rules import Rules, action_name, random_deal
 from tabletop_gym.oracles import modern_art as oracle
+from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
 
 ENV_ID = "tabletop/ModernArt-v0"
@@ -167,19 +167,6 @@ def _tournament(args: argparse.Namespace) -> int:
     return 0
 
 
-def _env_rate(players: int, steps: int, seed: int) -> float:
-    """Steps per second of one environment (random agent against greedy bots, resets included)."""
-    env = ModernArtEnv(players=players)
-    agent = RandomAgent(seed)
-    obs, info = env.reset(seed=seed)
-    start = time.perf_counter()
-    for _ in range(steps):
-        obs, _, terminated, _, info = env.step(agent.act(obs, info))
-        if terminated:
-            obs, info = env.reset()
-    return steps / (time.perf_counter() - start)
-
-
 def _bench(args: argparse.Namespace) -> int:
     """Environment speed, per-deal oracle (plan, bound, gap, time) and the free-deal maxima per player
     count (best plan found on stacked and shuffled deals, proven bound), beside the seed's figures."""
@@ -190,7 +177,9 @@ def _bench(args: argparse.Namespace) -> int:
     counts = [int(c) for c in str(args.bench_players).split(",")]
     if args.env_steps > 0:
         for players in counts:
-            rates = [_env_rate(players, args.env_steps, seed) for seed in range(3)]
+            rates = [
+                env_steps_per_second(ModernArtEnv(players=players), args.env_steps, seed) for seed in range(3)
+            ]
             report[f"env_steps_per_second_median_{players}p"] = statistics.median(rates)
     for players in counts:
         rules = Rules(players=players)

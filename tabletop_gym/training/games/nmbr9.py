@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
-import time
 from pathlib import Path
 
 import gymnasium as gym
@@ -24,6 +22,7 @@ from tabletop_gym.envs.nmbr9.rules import (
     random_deal,
 )
 from tabletop_gym.oracles import nmbr9 as oracle
+from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb
 from tabletop_gym.training.games import GameSpec
 
 ENV_ID = "tabletop/Nmbr9-v0"
@@ -169,7 +168,7 @@ def _bench(args: argparse.Namespace) -> int:
     best and bound, peak memory. Timings share the machine with whatever else runs: noisy."""
     report: dict = {"grid": 20}
     env = gym.make(ENV_ID).unwrapped
-    rates = [_env_rate(env, args.env_steps, seed) for seed in range(3)]
+    rates = [env_steps_per_second(env, args.env_steps, seed) for seed in range(3)]
     report["env_steps_per_second"] = {
         "median": round(statistics.median(rates)),
         "runs": [round(r) for r in rates],
@@ -220,7 +219,7 @@ def _bench(args: argparse.Namespace) -> int:
             "order": free.stats["deal"],
             "seconds": round(free.seconds, 1),
         }
-    report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    report["peak_rss_mb"] = peak_rss_mb()
     print(_bench_table(report))
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(args.out / "nmbr9.json", json.dumps(report, indent=1))
@@ -256,18 +255,6 @@ def _bench_table(report: dict) -> str:
         )
     lines.append(f"peak memory (max RSS)  {report['peak_rss_mb']} MB")
     return "\n".join(lines)
-
-
-def _env_rate(env: gym.Env, steps: int, seed: int) -> float:
-    """Steps per second of one environment driven by random legal actions (resets included)."""
-    agent = RandomAgent(seed)
-    obs, info = env.reset(seed=seed)
-    start = time.perf_counter()
-    for _ in range(steps):
-        obs, _, terminated, _, info = env.step(agent.act(obs, info))
-        if terminated:
-            obs, info = env.reset()
-    return steps / (time.perf_counter() - start)
 
 
 SPEC = GameSpec(
