@@ -3,7 +3,6 @@ the model against the engine, the lower bound along optimal plays, refused kingd
 
 from __future__ import annotations
 
-
 import pytest
 
 from tabletop_gym.agents.dominion import solitaire_turns
