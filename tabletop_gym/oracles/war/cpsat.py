@@ -13,9 +13,22 @@ Per turn: face up or down, equal or higher, trick start and end, tricks done, tu
 About 40 variables per turn, a few thousand in all for T = 26 on the full deck.
 
 What the model does not follow exactly it treats optimistically, so the solver's bound stays a bound
-on every play: a short war, or a play that needs more turns than the model holds, counts as player
-0 taking every card. A plan is read off the solution, replayed through the engine, and its replayed
-count is the score; the bound is CP-SAT's proven objective bound (equal when the search finished).
+on every play: a short war (except one that leaves player 0 without cards: that one is exact), or a
+play that needs more turns than the model holds, counts as player 0 taking every card. A plan is
+read off the solution, replayed through the engine, and its replayed count is the score; the bound is
+CP-SAT's proven objective bound (equal when the search finished). When the best solution is an
+optimistic one, ``solve_horizon_cpsat`` looks for a real plan in a model with more turns and no short
+war, then tightens the bound once more (see there).
+
+Conventions covered: ``winner_first`` and ``loser_first`` (a pot's slots are linear in the turns);
+``high_first`` (a sort) and ``random`` are refused with a ValueError.
+
+Measured (full deck, T = 26, ``random_deal(seed)`` for seeds 1..30, 2 workers on a shared 2-core
+machine, so noisy): median 0.3 s, 29 of 30 proven optimal within 60 s; the slow ones (3-15 s) are
+the deals where player 0 can take every card within the horizon (a first model's best is optimistic,
+a second one finds the real plan); seed 25 stays at 38 cards with a bound of 52 after 60 s (the
+horizon search does not finish it either). T = 3 takes about 0.05 s. The free-deal models make every
+dealt card a variable (52 x 13 booleans).
 """
 
 from __future__ import annotations
