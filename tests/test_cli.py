@@ -102,3 +102,13 @@ def test_bench_writes_its_report(tmp_path, capsys) -> None:
     assert report["known_answer_112"] == 112
     assert report["oracle_median_seconds"] > 0 and report["env_steps_per_second_median"] > 0
     assert "oracle_median_seconds" in capsys.readouterr().out
+
+
+def test_evaluate_picks_the_environment_the_arguments_ask_for(tmp_path, capsys) -> None:
+    # Dominion's --opponents selects the versus game: no oracle there, a win rate instead.
+    args = ["evaluate", "dominion", "--agent", "big-money", "--opponents", "big-money", "--episodes", "2"]
+    assert main(args + ["--out", str(tmp_path), "--no-progress"]) == 0
+    entry = json.loads((tmp_path / "evaluation.json").read_text())["agents"]["big-money"]
+    assert "mean_ratio" not in entry
+    assert entry["share_win"] + entry["share_shared"] + entry["share_loss"] == 1.0
+    assert "win" in capsys.readouterr().out

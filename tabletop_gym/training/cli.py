@@ -124,7 +124,7 @@ def _demo(spec: GameSpec, args: argparse.Namespace) -> int:
     from tabletop_gym.training.train import train
 
     out: Path = args.out
-    print(f"[1/2] training MaskablePPO on {spec.env_id} for {args.steps} steps")
+    print(f"[1/2] training MaskablePPO on {spec.environment(args)[0]} for {args.steps} steps")
     model = train(
         spec, args.steps, args.seed, out / "agent", args, n_envs=args.n_envs, progress=not args.no_progress
     )

@@ -81,7 +81,8 @@ def evaluate(
     """Play ``episodes`` seeded deals with each agent and compare every score with the oracle."""
     if episodes < 1:
         raise ValueError(f"episodes must be at least 1, got {episodes}")
-    env = gym.make(spec.env_id, **spec.env_kwargs(args))
+    env_id, env_kwargs = spec.environment(args)
+    env = gym.make(env_id, **env_kwargs)
     agents = [(name, make_agent(spec, name, args)) for name in agent_names]
     report: dict[str, Any] = {"game": spec.name, "episodes": episodes, "seed": seed, "agents": {}}
     oracle_results: dict[str, OracleResult] = {}
@@ -97,7 +98,9 @@ def evaluate(
         if spec.oracle is not None:
             for deal in tqdm(deals, desc="oracle solving", disable=not progress, unit="deal"):
                 if deal not in oracle_results:
-                    oracle_results[deal] = spec.oracle(deal, args)
+                    result = spec.oracle(deal, args)  # None: no oracle for these settings
+                    if result is not None:
+                        oracle_results[deal] = result
     env.close()
     for name, entry in report["agents"].items():
         results = [oracle_results.get(d) for d in entry["deals"]]

@@ -58,10 +58,10 @@ def train(
         raise ValueError(f"n_envs must be at least 1, got {n_envs}")
     settings = {**DEFAULT_PPO, **spec.ppo, **(overrides or {})}
     net_arch = settings.pop("net_arch")
-    env_kwargs = spec.env_kwargs(args)
+    env_id, env_kwargs = spec.environment(args)
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)  # small networks: one thread is fastest and leaves a core to the envs
-    vec_env = make_vec_env(lambda: gym.make(spec.env_id, **env_kwargs), n_envs=n_envs, seed=seed)
+    vec_env = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=n_envs, seed=seed)
     tensorboard = str(out / "tb") if importlib.util.find_spec("tensorboard") else None
     model = MaskablePPO(
         "MlpPolicy",
@@ -81,7 +81,7 @@ def train(
     (out / "model.tmp.zip").replace(path)
     config = {
         "game": spec.name,
-        "env_id": spec.env_id,
+        "env_id": env_id,
         "env_kwargs": env_kwargs,
         "algorithm": "MaskablePPO",
         "policy": "MlpPolicy",

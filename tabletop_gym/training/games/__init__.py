@@ -43,6 +43,8 @@ class GameSpec:
     - ``commands``: the game's implementation of ``play``, ``bench`` and any other sub-command
       (``tournament``, ``stats``), each ``fn(args) -> int`` (exit status).
     - ``ppo``: MaskablePPO settings that suit the game (override the defaults of ``train``).
+    - ``env_id_for(args)``: for a game with several environments, the one the command line asked
+      for (e.g. Dominion's versus game with ``--opponents``); ``env_id`` otherwise.
     """
 
     name: str
@@ -57,6 +59,12 @@ class GameSpec:
     commands: dict[str, Callable[[argparse.Namespace], int]] = field(default_factory=dict)
     score_name: str = "score"
     ppo: dict[str, Any] = field(default_factory=dict)
+    env_id_for: Callable[[argparse.Namespace], str] | None = None
+
+    def environment(self, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+        """The environment id and keyword arguments that the command-line arguments select."""
+        env_id = self.env_id_for(args) if self.env_id_for is not None else self.env_id
+        return env_id, self.env_kwargs(args)
 
 
 def game_names() -> list[str]:

@@ -56,9 +56,19 @@ def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
                                kingdom=_kingdom(args))
 
 
+def _opponents(args: argparse.Namespace) -> list[str]:
+    """The bots of the versus game; none means the solitaire game."""
+    return [o for o in (getattr(args, "opponents", "") or "").split(",") if o]
+
+
+def _env_id(args: argparse.Namespace) -> str:
+    return VERSUS_ENV_ID if _opponents(args) else ENV_ID
+
+
 def _oracle(deal: str, args: argparse.Namespace) -> OracleResult | None:
-    """The oracle where it supports the kingdom; None (no optimum column) otherwise."""
-    if not _oracle_supports(_kingdom(args)):
+    """The solitaire oracle where it supports the kingdom; None (no optimum column) otherwise,
+    and in the versus game, which evaluate scores by win rate instead."""
+    if _opponents(args) or not _oracle_supports(_kingdom(args)):
         return None
     return _solve(deal, args)
 
@@ -72,6 +82,8 @@ def _oracle_supports(kingdom: str) -> bool:
 
 
 def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    if _opponents(args):
+        return {"opponents": _opponents(args), "kingdom": getattr(args, "kingdom", None) or "first-game"}
     # The Province reward only shapes training (scores are minus the turns either way).
     return {"target": _target(args), "kingdom": _kingdom(args),
             "province_reward": float(getattr(args, "province_reward", 0.0) or 0.0),
@@ -87,6 +99,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                             help="solitaire kingdom cards, comma-separated (default: none, treasure and "
                                  "victory cards only); the oracle supports Market, Merchant, Militia, "
                                  "Moat, Smithy, Village")
+    if command in ("evaluate", "train", "demo"):
+        parser.add_argument("--opponents", default="",
+                            help="comma-separated bots: play the versus game against them and report "
+                                 "the win rate (default: none, the solitaire game against the oracle)")
     if command in ("train", "demo"):
         parser.add_argument("--province-reward", type=float, default=1.0,
                             help="training reward per Province bought, besides -1 a turn (default 1; "
@@ -369,6 +385,7 @@ SPEC = GameSpec(
             **{name: _bot_agent(name) for name in BOTS if name != "random"}},
     oracle=_oracle,
     env_kwargs=_env_kwargs,
+    env_id_for=_env_id,
     add_arguments=_add_arguments,
     figures=_figures,
     commands={"solve": _solve_command, "play": _play, "bench": _bench, "tournament": _tournament},
