@@ -132,3 +132,14 @@ def test_most_wars_full_deck_confirmed_by_simulation() -> None:
     sim = simulate(found.deal, rules.replace(max_tricks=2))
     assert sim.tricks == 2 and sim.wars == found.value >= 4
     assert found.bound is None or found.bound >= found.value
+
+
+@pytest.mark.parametrize("seed", [3, 5, 23])
+def test_full_deck_26_tricks_against_search(seed: int) -> None:
+    # Seed 23: player 0 runs out within the horizon whatever it does (its short war is exact).
+    rules = WarRules()
+    deal = random_deal(seed, rules)
+    exact = solve_horizon(deal, 26, rules)
+    result = solve_horizon_cpsat(deal, 26, rules, time_limit=30)
+    assert result.optimal and result.score == exact.score
+    assert check_horizon(deal, 26, rules, result)
