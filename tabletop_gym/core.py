@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
@@ -30,6 +31,7 @@ __all__ = [
     "check_characters",
     "make_rng",
     "LegalActionSpace",
+    "TabletopEnv",
 ]
 
 
@@ -282,6 +284,27 @@ class LegalActionSpace(spaces.Discrete):
         twin = memo.get(id(env)) if env is not None else None
         other._env = weakref.ref(twin) if twin is not None else self._env
         return other
+
+
+class TabletopEnv(gym.Env):
+    """What every environment of the package shares: text rendering, the engine's state in
+    ``self.state`` (an object with ``done``), and the hooks ``LegalActionSpace`` samples through."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    state: Any = None
+
+    def _check_render_mode(self, render_mode: str | None) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+
+    def has_position(self) -> bool:
+        """True while a game is in progress (``action_space.sample()`` then draws legal actions)."""
+        return self.state is not None and not self.state.done
+
+    def _require_state(self) -> Any:
+        if self.state is None:
+            raise GameOverError("call reset() before using the environment")
+        return self.state
 
 
 def mask_to_int8(mask: Sequence[bool] | np.ndarray) -> np.ndarray:

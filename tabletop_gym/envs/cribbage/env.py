@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, LegalActionSpace
+from tabletop_gym.core import (
+    GameOverError,
+    IllegalActionError,
+    InvalidDealError,
+    LegalActionSpace,
+    TabletopEnv,
+)
 from tabletop_gym.envs.cribbage.rules import (
     NUM_PILES,
     PILE_SIZE,
@@ -32,7 +37,7 @@ POINTS = slice(NEW_STACK + 1, NEW_STACK + 1 + NUM_PILES)
 OBS_SIZE = NEW_STACK + 1 + NUM_PILES
 
 
-class CribbageEnv(gym.Env):
+class CribbageEnv(TabletopEnv):
     """Solitaire Cribbage: play 52 face-up cards from four piles onto stacks of at most 31.
 
     ## Description
@@ -75,11 +80,8 @@ class CribbageEnv(gym.Env):
       shuffled deck, for experiments on small instances.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
-
     def __init__(self, render_mode: str | None = None, pile_size: int = PILE_SIZE) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self._check_render_mode(render_mode)
         if not isinstance(pile_size, int) or not 1 <= pile_size <= PILE_SIZE:
             raise InvalidDealError(f"pile_size must be an integer from 1 to {PILE_SIZE}, got {pile_size!r}")
         self.render_mode = render_mode
@@ -138,15 +140,7 @@ class CribbageEnv(gym.Env):
     def action_masks(self) -> np.ndarray:
         return self._require_state().action_mask()
 
-    def has_position(self) -> bool:
-        """True while a game is in progress (``action_space.sample()`` then draws legal moves)."""
-        return self.state is not None and not self.state.done
-
     # -- helpers -------------------------------------------------------------------------------
-    def _require_state(self) -> CribbageState:
-        if self.state is None:
-            raise GameOverError("call reset() before using the environment")
-        return self.state
 
     def _refresh(self) -> None:
         state = self.state

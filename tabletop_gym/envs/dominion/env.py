@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from tabletop_gym.agents.dominion import DominionBot, PlayerView, game_seed, make_bot
-from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace
+from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace, TabletopEnv
 from tabletop_gym.envs.dominion import rules as R
 
 # Where each part of the observation lies (see the environments' docstrings).
@@ -72,13 +71,10 @@ class ObservationView:
         return self._legal
 
 
-class _DominionBase(gym.Env):
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
-
+class _DominionBase(TabletopEnv):
     def __init__(self, num_players: int, kingdom: Any, render_mode: str | None, turn_limit: int | None,
                  target: int | None) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self._check_render_mode(render_mode)
         self.render_mode = render_mode
         self.kingdom = R.parse_kingdom(kingdom)
         self.num_players = num_players
@@ -102,11 +98,6 @@ class _DominionBase(gym.Env):
         self.state = R.DominionState(self.num_players, self.kingdom, self.seed_value, self.target,
                                      self.turn_limit)
 
-    def _require_state(self) -> R.DominionState:
-        if self.state is None:
-            raise GameOverError("call reset() before using the environment")
-        return self.state
-
     def _check_action(self, action: Any) -> int:
         state = self._require_state()
         if state.done:
@@ -114,10 +105,6 @@ class _DominionBase(gym.Env):
         if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
             raise IllegalActionError(action, state.legal_actions(), "an action is an integer 0..17")
         return int(action)
-
-    def has_position(self) -> bool:
-        """True while a game is in progress (``action_space.sample()`` then draws legal actions)."""
-        return self.state is not None and not self.state.done
 
     def action_masks(self) -> np.ndarray:
         state = self._require_state()

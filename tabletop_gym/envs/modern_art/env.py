@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace
+from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace, TabletopEnv
 from tabletop_gym.envs.modern_art.rules import (
     DOUBLE_CARD,
     NUM_ACTIONS,
@@ -98,7 +97,7 @@ def _high(rules: Rules) -> np.ndarray:
     return high
 
 
-class ModernArtEnv(gym.Env):
+class ModernArtEnv(TabletopEnv):
     """Modern Art: Masters Gallery: one seat of a 2-5 player game, the other seats played by agents.
 
     ## Description
@@ -159,8 +158,6 @@ class ModernArtEnv(gym.Env):
       `end_of_round_plays`, `at_once`, `value_tokens`, `award_tokens`, `award_value`).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
-
     def __init__(
         self,
         players: int = 2,
@@ -169,8 +166,7 @@ class ModernArtEnv(gym.Env):
         render_mode: str | None = None,
         **rule_params: Any,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self._check_render_mode(render_mode)
         self.rules = Rules(players=players, **rule_params)
         if not isinstance(seat, (int, np.integer)) or not 0 <= seat < players:
             raise ValueError(f"seat must be an integer from 0 to {players - 1}, got {seat!r}")
@@ -225,10 +221,6 @@ class ModernArtEnv(gym.Env):
             return None
         return render_text(self._require_state(), self.seat)
 
-    def has_position(self) -> bool:
-        """True while a game is in progress (``action_space.sample()`` then draws legal actions)."""
-        return self.state is not None and not self.state.done
-
     def action_masks(self) -> np.ndarray:
         state = self._require_state()
         if state.done:
@@ -236,10 +228,6 @@ class ModernArtEnv(gym.Env):
         return state.action_mask()
 
     # -- helpers -------------------------------------------------------------------------------
-    def _require_state(self) -> State:
-        if self.state is None:
-            raise GameOverError("call reset() before using the environment")
-        return self.state
 
     def _run_opponents(self) -> None:
         state = self.state

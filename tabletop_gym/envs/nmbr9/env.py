@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace
+from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace, TabletopEnv
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
     NUM_ROTATIONS,
@@ -20,7 +19,7 @@ from tabletop_gym.envs.nmbr9.rules import (
 )
 
 
-class Nmbr9Env(gym.Env):
+class Nmbr9Env(TabletopEnv):
     """Nmbr9: draw a card, place the tile of that number; tiles higher up score more.
 
     ## Description
@@ -69,8 +68,6 @@ class Nmbr9Env(gym.Env):
     - `levels`: optional limit on the number of levels, the table included (default: none).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
-
     def __init__(
         self,
         render_mode: str | None = None,
@@ -80,8 +77,7 @@ class Nmbr9Env(gym.Env):
         grid: int = DEFAULT_GRID,
         levels: int | None = None,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self._check_render_mode(render_mode)
         self.render_mode = render_mode
         self.variant = Variant(max_value, copies, cards)
         Nmbr9State(Deal(()), grid, levels)  # validates grid and levels with a clear error
@@ -136,14 +132,6 @@ class Nmbr9Env(gym.Env):
         return self._require_state().action_mask().copy()
 
     # -- helpers -------------------------------------------------------------------------------
-    def has_position(self) -> bool:
-        """True while a game is in progress (``action_space.sample()`` then draws legal placements)."""
-        return self.state is not None and not self.state.done
-
-    def _require_state(self) -> Nmbr9State:
-        if self.state is None:
-            raise GameOverError("call reset() before using the environment")
-        return self.state
 
     def _observation(self) -> dict[str, np.ndarray]:
         state = self.state

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, LegalActionSpace
+from tabletop_gym.core import (
+    GameOverError,
+    IllegalActionError,
+    InvalidDealError,
+    LegalActionSpace,
+    TabletopEnv,
+)
 from tabletop_gym.envs.war.rules import MAX_TRICKS, RANK_CHARS, WarGame, WarRules, parse_deal, random_deal
 
 OBSERVATIONS = ("full", "hidden")
 
 
-class WarEnv(gym.Env):
+class WarEnv(TabletopEnv):
     """War against a player who follows a fixed pickup convention; you order the pots you win.
 
     ## Description
@@ -71,8 +76,6 @@ class WarEnv(gym.Env):
     - `horizon`: None, or a number of tricks after which the episode stops (scored by cards held).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
-
     def __init__(
         self,
         render_mode: str | None = None,
@@ -84,8 +87,7 @@ class WarEnv(gym.Env):
         observation: str = "full",
         horizon: int | None = None,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self._check_render_mode(render_mode)
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
         if horizon is not None and (not isinstance(horizon, int) or horizon < 1):
