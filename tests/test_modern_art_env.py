@@ -121,6 +121,18 @@ def test_rule_parameters_reach_the_engine() -> None:
     play_out(env, 4)
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_symbol_rule_parameters_reach_the_engine(players: int) -> None:
+    env = ModernArtEnv(players=players, second_card_symbols=True, resolve_ending_card=True)
+    assert env.rules.second_card_symbols and env.rules.resolve_ending_card
+    assert not ModernArtEnv().rules.second_card_symbols and not ModernArtEnv().rules.resolve_ending_card
+    for seed in range(3):
+        _, total, info = play_out(env, seed)
+        assert total == info["score"]
+        again = R.replay(env.rules, info["deal"], env.state.history)
+        assert again.scores == info["scores"]
+
+
 def test_greedy_beats_random_and_self_play_works() -> None:
     wins = 0
     for seed in range(12):

@@ -51,6 +51,8 @@ def test_bound_and_plan_against_brute_force_on_tiny_decks(seed: int) -> None:
     [
         {"players": 2, "deals": (3, 1), "end_of_round_plays": True, "at_once": False},
         {"players": 2, "deals": (2, 1, 1), "extra_card_each_round": True},
+        {"players": 2, "deals": (3, 1), "resolve_ending_card": True},
+        {"players": 3, "deals": (2, 1), "resolve_ending_card": True, "at_once": False},
         {"players": 3, "deals": (2, 1), "simultaneous_same_artist": True, "value_tokens": (2, 1)},
     ],
 )
@@ -119,3 +121,18 @@ def test_bad_input() -> None:
         O.solve(R.random_deal(TINY, 0), TINY, seat=2)
     with pytest.raises(R.InvalidDealError):
         O.solve("L.", TINY)
+
+
+def test_second_card_symbols_are_refused() -> None:
+    rules = R.Rules(players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2, second_card_symbols=True)
+    deal = R.random_deal(rules, 0)
+    for call in (
+        lambda: O.solve(deal, rules),
+        lambda: O.build_model(rules, R.parse_deal(deal, rules)),
+        lambda: O.seat_round_bound(rules, None),
+        lambda: O.free_deal_bound(rules, time_limit=0.1),
+        lambda: O.brute_force(rules, deal, 0),
+        lambda: O.solve(deal, rules, exact_positions=100_000),
+    ):
+        with pytest.raises(ValueError, match="second_card_symbols"):
+            call()

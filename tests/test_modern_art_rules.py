@@ -258,6 +258,108 @@ def test_end_of_round_plays_parameter() -> None:
     assert off.scores == [3 * 3 + 2, 3 * 2 + 1]  # L 3, then Y 2 and C 1 by board order
 
 
+def test_second_card_symbols_parameter_double_and_hidden() -> None:
+    for on in (False, True):
+        state = setup(["Lx Ld Y.", "K. K. K."], "C.", "G.", round_limit=9, second_card_symbols=on)
+        play(state, "Lx", "Ld")  # the double's second card carries a draw
+        assert state.hands[0][card("G.")] == (1 if on else 0)
+        assert state.deck_left == (0 if on else 1) and state.to_move == 1 and state.phase == PLAY
+        hidden = setup(["Lh Ya K.", "G. G. G."], "C.", round_limit=9, second_card_symbols=on)
+        play(hidden, "Lh", "Ya")  # the face-down card carries an award
+        if on:
+            assert hidden.phase == AWARD_ARTIST and hidden.to_move == 0
+            play(hidden, f"award:{G}")
+            assert hidden.awards[G] == 1
+        assert hidden.phase == PLAY and hidden.to_move == 1 and hidden.down[0][Y] == 1
+        assert hidden.awards_left == (4 if on else 5)
+
+
+def test_second_card_symbols_parameter_inside_simultaneous_plays() -> None:
+    for on in (False, True):
+        state = setup(["Ls Y. Y.", "Gx G. K.", "C. C. C."], "K.", round_limit=9, second_card_symbols=on)
+        play(state, "Ls", "Gx")  # seat 1's simultaneous card is a double
+        if on:  # seat 1 adds a second Karl Gitter, then the simultaneous plays go on
+            assert state.phase == DOUBLE_CARD and state.to_move == 1 and state.double_artist == G
+            play(state, "G.")
+        assert state.phase == SIMULTANEOUS_CARD and state.to_move == 2 and state.double_artist == L
+        play(state, "C.")
+        assert state.phase == PLAY and state.to_move == 1
+        assert state.column[G] == (2 if on else 1)
+    # a simultaneous card played as a simultaneous card: every player but seat 1 plays, then seat 2
+    # is asked again for the first one
+    nested = setup(["Ls Y.", "Gs K.", "C. C."], "K.", round_limit=9, second_card_symbols=True)
+    play(nested, "Ls", "Gs")
+    assert nested.phase == SIMULTANEOUS_CARD and nested.to_move == 2 and nested.double_artist == G
+    play(nested, "C.")
+    assert nested.to_move == 0
+    play(nested, "Y.")
+    assert nested.phase == SIMULTANEOUS_CARD and nested.to_move == 2 and nested.double_artist == L
+    play(nested, "C.")
+    assert nested.phase == PLAY and nested.to_move == 1 and nested.column[C] == 2
+
+
+def test_second_card_at_the_limit_resolves_only_as_an_ending_card() -> None:
+    hands = ["L. L. Lx Ld", "L. K. K. K."]
+    for resolve in (False, True):
+        state = setup(hands, "L.", "G.", deals=(4, 0), second_card_symbols=True, resolve_ending_card=resolve)
+        play(state, "L.", "L.", "L.", "K.", "Lx", "Ld")  # Lx reaches the limit; its double goes on
+        assert state.round == 1 and state.round_history[0][0] == 3 * 4
+        assert state.deck_left == (0 if resolve else 1)
+
+
+def test_resolve_ending_card_parameter() -> None:
+    for resolve in (False, True):
+        drawn = setup(["L. L. Ld", "L. L. K."], "K.", "Y.", deals=(3, 0), resolve_ending_card=resolve)
+        play(drawn, "L.", "L.", "L.", "L.", "Ld")  # the fifth Lite Metal ends the round
+        assert drawn.round_history == [[3 * 3, 3 * 2]] and drawn.to_move == 1
+        assert drawn.deck_left == (0 if resolve else 1) and drawn.hand_sizes == [1 if resolve else 0, 1]
+        award = setup(["L. L. La", "L. L. K."], "K.", resolve_ending_card=resolve)
+        play(award, "L.", "L.", "L.", "L.", "La")
+        if resolve:  # the award is placed before the round is scored and already counts
+            assert award.phase == AWARD_ARTIST and award.round_history == []
+            play(award, f"award:{L}")
+            assert award.scores == [(3 + 2) * 3, (3 + 2) * 2]
+        else:
+            assert award.scores == [3 * 3, 3 * 2] and award.awards_left == 5
+        assert award.done
+        hidden = setup(["L. L. Lh Y.", "L. L. K. K."], "K.", resolve_ending_card=resolve)
+        play(hidden, "L.", "L.", "L.", "L.", "Lh")
+        if resolve:  # the face-down card is revealed and ranks: Yoko ties Krypto, first in board order
+            assert hidden.phase == HIDDEN_CARD
+            play(hidden, "Y.")
+            assert hidden.scores == [3 * 3 + 2, 3 * 2]
+        else:
+            assert hidden.scores == [3 * 3, 3 * 2]
+        assert hidden.done
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"players": 2, "second_card_symbols": True},
+        {"players": 3, "second_card_symbols": True, "resolve_ending_card": True},
+        {"players": 4, "second_card_symbols": True, "simultaneous_same_artist": True, "at_once": False},
+        {"players": 5, "resolve_ending_card": True, "end_of_round_plays": True},
+    ],
+)
+def test_random_games_with_symbol_parameters_conserve_cards_and_replay(params) -> None:
+    rules = Rules(**params)
+    rng = np.random.default_rng(11)
+    for seed in range(4):
+        deal = R.random_deal(rules, seed)
+        state = State(rules, deal)
+        while not state.done:
+            legal = state.legal_actions()
+            assert state.to_move >= 0 and legal
+            assert [a for a in range(R.NUM_ACTIONS) if state.is_legal(a)] == legal
+            state.apply(int(legal[rng.integers(len(legal))]))
+            played = sum(1 for a in state.history if a < R.NUM_KINDS)
+            assert state.top == sum(state.hand_sizes) + played + 1
+        again = R.replay(rules, deal, state.history)
+        assert again.scores == state.scores and again.done
+        assert "X" in rules.variant() or "R" in rules.variant()
+
+
 def test_round_limit_and_deals_parameters() -> None:
     state = setup(["L. L.", "L. Y."], "C.", "G. G. K. K.", deals=(2, 1, 1), round_limit=3)
     play(state, "L.", "L.", "L.")

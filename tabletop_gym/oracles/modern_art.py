@@ -158,6 +158,7 @@ def brute_force(
 ) -> tuple[int, tuple[int, ...]]:
     """The exact best score of ``seat`` over every line of play, with a plan; raises if the game tree
     has more than ``limit`` distinct positions (meant for tiny decks)."""
+    _require_modelled(rules)
     memo: dict[tuple, tuple[int, tuple[int, ...]]] = {}
 
     def best(state: State) -> tuple[int, tuple[int, ...]]:
@@ -225,6 +226,16 @@ def _deck_tables(rules: Rules, cards: Sequence[int]) -> dict[str, Any]:
     return {"hand1": hand1, "draws": draws, "deal": deal, "extra": extra, "dmax": dmax}
 
 
+def _require_modelled(rules: Rules) -> None:
+    """Refuse rules the oracle cannot represent, rather than give a wrong bound or optimum."""
+    if rules.second_card_symbols:
+        raise ValueError(
+            "the Modern Art oracle cannot model second_card_symbols=True: its bound models assume that "
+            "second cards bring no symbol of their own, and the exhaustive search's position key does "
+            "not hold interrupted simultaneous plays"
+        )
+
+
 def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tuple[cp_model.CpModel, dict]:
     """The CP-SAT relaxation of the whole game for ``seat`` (``cards=None``: over every deal).
 
@@ -260,6 +271,7 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
     drawn card is playable at once, a second card may be any held card), which player ends the round
     (so later starters are free), and that the triggering card's symbol is not resolved.
     """
+    _require_modelled(rules)
     n, R, A, K = rules.players, rules.rounds, NUM_ARTISTS, NUM_KINDS
     L = rules.round_limit
     P = len(rules.value_tokens)
@@ -654,6 +666,7 @@ def seat_round_bound(
     card and double card, or one simultaneous card), face-down ones need hidden cards. Weaker than
     ``build_model`` on a fixed deal, but CP-SAT proves a lower bound with it over free deals.
     """
+    _require_modelled(rules)
     data = _supply(rules, cards, seat)
     R, A = rules.rounds, NUM_ARTISTS
     places = len(rules.value_tokens)
@@ -739,6 +752,7 @@ def solve(
     optimum is both score and bound when it finishes within that many positions.
     """
     rules = rules or Rules()
+    _require_modelled(rules)
     if not 0 <= seat < rules.players:
         raise ValueError(f"seat must be 0 to {rules.players - 1}, got {seat!r}")
     cards = parse_deal(deal, rules)

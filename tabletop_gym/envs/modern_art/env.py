@@ -155,7 +155,8 @@ class ModernArtEnv(TabletopEnv):
     - `render_mode`: None or "ansi".
     - any other keyword: a rule parameter of `tabletop_gym.envs.modern_art.rules.Rules`
       (`deck`, `deals`, `round_limit`, `extra_card_each_round`, `simultaneous_same_artist`,
-      `end_of_round_plays`, `at_once`, `value_tokens`, `award_tokens`, `award_value`).
+      `end_of_round_plays`, `at_once`, `second_card_symbols`, `resolve_ending_card`, `value_tokens`,
+      `award_tokens`, `award_value`).
     """
 
     def __init__(

@@ -120,6 +120,20 @@ class Rules:
     - ``at_once``: a double or simultaneous card and the cards it brings count as displayed at once, so
       the round-end check waits for them (even if the symbol card itself reached the limit); if false
       the symbol card reaching the limit ends the round at once, unresolved.
+    - ``second_card_symbols``: a second card (played by a double, a hidden or a simultaneous card)
+      resolves its own symbol, like a turn card, for the player who played it (the rules file fixes
+      that it has none; this is the natural reading of the alternative). Its effect comes at once,
+      before the rest of what brought it: a draw draws, a double asks that player for a second card of
+      its artist, a hidden card for a face-down card, an award for an artist, and a simultaneous card
+      asks every player other than the one who played it, in turn order from their left, for a card;
+      then the interrupted simultaneous plays (if any) go on and the turn ends. Chains nest. A
+      face-down card's symbol is resolved too, when it is put down (so that it carries that symbol
+      becomes known). A second card displayed once an artist has reached the round limit is resolved
+      only as a turn card ending the round would be (``at_once``, ``resolve_ending_card``).
+    - ``resolve_ending_card``: the draw, hidden or award symbol of the card that ends the round is
+      resolved before the round ends (a card is drawn, a card may be put face down, which then counts
+      for the ranking and its owner's score, an award token is placed, counting already this round);
+      no one plays again. Double and simultaneous cards at the limit are governed by ``at_once``.
     - ``value_tokens``: the value tokens given to the top artists each round (3, 2, 1).
     - ``award_tokens`` and ``award_value``: award tokens in the game and what each adds to a value.
     """
@@ -132,6 +146,8 @@ class Rules:
     simultaneous_same_artist: bool = False
     end_of_round_plays: bool = False
     at_once: bool = True
+    second_card_symbols: bool = False
+    resolve_ending_card: bool = False
     value_tokens: tuple[int, ...] = (3, 2, 1)
     award_tokens: int = 5
     award_value: int = 2
@@ -187,6 +203,8 @@ class Rules:
                 ("S", self.simultaneous_same_artist),
                 ("P", self.end_of_round_plays),
                 ("N", not self.at_once),
+                ("X", self.second_card_symbols),
+                ("R", self.resolve_ending_card),
             )
             if on
         )
@@ -334,7 +352,7 @@ class State:
     __slots__ = (
         "rules", "deck", "top", "hands", "hand_sizes", "up", "down", "extra", "column", "values",
         "awards", "awards_left", "scores", "round", "phase", "to_move", "turn_player", "starter",
-        "double_artist", "queue", "end_used", "last_turn", "history", "round_history", "log",
+        "double_artist", "queue", "outer", "end_used", "last_turn", "history", "round_history", "log",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, deal: str | Sequence[int], log: bool = False) -> None:
@@ -361,6 +379,9 @@ class State:
         self.starter = 0
         self.double_artist = -1
         self.queue: list[int] = []  # players still to decide (simultaneous, end-of-round plays)
+        # simultaneous plays interrupted by a second card's symbol (second_card_symbols): a stack of
+        # (artist, players still to decide)
+        self.outer: list[tuple[int, tuple[int, ...]]] = []
         self.end_used = [0] * NUM_ARTISTS  # end-of-round plays: artists the player has used
         self.last_turn = -1
         self.history: list[int] = []  # every action, in order: the plan that replays this game
@@ -452,24 +473,25 @@ class State:
         if phase == PLAY:
             self._play_card(p, action)
         elif phase == DOUBLE_CARD or phase == SIMULTANEOUS_CARD:
-            if action != PASS:
-                self._display(p, action, "second card" if phase == DOUBLE_CARD else "simultaneous card")
-            if phase == DOUBLE_CARD:
-                self._finish_turn()
-            else:
+            if action == PASS:
                 self._next_simultaneous()
+            else:
+                self._display(p, action, "second card" if phase == DOUBLE_CARD else "simultaneous card")
+                self._second_card(p, action, phase)
         elif phase == HIDDEN_CARD:
-            if action != PASS:
+            if action == PASS:
+                self._next_simultaneous()
+            else:
                 self._take(p, action)
                 self.down[p][artist_of(action)] += 1
                 self._note(f"P{p} puts a card face down")
-            self._finish_turn()
+                self._second_card(p, action, phase)
         elif phase == AWARD_ARTIST:
             artist = action - CHOOSE_ARTIST
             self.awards[artist] += 1
             self.awards_left -= 1
             self._note(f"P{p} puts an award on {ARTISTS[artist]}")
-            self._finish_turn()
+            self._next_simultaneous()
         else:  # END_PLAY
             if action == PASS:
                 self.queue.pop(0)
@@ -515,11 +537,37 @@ class State:
     def _play_card(self, p: int, kind: int) -> None:
         self.last_turn = p
         self._display(p, kind, "turn card")
-        artist, symbol = artist_of(kind), symbol_of(kind)
-        deferred = self.rules.at_once and (symbol == DOUBLE or symbol == SIMULTANEOUS)
-        if not deferred and self.column[artist] >= self.rules.round_limit:
-            self._end_round()
+        self._resolve(p, kind, False)
+
+    def _second_card(self, p: int, kind: int, phase: int) -> None:
+        """After ``p`` played ``kind`` as a second card in decision ``phase``: its symbol (only with
+        ``second_card_symbols``), then the rest of the turn."""
+        if not self.rules.second_card_symbols or symbol_of(kind) == PLAIN:
+            self._next_simultaneous()
             return
+        if phase == SIMULTANEOUS_CARD:  # the symbol interrupts the simultaneous plays: keep the rest
+            self.outer.append((self.double_artist, tuple(self.queue)))
+            self.queue = []
+        self._resolve(p, kind, True)
+
+    def _resolve(self, p: int, kind: int, second: bool) -> None:
+        """Resolve the symbol of the card ``p`` just played (``second``: as a second card), then go on
+        to the decision it asks for or the rest of the turn."""
+        artist, symbol = artist_of(kind), symbol_of(kind)
+        rules = self.rules
+        if symbol == PLAIN:
+            self._next_simultaneous()
+            return
+        limit = rules.round_limit
+        # before a turn card only its own artist can be at the limit; a second card may follow others
+        if self.column[artist] >= limit or (second and any(c >= limit for c in self.column)):
+            brings_cards = symbol == DOUBLE or symbol == SIMULTANEOUS
+            if not (rules.at_once if brings_cards else rules.resolve_ending_card):
+                if second:
+                    self._next_simultaneous()
+                else:
+                    self._end_round()
+                return
         hand = self.hands[p]
         if symbol == DRAW:
             if self.top < len(self.deck):
@@ -531,11 +579,11 @@ class State:
         elif symbol == DOUBLE:
             base = artist * NUM_SYMBOLS
             if any(hand[base : base + NUM_SYMBOLS]):
-                self.phase, self.double_artist = DOUBLE_CARD, artist
+                self.phase, self.double_artist, self.to_move = DOUBLE_CARD, artist, p
                 return
         elif symbol == HIDDEN:
             if self.hand_sizes[p]:
-                self.phase = HIDDEN_CARD
+                self.phase, self.to_move = HIDDEN_CARD, p
                 return
         elif symbol == SIMULTANEOUS:
             n = self.rules.players
@@ -545,16 +593,22 @@ class State:
             return
         elif symbol == AWARD:
             if self.awards_left > 0:
-                self.phase = AWARD_ARTIST
+                self.phase, self.to_move = AWARD_ARTIST, p
                 return
-        self._finish_turn()
+        self._next_simultaneous()
 
     def _next_simultaneous(self) -> None:
-        while self.queue:
-            q = self.queue.pop(0)
-            self.phase, self.to_move = SIMULTANEOUS_CARD, q
-            if len(self.legal_actions()) > 1:  # more than "pass"
-                return
+        """The next simultaneous play still to decide (interrupted ones included), else the turn's end."""
+        while True:
+            while self.queue:
+                q = self.queue.pop(0)
+                self.phase, self.to_move = SIMULTANEOUS_CARD, q
+                if len(self.legal_actions()) > 1:  # more than "pass"
+                    return
+            if not self.outer:
+                break
+            self.double_artist, rest = self.outer.pop()
+            self.queue = list(rest)
         self.to_move = self.turn_player
         self._finish_turn()
 
@@ -636,6 +690,7 @@ class State:
         self.extra = [0] * NUM_ARTISTS
         self.column = [0] * NUM_ARTISTS
         self.queue = []
+        self.outer = []
         self.round += 1
         if self.round >= rules.rounds:
             self.phase = GAME_OVER
