@@ -207,20 +207,13 @@ class JustBuyMoney(BigMoney):
     name = "just-buy-money"
 
 
-class BuyMoneyAndDuchy(DominionBot):
+class BuyMoneyAndDuchy(BigMoney):
+    """Big money that takes a Duchy with exactly $5."""
+
     name = "buy-money-and-duchy"
 
     def buy(self, view: PlayerView) -> int:
-        coins = view.coins
-        if coins >= 8:
-            return PROVINCE
-        if coins >= 6:
-            return GOLD
-        if coins == 5:
-            return DUCHY
-        if coins >= 3:
-            return SILVER
-        return PASS
+        return DUCHY if view.coins == 5 else super().buy(view)
 
 
 class BuyMoneyAndDuchyAndEstate(BuyMoneyAndDuchy):

@@ -600,16 +600,7 @@ def relaxation_bound(
     if plan is not None and played_on is not None:
         _hint(m, handles, rules, played_on, plan)
         _complete_hint(m, min(2.0, time_limit / 4), workers)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = int(workers)
-    status = solver.Solve(m)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        # UNKNOWN: CP-SAT's objective bound is not meaningful without a solution; INFEASIBLE would
-        # mean a real game violates the model (a bug).
-        raise RuntimeError(f"relaxation not solved: {solver.StatusName(status)}")
-    bound = int(solver.BestObjectiveBound() + 1e-6)
-    found = int(solver.ObjectiveValue()) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else -1
+    solver, status, bound, found = _solve_relaxation(m, time_limit, workers)
     stats = {
         "relaxation_status": solver.StatusName(status),
         "relaxation_objective": found,
@@ -720,19 +711,30 @@ def seat_round_bound(
             m.Add(p <= own_max * value)
             pay.append(p)
     m.Maximize(sum(pay))
+    solver, status, bound, found = _solve_relaxation(m, time_limit, workers)
+    stats = {
+        "seat_model_status": solver.StatusName(status),
+        "seat_model_bound": bound,
+        "seat_model_seconds": solver.WallTime(),
+    }
+    return bound, found, stats
+
+
+def _solve_relaxation(
+    m: cp_model.CpModel, time_limit: float, workers: int
+) -> tuple[cp_model.CpSolver, int, int, int]:
+    """Solve a relaxation; returns the solver, its status, the proven bound and the best objective.
+
+    Without a solution (UNKNOWN) CP-SAT's objective bound means nothing, and INFEASIBLE would mean a
+    real game violates the model (a bug): both raise.
+    """
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_workers = int(workers)
     status = solver.Solve(m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise RuntimeError(f"relaxation not solved: {solver.StatusName(status)}")
-    bound = int(solver.BestObjectiveBound() + 1e-6)
-    stats = {
-        "seat_model_status": solver.StatusName(status),
-        "seat_model_bound": bound,
-        "seat_model_seconds": solver.WallTime(),
-    }
-    return bound, int(solver.ObjectiveValue()), stats
+    return solver, status, int(solver.BestObjectiveBound() + 1e-6), int(solver.ObjectiveValue())
 
 
 # ---- the oracle API --------------------------------------------------------------------------------
