@@ -72,13 +72,36 @@ def test_relaxation_bounds_valid_with_parameters(params) -> None:
         assert best <= bound and best <= free and best <= seat_only  # all proven bounds
 
 
-@pytest.mark.parametrize("players, seat", [(2, 0), (3, 2), (5, 1)])
-def test_real_games_satisfy_the_game_model(players: int, seat: int) -> None:
+def _beam_game(rules: R.Rules, cards, seat: int) -> R.State:
+    """A strong line of play for ``seat`` (long rounds, symbols used, hands emptied)."""
+    _, plan = O.beam_search(rules, cards, seat, width=4, hand_weight=0.3, per_round=2.0)
+    return R.replay(rules, cards, plan)
+
+
+@pytest.mark.parametrize(
+    "players, seat, params, play",
+    [
+        (2, 0, {}, "random"),
+        (2, 1, {}, "beam"),
+        (3, 2, {}, "random"),
+        (3, 0, {}, "beam"),
+        (4, 3, {}, "beam"),
+        (5, 1, {}, "random"),
+        (2, 0, {"resolve_ending_card": True, "at_once": False}, "beam"),
+        (3, 1, {"end_of_round_plays": True, "extra_card_each_round": True}, "random"),
+        (2, 1, {"simultaneous_same_artist": True, "extra_card_each_round": True}, "beam"),
+    ],
+)
+def test_real_games_satisfy_the_game_model(players: int, seat: int, params: dict, play: str) -> None:
     """The plays of a real full game, fixed in the model, are feasible and score exactly as the
-    engine scores them: the model leaves no real game out (the bound's validity, on full deals)."""
-    rules = R.Rules(players=players)
-    cards = R.parse_deal(R.random_deal(rules, players), rules)
-    final = _random_play(rules, R.deal_string(cards), players)
+    engine scores them: the model leaves no real game out (the bound's validity, on full deals).
+    Random games end rounds early and empty no hands; beam games play long rounds and symbols."""
+    rules = R.Rules(players=players, **params)
+    cards = R.parse_deal(R.random_deal(rules, players + seat), rules)
+    if play == "beam":
+        final = _beam_game(rules, cards, seat)
+    else:
+        final = _random_play(rules, R.deal_string(cards), players)
     model, handles = O.build_model(rules, cards, seat)
     O._hint(model, handles, rules, cards, final.history)
     hint = model.Proto().solution_hint
@@ -136,3 +159,27 @@ def test_second_card_symbols_are_refused() -> None:
     ):
         with pytest.raises(ValueError, match="second_card_symbols"):
             call()
+
+
+@pytest.mark.parametrize("players, seat", [(2, 0), (3, 1)])
+def test_realize_finds_an_order_for_the_plays_of_a_real_game(players: int, seat: int) -> None:
+    """Given only what each player plays per round (no order), the realizer finds an order the
+    engine accepts, and the game scores what the real one did."""
+    rules = R.Rules(players=players)
+    cards = R.parse_deal(R.random_deal(rules, 10 + players), rules)
+    real = _beam_game(rules, cards, seat)
+    plays = O.plan_plays(rules, cards, real.history)["plays"]
+    reached = O.realize(rules, cards, plays)
+    assert reached.done
+    assert reached.scores == real.scores
+    replayed = R.replay(rules, cards, reached.history)
+    assert replayed.scores == real.scores
+
+
+def test_solve_realizes_relaxation_solutions_into_replayed_plans() -> None:
+    rules = R.Rules(players=2)
+    deal = R.random_deal(rules, 1)
+    result = O.solve(deal, rules, 0, width=8, time_limit=4)
+    assert result.stats["plan_source"]
+    final = R.replay(rules, deal, result.plan)
+    assert final.done and final.scores[0] == result.score <= result.bound

@@ -40,6 +40,7 @@ from tabletop_gym.core import OracleCache, OracleResult, make_rng
 from tabletop_gym.envs.modern_art.rules import (
     AWARD,
     AWARD_ARTIST,
+    CHOOSE_ARTIST,
     DOUBLE,
     DRAW,
     HIDDEN,
@@ -115,10 +116,11 @@ PORTFOLIO = ((0.0, 0.0), (0.3, 2.0), (0.5, 2.0))
 
 def beam_search(
     rules: Rules, deal: str | Sequence[int], seat: int = 0, width: int = 64, hand_weight: float = 0.0,
-    per_round: float = 0.0,
+    per_round: float = 0.0, start: State | None = None,
 ) -> tuple[int, tuple[int, ...]]:  # fmt: skip
-    """The best plan the beam finds: (seat's score, every player's actions in order)."""
-    beam = [State(rules, deal)]
+    """The best plan the beam finds: (seat's score, every player's actions in order); from the
+    position ``start`` of that deal if given (its history is part of the plan)."""
+    beam = [State(rules, deal) if start is None else start]
     best_score, best_plan = -1, ()
     while beam:
         children: dict[tuple, tuple[float, State]] = {}
@@ -148,6 +150,140 @@ def portfolio_search(
         if score > best[0]:
             best = (score, plan, i)
     return best
+
+
+# ---- plans from the relaxation's solutions ---------------------------------------------------------
+
+
+class _OutOfNodes(Exception):
+    pass
+
+
+def _turns_can_alternate(
+    s: State, turn: list[list[int]], sec: list[list[int]], down: list[list[int]]
+) -> bool:
+    """Whether the turn cards still to play can follow the turn order from the player to move: while
+    no hand runs out, players take turns in order, so counted from the player to move the turns
+    still to come never grow and differ by at most one."""
+    n = s.rules.players
+    for p in range(n):
+        if s.hand_sizes[p] <= sum(turn[p]) + sum(sec[p]) + sum(down[p]):
+            return True  # this hand may run out, and then its turns are skipped
+    order = [sum(turn[(s.to_move + i) % n]) for i in range(n)]
+    return all(a >= b for a, b in zip(order, order[1:], strict=False)) and order[0] - order[-1] <= 1
+
+
+def solution_plays(solver: cp_model.CpSolver, handles: dict, rules: Rules) -> list[dict[str, Any]]:
+    """Per round, what a solution of ``build_model`` has each player play: turn cards, face-up second
+    cards and face-down cards per card kind, and award tokens per artist."""
+    n = rules.players
+    rounds = []
+    for r in range(rules.rounds):
+        rounds.append({
+            what: [[int(solver.Value(handles[what][r][p][k])) for k in range(NUM_KINDS)] for p in range(n)]
+            for what in ("turn", "sec", "down")
+        })  # fmt: skip
+        rounds[-1]["aw"] = [int(solver.Value(handles["aw"][r][a])) for a in range(NUM_ARTISTS)]
+        if r + 1 < rules.rounds:  # each hand as the next round starts (dealt, nothing drawn yet)
+            rounds[-1]["next_hand"] = [
+                [
+                    int(solver.Value(handles["recv"][r + 1][p][k]))
+                    - int(solver.Value(handles["took"][r + 1][p][k]))
+                    - int(solver.Value(handles["played"][r][p][k]))
+                    for k in range(NUM_KINDS)
+                ]
+                for p in range(n)
+            ]
+    return rounds
+
+
+def realize(
+    rules: Rules, cards: Sequence[int], plays: Sequence[dict[str, Any]], node_limit: int = 100_000
+) -> State:
+    """Play the deal through the engine so that each round's cards are exactly those of ``plays``
+    (``solution_plays``), searching the order of plays inside each round depth first.
+
+    Returns the position reached: game over when every round was realized, else the start of the first
+    round no order realizes (within ``node_limit`` positions per round), for another search to go on
+    from. Award tokens follow ``plays`` where it has them left, else go to any artist. An order that
+    also gives the cards drawn to the players the solution gives them to is preferred (then the next
+    round's hands are the solution's); failing that, any order that plays the round's cards.
+    """
+    state = State(rules, cards)
+    for budget in plays:
+        if state.done:
+            break
+        done = _realize_round(state, budget, node_limit, True)
+        if done is None:  # no order deals the cards as the solution has it: one that plays its cards
+            done = _realize_round(state, budget, node_limit, False)
+        if done is None:
+            return state
+        state = done
+    return state
+
+
+def _realize_round(state: State, budget: dict[str, Any], node_limit: int, exact: bool) -> State | None:
+    r, limit = state.round, state.rules.round_limit
+    turn = [row[:] for row in budget["turn"]]
+    sec = [row[:] for row in budget["sec"]]
+    down = [row[:] for row in budget["down"]]
+    aw = list(budget["aw"])
+    failed: set[tuple] = set()
+    nodes = 0
+
+    def left() -> tuple:
+        return tuple(map(tuple, turn)) + tuple(map(tuple, sec)) + tuple(map(tuple, down)) + (tuple(aw),)
+
+    def options(s: State) -> list[tuple[int, list[int] | None, int]]:
+        """(action, the budget row it uses, index in it), in the order to try."""
+        p, phase = s.to_move, s.phase
+        hand = s.hands[p]
+        if phase == AWARD_ARTIST:
+            wanted = [(CHOOSE_ARTIST + a, aw, a) for a in range(NUM_ARTISTS) if aw[a]]
+            return wanted or [(CHOOSE_ARTIST + a, None, 0) for a in range(NUM_ARTISTS)]
+        row = turn[p] if phase == PLAY else down[p] if phase == HIDDEN_CARD else sec[p]
+        acts = [(k, row, k) for k in range(NUM_KINDS) if row[k] and hand[k] and s.is_legal(k)]
+        if phase == PLAY:
+            # cards that would end the round early go last; among the rest the thinnest artist first
+            acts.sort(key=lambda o: (s.column[artist_of(o[0])] + 1 >= limit, s.column[artist_of(o[0])]))
+        else:
+            acts.append((PASS, None, 0))
+        return acts
+
+    def search(s: State) -> State | None:
+        nonlocal nodes
+        if s.done or s.round != r:
+            spent = not any(map(any, turn)) and not any(map(any, sec)) and not any(map(any, down))
+            # the cards drawn went to the players the solution gave them to, so later rounds hold
+            # what the solution plays
+            if spent and (not exact or s.done or "next_hand" not in budget or s.hands == budget["next_hand"]):
+                return s
+            return None
+        if s.phase == PLAY and not _turns_can_alternate(s, turn, sec, down):
+            return None
+        key = (_key(s), left())
+        if key in failed:
+            return None
+        nodes += 1
+        if nodes > node_limit:
+            raise _OutOfNodes
+        for action, row, i in options(s):
+            child = s.copy()
+            child.apply(action)
+            if row is not None:
+                row[i] -= 1
+            found = search(child)
+            if row is not None:
+                row[i] += 1
+            if found is not None:
+                return found
+        failed.add(key)
+        return None
+
+    try:
+        return search(state)
+    except _OutOfNodes:
+        return None
 
 
 # ---- exhaustive search for tiny decks --------------------------------------------------------------
@@ -303,10 +439,18 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
     m.Add(st[0][0] == 1)
     dr = [[V(0, dmax, f"d{r}_{p}") for p in range(n)] for r in range(R)]
     dle = [V(0, dmax, f"D{r}") for r in range(R)]  # draws made by the end of round r
+    never_short = n * sum(rules.deals) + (R if ex_each else 1) + dmax <= N
     for r in range(R):
         m.Add(dle[r] == sum(dr[q][p] for q in range(r + 1) for p in range(n)))
         for p in range(n):
             m.Add(dr[r][p] <= sum(turn[r][p][a * NUM_SYMBOLS + DRAW] for a in range(A)))
+        if never_short:
+            # Every draw card played draws, but for the one that ends the round (its symbol is not
+            # resolved): the deck cannot run out.
+            unresolved = [B(f"ud{r}_{p}") for p in range(n)]
+            m.AddAtMostOne(unresolved)
+            for p in range(n):
+                m.Add(dr[r][p] >= sum(turn[r][p][a * NUM_SYMBOLS + DRAW] for a in range(A)) - unresolved[p])
     # ---- the extra card(s)
     extra = [[0] * A for _ in range(R)]
     if tab is not None:
@@ -324,6 +468,7 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
             extra[r] = xs
     # ---- cards received
     recv = [[[None] * K for _ in range(n)] for _ in range(R)]
+    took = [[[0] * K for _ in range(n)] for _ in range(R)]  # cards drawn, per round, player and kind
     if tab is not None:
         for r in range(R):
             off = [sum(st[r][s] * ((p - s) % n) for s in range(n)) for p in range(n)]
@@ -341,6 +486,8 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
                         m.AddElement(dle[r - 1], lo, beg)
                         m.Add(win == end - beg)
                 drawn = [V(0, count[k], f"g{r}_{p}_{k}") if win is not None else 0 for p in range(n)]
+                for p in range(n):
+                    took[r][p][k] = drawn[p]
                 if win is not None:
                     m.Add(sum(drawn) == win)
                 for p in range(n):
@@ -389,7 +536,9 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
                     turn[r][p][k] + sec[r][p][k] + down[r][p][k] + (played[r - 1][p][k] if r else 0)
                 )
                 m.Add(played[r][p][k] <= recv[r][p][k])
-            m.Add(sum(recv[r][p][k] - played[r][p][k] for k in range(K)) == 0).OnlyEnforceIf(empty[r][p])
+            left = sum(recv[r][p][k] - played[r][p][k] for k in range(K))
+            m.Add(left == 0).OnlyEnforceIf(empty[r][p])
+            m.Add(left >= 1).OnlyEnforceIf(empty[r][p].Not())
     # ---- turns
     T = [[V(0, total_hand, f"T{r}_{p}") for p in range(n)] for r in range(R)]
     for r in range(R):
@@ -442,6 +591,36 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
                 endp = V(0, n, f"ep{r}_{a}")
             m.Add(col[r][a] <= L - 1 + exc[a] + endp)
             m.Add(col[r][a] >= L).OnlyEnforceIf(trig[a])
+        # Who ends the round: the player whose turn it was. The player to its left starts the next
+        # round. Without empty hands nobody was skipped, so everyone from the starter to the ender
+        # took one turn more than everyone after the ender. Unless every hand emptied, the round
+        # ended in the ender's turn on a card of an artist at the limit: the ender displayed one
+        # itself, or its simultaneous card brought it.
+        pair = [[B(f"se{r}_{a}_{b}") for b in range(n)] for a in range(n)]  # starter a, ender b
+        m.AddExactlyOne(x for row in pair for x in row)
+        ender = [sum(pair[a][b] for a in range(n)) for b in range(n)]
+        for a in range(n):
+            m.Add(st[r][a] == sum(pair[a]))
+        if r + 1 < R:
+            for b in range(n):
+                m.Add(st[r + 1][(b + 1) % n] == ender[b])
+        most = V(1, total_hand, f"Tm{r}")
+        full = [empty[r][p].Not() for p in range(n)]
+        for p in range(n):
+            after = sum(pair[a][b] for a in range(n) for b in range(n) if (p - a) % n > (b - a) % n)
+            m.Add(T[r][p] == most - after).OnlyEnforceIf(full)
+            reasons = [all_empty]
+            sim = B(f"sm{r}_{p}")
+            m.Add(sum(turn[r][p][a * NUM_SYMBOLS + SIMULTANEOUS] for a in range(A)) >= 1).OnlyEnforceIf(sim)
+            reasons.append(sim)
+            for a in range(A):
+                own_trigger = B(f"ot{r}_{p}_{a}")
+                m.AddImplication(own_trigger, trig[a])
+                m.Add(sum(turn[r][p][k] + sec[r][p][k] for k in kinds_of(a)) >= 1).OnlyEnforceIf(own_trigger)
+                reasons.append(own_trigger)
+            ends = B(f"en{r}_{p}")
+            m.Add(ends == ender[p])
+            m.AddBoolOr([ends.Not()] + reasons)
     # ---- ranking, values and pay
     tok = rules.value_tokens
     pay = []
@@ -470,8 +649,18 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
     # The pay, linear: value x own is a sum over the tokens the artist holds (one per place won in an
     # earlier or this round, one per award token), each times the seat's cards of it this round. A
     # token goes to one artist, so each token term pays for one artist's cards only; the LP sees that.
-    hidden_max = sum(rules.deck[a][HIDDEN] for a in range(A))
-    own_max = L - 1 + excess_max + hidden_max + (n if rules.end_of_round_plays else 0)
+    # One artist's face-up cards stop at the limit minus one plus the last display (a simultaneous
+    # card at the limit brings one card per other player, a double one more); past that only the
+    # seat's face-down cards add to its own, and it can put down no more hidden cards than it holds.
+    up_max = L - 1 + excess_max + (n if rules.end_of_round_plays else 0)
+    hidden_max = [sum(rules.deck[a][HIDDEN] for a in range(A))] * R
+    if cards is not None:
+        first = rules.deals[0] * n
+        hidden_max = []
+        for r in range(R):
+            end = first + 1 + sum(n * rules.deals[q] + ex_each for q in range(1, r + 1)) + dmax
+            held = sum(tab["hand1"][seat][a * NUM_SYMBOLS + HIDDEN] for a in range(A))
+            hidden_max.append(held + sum(1 for k in cards[first:end] if symbol_of(k) == HIDDEN))
     awb = [[[B(f"ab{r}_{a}_{i}") for i in range(tokens)] for a in range(A)] for r in range(R)]
     for r in range(R):
         for a in range(A):
@@ -490,7 +679,8 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
     for r in range(R):
         for a in range(A):
             placed = sum(place[r][a])
-            cap = min(own_max, reach[r][a])
+            cap = min(up_max + hidden_max[r], reach[r][a])
+            seat_down = sum(down[r][seat][k] for k in kinds_of(a))
             own = V(0, cap, f"o{r}_{a}")
             m.Add(own == sum(turn[r][seat][k] + sec[r][seat][k] + down[r][seat][k] for k in kinds_of(a)))
             terms = []
@@ -501,6 +691,7 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
                 for weight, unit in group:
                     z = V(0, cap, "")
                     m.Add(z <= cap * unit)
+                    m.Add(z <= min(cap, up_max) * unit + seat_down)
                     m.Add(z <= cap * placed)
                     zs.append(z)
                     terms.append(weight * z)
@@ -521,47 +712,59 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
     m.Maximize(sum(pay))
     handles = {
         "turn": turn, "sec": sec, "down": down, "aw": aw, "st": st, "dr": dr, "place": place,
-        "recv": recv, "extra": extra,
+        "recv": recv, "extra": extra, "took": took, "played": played,
     }  # fmt: skip
     return m, handles
+
+
+def plan_plays(rules: Rules, cards: Sequence[int], plan: Sequence[int]) -> dict[str, Any]:
+    """What the real game ``plan`` plays, per round, as ``build_model`` counts it: "plays" in the
+    form of ``solution_plays``, and the starters and draws per round."""
+    n, R = rules.players, rules.rounds
+    rounds = [
+        {what: [[0] * NUM_KINDS for _ in range(n)] for what in ("turn", "sec", "down")} for _ in range(R)
+    ]
+    for entry in rounds:
+        entry["aw"] = [0] * NUM_ARTISTS
+    draws = [[0] * n for _ in range(R)]
+    starters = [-1] * R
+    state = State(rules, cards)
+    for action in plan:
+        r, p, phase, top = state.round, state.to_move, state.phase, state.top
+        if starters[r] < 0:  # (end-of-round plays come after the next starter is known)
+            starters[r] = state.starter
+        state.apply(action)
+        if state.round != r and not state.done:
+            rounds[r]["next_hand"] = [hand[:] for hand in state.hands]
+        if phase == PLAY:
+            rounds[r]["turn"][p][action] += 1
+            # a draw card draws unless the deck is empty, or it ended the round unresolved
+            ended = state.round != r
+            if symbol_of(action) == DRAW and top < len(cards) and (not ended or rules.resolve_ending_card):
+                draws[r][p] += 1
+        elif phase == HIDDEN_CARD and action != PASS:
+            rounds[r]["down"][p][action] += 1
+        elif phase == AWARD_ARTIST:
+            rounds[r]["aw"][action - CHOOSE_ARTIST] += 1
+        elif action != PASS:
+            rounds[r]["sec"][p][action] += 1
+    return {"plays": rounds, "starters": starters, "draws": draws}
 
 
 def _hint(m: cp_model.CpModel, h: dict, rules: Rules, cards: Sequence[int], plan: Sequence[int]) -> None:
     """Hint the model with the real game ``plan`` plays: a feasible start for CP-SAT, so it reports
     a proven bound quickly, and (if the model is right) a relaxation objective of at least the plan's
     score."""
-    n, R = rules.players, rules.rounds
-    turn = [[[0] * NUM_KINDS for _ in range(n)] for _ in range(R)]
-    sec = [[[0] * NUM_KINDS for _ in range(n)] for _ in range(R)]
-    down = [[[0] * NUM_KINDS for _ in range(n)] for _ in range(R)]
-    draws = [[0] * n for _ in range(R)]
-    awards = [[0] * NUM_ARTISTS for _ in range(R)]
-    starters = [0] * R
-    state = State(rules, cards)
-    for action in plan:
-        r, p, phase, top = state.round, state.to_move, state.phase, state.top
-        starters[r] = state.starter
-        state.apply(action)
-        if phase == PLAY:
-            turn[r][p][action] += 1
-            if symbol_of(action) == DRAW and state.round == r and state.top > top:
-                draws[r][p] += 1
-        elif phase == HIDDEN_CARD and action != PASS:
-            down[r][p][action] += 1
-        elif phase == AWARD_ARTIST:
-            awards[r][action - NUM_KINDS] += 1
-        elif action != PASS:
-            sec[r][p][action] += 1
-    for r in range(R):
-        for p in range(n):
-            m.AddHint(h["st"][r][p], int(starters[r] == p))
-            m.AddHint(h["dr"][r][p], draws[r][p])
-            for k in range(NUM_KINDS):
-                m.AddHint(h["turn"][r][p][k], turn[r][p][k])
-                m.AddHint(h["sec"][r][p][k], sec[r][p][k])
-                m.AddHint(h["down"][r][p][k], down[r][p][k])
+    game = plan_plays(rules, cards, plan)
+    for r, entry in enumerate(game["plays"]):
+        for p in range(rules.players):
+            m.AddHint(h["st"][r][p], int(game["starters"][r] == p))
+            m.AddHint(h["dr"][r][p], game["draws"][r][p])
+            for what in ("turn", "sec", "down"):
+                for k in range(NUM_KINDS):
+                    m.AddHint(h[what][r][p][k], entry[what][p][k])
         for a in range(NUM_ARTISTS):
-            m.AddHint(h["aw"][r][a], awards[r][a])
+            m.AddHint(h["aw"][r][a], entry["aw"][a])
 
 
 def _complete_hint(m: cp_model.CpModel, time_limit: float, workers: int) -> None:
@@ -591,16 +794,21 @@ def relaxation_bound(
     workers: int = 2,
     plan: Sequence[int] | None = None,
     plan_deal: Sequence[int] | None = None,
+    collect: list | None = None,
 ) -> tuple[int, int, dict[str, Any]]:
     """(proven upper bound, the relaxation's best objective found, stats) of ``build_model``;
     ``plan`` (a real game of the deal ``cards``, or of ``plan_deal`` for the free-deal model) hints
-    the search. Raises RuntimeError when CP-SAT proves nothing in time (no bound to report)."""
+    the search. With a list ``collect``, the last solutions found are added to it as (objective,
+    ``solution_plays``). Raises RuntimeError when CP-SAT proves nothing in time (no bound to report)."""
     m, handles = build_model(rules, cards, seat)
     played_on = plan_deal if plan_deal is not None else cards
     if plan is not None and played_on is not None:
         _hint(m, handles, rules, played_on, plan)
         _complete_hint(m, min(2.0, time_limit / 4), workers)
-    solver, status, bound, found = _solve_relaxation(m, time_limit, workers)
+    collector = _Collector(handles, rules) if collect is not None else None
+    solver, status, bound, found = _solve_relaxation(m, time_limit, workers, collector)
+    if collector is not None:
+        collect.extend(collector.found)
     stats = {
         "relaxation_status": solver.StatusName(status),
         "relaxation_objective": found,
@@ -720,8 +928,24 @@ def seat_round_bound(
     return bound, found, stats
 
 
+class _Collector(cp_model.CpSolverSolutionCallback):
+    """Keeps the plays of the last ``keep`` solutions CP-SAT finds, to be realized into plans."""
+
+    def __init__(self, handles: dict, rules: Rules, keep: int = 6) -> None:
+        super().__init__()
+        self.handles, self.rules, self.keep = handles, rules, keep
+        self.found: list[tuple[int, list[dict[str, Any]]]] = []
+
+    def on_solution_callback(self) -> None:
+        self.found.append((int(self.ObjectiveValue()), solution_plays(self, self.handles, self.rules)))
+        del self.found[: -self.keep]
+
+
 def _solve_relaxation(
-    m: cp_model.CpModel, time_limit: float, workers: int
+    m: cp_model.CpModel,
+    time_limit: float,
+    workers: int,
+    callback: cp_model.CpSolverSolutionCallback | None = None,
 ) -> tuple[cp_model.CpSolver, int, int, int]:
     """Solve a relaxation; returns the solver, its status, the proven bound and the best objective.
 
@@ -731,7 +955,7 @@ def _solve_relaxation(
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_workers = int(workers)
-    status = solver.Solve(m)
+    status = solver.Solve(m, callback)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise RuntimeError(f"relaxation not solved: {solver.StatusName(status)}")
     return solver, status, int(solver.BestObjectiveBound() + 1e-6), int(solver.ObjectiveValue())
@@ -770,12 +994,29 @@ def solve(
     score, plan, which = portfolio_search(rules, cards, seat, width)
     stats.update(beam_width=width, beam_valuation=PORTFOLIO[which])
     stats["beam_seconds"] = time.perf_counter() - start
+    solutions: list = []
     try:
-        bound, _, relax_stats = relaxation_bound(rules, cards, seat, time_limit, plan=plan)
+        bound, _, relax_stats = relaxation_bound(rules, cards, seat, time_limit, plan=plan, collect=solutions)
     except RuntimeError as error:  # nothing proven in time: the seat-only model's bound instead
         bound, _, relax_stats = seat_round_bound(rules, cards, seat, time_limit)
         relax_stats["game_model"] = str(error)
     stats.update(relax_stats)
+    stats["plan_source"] = "beam"
+    # The relaxation's best solutions, played out through the engine: where the order of plays can
+    # be found, the plan scores what the solution does; else a beam goes on from the first round
+    # that could not be realized.
+    for objective, plays in sorted(solutions, key=lambda item: -item[0])[:3]:
+        if objective <= score:
+            break
+        reached = realize(rules, cards, plays)
+        if reached.done:
+            found, line, source = reached.scores[seat], tuple(reached.history), "relaxation solution"
+        else:
+            found, line = beam_search(rules, cards, seat, max(8, width // 4), start=reached)
+            source = f"relaxation solution to round {reached.round + 1}, then beam"
+        if found > score:
+            score, plan = found, line
+            stats["plan_source"] = source
     stats["method"] = "beam plan (portfolio) + CP-SAT game relaxation bound"
     if bound < score:  # a proven bound below a replayed plan can only be a bug in the model
         raise AssertionError(f"relaxation bound {bound} below the plan's {score}: the model is wrong")
