@@ -1012,7 +1012,10 @@ def solve(
         if reached.done:
             found, line, source = reached.scores[seat], tuple(reached.history), "relaxation solution"
         else:
-            found, line = beam_search(rules, cards, seat, max(8, width // 4), start=reached)
+            weight, per_round = PORTFOLIO[which]
+            found, line = beam_search(
+                rules, cards, seat, max(8, width // 2), weight, per_round, start=reached
+            )
             source = f"relaxation solution to round {reached.round + 1}, then beam"
         if found > score:
             score, plan = found, line

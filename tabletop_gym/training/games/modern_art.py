@@ -195,6 +195,7 @@ def _bench(args: argparse.Namespace) -> int:
                 "plan_scores": [r.score for r in rows],
                 "bounds": [r.bound for r in rows],
                 "relaxation_objectives": [r.stats.get("relaxation_objective") for r in rows],
+                "plan_sources": [r.stats.get("plan_source") for r in rows],
                 "median_plan_score": statistics.median(r.score for r in rows),
                 "median_bound": statistics.median(r.bound for r in rows),
                 "median_gap": statistics.median(r.gap for r in rows),
