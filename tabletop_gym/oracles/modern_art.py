@@ -21,8 +21,10 @@ Two parts, reported separately and never mixed up:
   The plan hints the search, so CP-SAT starts from a real game. Where CP-SAT proves nothing in time,
   ``seat_round_bound`` (the first, seat-only round model: weaker, but fast) gives the bound.
 
-Both are far from meeting on full deals (see the bench): the bound's LP relaxation cannot see that a
-value token pays for one artist's cards only, so proofs need search the time limits do not allow.
+Both are far from meeting on full deals (see the bench). Fixing every round's ranking and award
+tokens makes the model's LP tight (CP-SAT then proves the restricted optimum in seconds), but with
+them free the LP spreads each token over several artists, so the bound stays near twice the best
+plan and proofs need search the time limits do not allow.
 
 ``brute_force`` searches every line of play exhaustively (with memory of positions); it is exact and
 only meant for tiny decks, to check the other two in tests.
@@ -385,12 +387,18 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
       the cards drawn so far, so a table indexed by the draws so far and the seat's offset from the
       starter gives it exactly) and the cards drawn: round ``r``'s draws are exactly the next deck
       positions after that round's deal, shared among the players who drew, each drawing at most once
-      per draw card it played as a turn card. Free deal: any cards, as many as the deck holds of each
+      per draw card it played as a turn card and, where the deck cannot run out, drawing for every
+      such card but the one that ended the round. Free deal: any cards, as many as the deck holds of each
       kind, each player receiving exactly its dealt count plus its draws.
     - *Turns*: players take turns in order from the starter, one turn card each, skipping only a
       player whose hand is empty, and an emptied hand stays empty for the round (cards arrive only by
       drawing, which needs a turn). So a player earlier in the order than another takes at least as
-      many turns, a later one at most one fewer, unless its hand is empty at the round's end.
+      many turns, a later one at most one fewer, unless its hand is empty at the round's end. A hand
+      is empty at the round's end exactly when all its cards were played.
+    - *Who ends*: the player whose turn it was. The next round starts to its left. With no hand empty,
+      everyone from the starter to the ender took one turn more than everyone after the ender. Unless
+      every hand is empty, the ender displayed a card of an artist at the limit or played a
+      simultaneous card.
     - *Symbols*: a double's second card is of its artist, a hidden card brings at most one face-down
       card, each simultaneous turn card at most one card from every other player, award tokens need
       award turn cards and there are only so many; second cards bring no symbol of their own.
@@ -401,11 +409,12 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
       artist with end-of-round plays). If no artist reached the limit every hand is empty.
     - *Ranking and pay*: the artists rank by cards this round (face-down and extra included), ties
       to board order, exactly as the engine ranks; tokens go to the placing artists, award tokens
-      stay, and the seat is paid value x own cards only for placing artists.
+      stay, and the seat is paid value x own cards only for placing artists. Of one artist the seat
+      has at most the face-up limit's worth plus the hidden cards it can hold by then.
 
     Left out (so the optimum may be above the best real play): the order of plays inside a round (a
-    drawn card is playable at once, a second card may be any held card), which player ends the round
-    (so later starters are free), and that the triggering card's symbol is not resolved.
+    drawn card is playable at once, a second card may be any held card, the cards drawn may go to
+    the players in any order), and that the triggering card's symbol is not resolved (but for draws).
     """
     _require_modelled(rules)
     n, R, A, K = rules.players, rules.rounds, NUM_ARTISTS, NUM_KINDS
