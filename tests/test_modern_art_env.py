@@ -142,3 +142,134 @@ def test_greedy_beats_random_and_self_play_works() -> None:
     assert wins >= 9
     env = ModernArtEnv(players=4, opponents=[GreedyAgent(), RandomAgent(1), GreedyAgent()])
     play_out(env, 1, GreedyAgent())
+
+
+# The greedy player and the observation as first written, kept as plain references: the fast versions
+# must choose and show exactly the same.
+def _reference_points(counts, own, values, awards) -> int:
+    placed = sorted((a for a in range(R.NUM_ARTISTS) if counts[a] > 0), key=lambda a: (-counts[a], a))[:3]
+    return sum((values[a] + (3, 2, 1)[i] + 2 * awards[a]) * own[a] for i, a in enumerate(placed) if own[a])
+
+
+def _reference_greedy(obs: list[int], legal: list[int]) -> int:
+    from tabletop_gym.envs.modern_art.env import AWARDS, DECISION, EXTRA, OWN_HIDDEN, PLAYERS, SHOWN, VALUES
+
+    if len(legal) == 1:
+        return legal[0]
+    counts = [obs[EXTRA.start + a] + obs[OWN_HIDDEN.start + a] for a in range(5)]
+    for seat in range(obs[PLAYERS]):
+        for a in range(5):
+            counts[a] += obs[SHOWN.start + seat * 5 + a]
+    own = [obs[SHOWN.start + a] + obs[OWN_HIDDEN.start + a] for a in range(5)]
+    values, awards, hand = obs[VALUES], obs[AWARDS], obs[HAND]
+    held = [sum(hand[a * 6 : a * 6 + 6]) for a in range(5)]
+
+    def points(add=(), award=None) -> int:
+        c, o, w = list(counts), list(own), list(awards)
+        for a in add:
+            c[a] += 1
+            o[a] += 1
+        if award is not None:
+            w[award] += 1
+        return _reference_points(c, o, values, w)
+
+    base = points()
+    if obs[DECISION] == R.AWARD_ARTIST:
+        best, best_key = legal[0], None
+        for action in legal:
+            if R.CHOOSE_ARTIST <= action < R.PASS:
+                a = action - R.CHOOSE_ARTIST
+                key = (points(award=a) - base, held[a], counts[a])
+                if best_key is None or key > best_key:
+                    best, best_key = action, key
+        return best
+    best, best_key = (R.PASS, (0.0, 0, 0)) if R.PASS in legal else (legal[0], None)
+    for action in legal:
+        if action >= R.NUM_KINDS:
+            continue
+        artist, symbol = divmod(action, 6)
+        now = points((artist,))
+        value = float(now - base)
+        if obs[DECISION] == R.PLAY and symbol == R.DRAW:
+            value += 0.5
+        elif obs[DECISION] == R.PLAY and symbol == R.AWARD:
+            value += float(max(points((artist,), award=a) - now for a in range(5)))
+        elif obs[DECISION] == R.PLAY and symbol == R.DOUBLE and held[artist] > 1:
+            value += float(max(0, points((artist, artist)) - now))
+        elif obs[DECISION] == R.PLAY and symbol == R.HIDDEN:
+            second = [points((artist, a)) - now for a in range(5) if held[a] - (a == artist) > 0]
+            value += float(max([0, *second]))
+        key = (value, 1 if symbol == 0 else 0, -action)
+        if best_key is None or key > best_key:
+            best, best_key = action, key
+    return best
+
+
+def _reference_observe(state: R.State, seat: int) -> list[int]:
+    n, pad = state.rules.players, 5 - state.rules.players
+    seats = [(seat + rel) % n for rel in range(n)]
+    double = state.phase in (R.DOUBLE_CARD, R.SIMULTANEOUS_CARD)
+    return [
+        *state.hands[seat],
+        *[x for p in seats for x in state.up[p]],
+        *[0] * (pad * 5),
+        *state.down[seat],
+        *[sum(state.down[p]) for p in seats],
+        *[0] * pad,
+        *state.extra,
+        *state.values,
+        *state.awards,
+        *[state.scores[p] for p in seats],
+        *[0] * pad,
+        *[state.hand_sizes[p] for p in seats],
+        *[0] * pad,
+        state.deck_left,
+        min(state.round, state.rules.rounds - 1),
+        state.phase,
+        (state.turn_player - seat) % n,
+        n,
+        state.awards_left,
+        state.double_artist + 1 if double else 0,
+    ]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"players": 3, "end_of_round_plays": True},
+        {"players": 4, "second_card_symbols": True, "simultaneous_same_artist": True},
+        {"players": 5, "extra_card_each_round": True, "resolve_ending_card": True, "at_once": False},
+    ],
+)
+def test_greedy_and_observation_match_the_references(params) -> None:
+    from tabletop_gym.envs.modern_art.env import observe
+
+    rules = R.Rules(**params)
+    greedy, rng = GreedyAgent(), np.random.default_rng(3)
+    for seed in range(4):
+        state = R.State(rules, R.random_deal(rules, seed))
+        while not state.done:
+            for seat in range(rules.players):
+                obs = observe(state, seat)
+                assert obs.dtype == np.int64 and obs.tolist() == _reference_observe(state, seat)
+            obs = observe(state, state.to_move)
+            mask = state.action_mask().view(np.int8)
+            legal = state.legal_actions()
+            choice = greedy.act(obs, {"action_mask": mask})
+            assert choice == _reference_greedy(obs.tolist(), legal)
+            state.apply(choice if rng.random() < 0.5 else legal[rng.integers(len(legal))])
+
+
+def test_greedy_matches_the_reference_on_arbitrary_observations() -> None:
+    from tabletop_gym.envs.modern_art.env import DECISION, PLAYERS
+
+    greedy, rng = GreedyAgent(), np.random.default_rng(5)
+    for _ in range(3000):
+        obs = rng.integers(0, 4, OBS_SIZE) * (rng.random(OBS_SIZE) < 0.5)
+        obs[DECISION], obs[PLAYERS] = rng.integers(0, 6), rng.integers(2, 6)
+        mask = (rng.random(R.NUM_ACTIONS) < rng.random()).astype(np.int8)
+        mask[rng.integers(R.NUM_ACTIONS)] = 1
+        assert greedy.act(obs, {"action_mask": mask}) == _reference_greedy(
+            obs.tolist(), np.flatnonzero(mask).tolist()
+        )

@@ -416,3 +416,19 @@ def test_fast_legality_check_agrees_with_legal_actions(params) -> None:
             assert list(np.flatnonzero(state.action_mask())) == legal
             state.apply(legal[rng.integers(len(legal))])
         assert not state.is_legal(0)
+
+
+def test_copy_is_complete_and_independent() -> None:
+    rules = R.Rules(players=3, end_of_round_plays=True, second_card_symbols=True)
+    rng = np.random.default_rng(11)
+    state = R.State(rules, R.random_deal(rules, 4), log=True)
+    while not state.done:
+        copy = state.copy()
+        assert all(getattr(copy, name) == getattr(state, name) for name in R.State.__slots__)
+        legal = state.legal_actions()
+        action = legal[rng.integers(len(legal))]
+        before = [repr(getattr(copy, name)) for name in R.State.__slots__]
+        state.apply(action)  # the original moves on, the copy stays where it was
+        assert [repr(getattr(copy, name)) for name in R.State.__slots__] == before
+        copy.apply(action)
+        assert all(getattr(copy, name) == getattr(state, name) for name in R.State.__slots__)

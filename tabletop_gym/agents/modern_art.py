@@ -6,6 +6,7 @@ at any seat, as the evaluated agent or as an opponent.
 
 from __future__ import annotations
 
+from operator import add
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from tabletop_gym.envs.modern_art.rules import (
     NUM_KINDS,
     NUM_SYMBOLS,
     PASS,
+    PLAIN,
     PLAY,
 )
 
@@ -39,6 +41,7 @@ __all__ = ["GreedyAgent", "RandomAgent", "provisional_points"]
 
 _TOKENS = (3, 2, 1)
 _AWARD_VALUE = 2
+_BIAS = tuple(4 - a for a in range(NUM_ARTISTS))  # the sort key's artist part
 
 
 def provisional_points(counts: list[int], own: list[int], values: list[int], awards: list[int]) -> int:
@@ -53,6 +56,26 @@ def provisional_points(counts: list[int], own: list[int], values: list[int], awa
         if own[a]:
             total += (values[a] + _TOKENS[place] + _AWARD_VALUE * awards[a]) * own[a]
     return total
+
+
+def _points(counts: list[int], own: list[int], worth: list[int]) -> int:
+    """``provisional_points`` with each artist's value and awards summed into ``worth`` once, as the
+    greedy player scores many variations of one position."""
+    keys = [c * 8 + bias for c, bias in zip(counts, _BIAS, strict=True) if c > 0]
+    keys.sort(reverse=True)
+    total = 0
+    for key, token in zip(keys, _TOKENS, strict=False):  # the top three place
+        a = 4 - (key & 7)
+        if own[a]:
+            total += (worth[a] + token) * own[a]
+    return total
+
+
+def _placed(counts: list[int]) -> list[int]:
+    """The artists that place with these ``counts``, best first (as ``provisional_points`` ranks)."""
+    keys = [c * 8 + bias for c, bias in zip(counts, _BIAS, strict=True) if c > 0]
+    keys.sort(reverse=True)
+    return [4 - (key & 7) for key in keys[:3]]
 
 
 class GreedyAgent:
@@ -75,105 +98,105 @@ class GreedyAgent:
         return None
 
     def act(self, observation: np.ndarray, info: dict[str, Any]) -> int:
-        mask = info["action_mask"]
-        legal = [int(a) for a in np.flatnonzero(mask)]
+        legal = np.asarray(info["action_mask"]).ravel().nonzero()[0].tolist()
         if not legal:
             raise ValueError("no legal action in info['action_mask']")
         if len(legal) == 1:
             return legal[0]
         obs = observation.tolist() if isinstance(observation, np.ndarray) else list(observation)
-        players = obs[PLAYERS]
-        counts = [obs[EXTRA.start + a] for a in range(NUM_ARTISTS)]
-        for seat in range(players):
-            for a in range(NUM_ARTISTS):
-                counts[a] += obs[SHOWN.start + seat * NUM_ARTISTS + a]
-        own = [obs[SHOWN.start + a] + obs[OWN_HIDDEN.start + a] for a in range(NUM_ARTISTS)]
-        for a in range(NUM_ARTISTS):  # others' face-down cards: artists unknown, left out
-            counts[a] += obs[OWN_HIDDEN.start + a]
-        values = obs[VALUES]
-        awards = obs[AWARDS]
+        # map(add) over slices: this runs on every opponent decision and the comprehensions cost more
+        own = list(map(add, obs[SHOWN.start : SHOWN.start + NUM_ARTISTS], obs[OWN_HIDDEN]))
+        counts = list(map(add, obs[EXTRA], own))  # others' face-down cards: artists unknown, left out
+        for start in range(SHOWN.start + NUM_ARTISTS, SHOWN.start + obs[PLAYERS] * NUM_ARTISTS, NUM_ARTISTS):
+            counts = list(map(add, counts, obs[start : start + NUM_ARTISTS]))
+        worth = [v + _AWARD_VALUE * w for v, w in zip(obs[VALUES], obs[AWARDS], strict=True)]
         hand = obs[HAND]
-        decision = obs[DECISION]
-        base = provisional_points(counts, own, values, awards)
+        base = _points(counts, own, worth)
 
-        gains: dict[int, int] = {}  # per artist: many kinds share one
-
-        def gain_with(artist: int) -> int:
-            gain = gains.get(artist)
-            if gain is None:
-                counts[artist] += 1
-                own[artist] += 1
-                gain = provisional_points(counts, own, values, awards) - base
-                counts[artist] -= 1
-                own[artist] -= 1
-                gains[artist] = gain
-            return gain
-
-        if decision == AWARD_ARTIST:
+        if obs[DECISION] == AWARD_ARTIST:
+            # An award changes no ranking, so it adds its value per own card of a placing artist.
+            placed = _placed(counts)
             best, best_key = legal[0], None
             for action in legal:
                 if not CHOOSE_ARTIST <= action < PASS:
                     continue
                 a = action - CHOOSE_ARTIST
-                awards[a] += 1
-                gain = provisional_points(counts, own, values, awards) - base
-                awards[a] -= 1
+                gain = _AWARD_VALUE * own[a] if a in placed else 0
                 held = sum(hand[a * NUM_SYMBOLS : (a + 1) * NUM_SYMBOLS])
                 key = (gain, held, counts[a])
                 if best_key is None or key > best_key:
                     best, best_key = action, key
             return best
 
-        best, best_key = PASS if PASS in legal else legal[0], None
+        # Scores after adding one card (or two) of given artists: many kinds share an artist, and a
+        # symbol's bonus looks at the same additions again.
+        gains: list[int | None] = [None] * NUM_ARTISTS
+        pairs: dict[tuple[int, int], int] = {}
+        held: list[int] = []  # cards in hand per artist, once a bonus needs them
+
+        def gain_with(artist: int) -> int:
+            gain = gains[artist]
+            if gain is None:
+                counts[artist] += 1
+                own[artist] += 1
+                gain = gains[artist] = _points(counts, own, worth) - base
+                counts[artist] -= 1
+                own[artist] -= 1
+            return gain
+
+        def points_with(first: int, second: int) -> int:
+            key = (first, second) if first <= second else (second, first)
+            points = pairs.get(key)
+            if points is None:
+                counts[first] += 1
+                own[first] += 1
+                counts[second] += 1
+                own[second] += 1
+                points = pairs[key] = _points(counts, own, worth)
+                counts[first] -= 1
+                own[first] -= 1
+                counts[second] -= 1
+                own[second] -= 1
+            return points
+
+        def symbol_bonus(symbol: int, artist: int) -> float:
+            """What a symbol played on this turn is expected to bring at once (see the class doc)."""
+            if symbol == AWARD:  # as for an award decision, once this card is added
+                counts[artist] += 1
+                own[artist] += 1
+                best_gain = max([0, *(_AWARD_VALUE * own[a] for a in _placed(counts))])
+                counts[artist] -= 1
+                own[artist] -= 1
+                return float(best_gain)
+            now = base + gain_with(artist)
+            if not held:
+                held.extend(sum(hand[i : i + NUM_SYMBOLS]) for i in range(0, NUM_KINDS, NUM_SYMBOLS))
+            if symbol == DOUBLE:
+                if held[artist] - 1 > 0:
+                    return float(max(0, points_with(artist, artist) - now))
+                return 0.0
+            if symbol == HIDDEN:
+                best_gain = 0
+                for a in range(NUM_ARTISTS):
+                    if held[a] - (1 if a == artist else 0) > 0:
+                        best_gain = max(best_gain, points_with(artist, a) - now)
+                return float(best_gain)
+            return 0.0  # simultaneous: nothing at once
+
+        play = obs[DECISION] == PLAY
         if PASS in legal:
-            best_key = (0.0, 0, 0)
+            best, best_key = PASS, (0.0, 0, 0)
+        else:
+            best, best_key = legal[0], None
         for action in legal:
             if action >= NUM_KINDS:
                 continue
             artist, symbol = divmod(action, NUM_SYMBOLS)
             value = float(gain_with(artist))
-            if decision == PLAY and symbol != 0 and symbol != DRAW:
-                value += self._symbol_bonus(symbol, artist, hand, counts, own, values, awards, base)
-            elif decision == PLAY and symbol == DRAW:
-                value += 0.5  # one more card later (as _symbol_bonus says)
-            key = (value, 1 if symbol == 0 else 0, -action)
+            if play and symbol != PLAIN:
+                # a draw: one more card later
+                value += 0.5 if symbol == DRAW else symbol_bonus(symbol, artist)
+            key = (value, 1 if symbol == PLAIN else 0, -action)
             if best_key is None or key > best_key:
                 best, best_key = action, key
         return best
-
-    @staticmethod
-    def _symbol_bonus(symbol, artist, hand, counts, own, values, awards, base) -> float:  # noqa: ANN001
-        counts[artist] += 1
-        own[artist] += 1
-        now = provisional_points(counts, own, values, awards)
-        bonus = 0.0
-        if symbol == DRAW:
-            bonus = 0.5
-        elif symbol == AWARD:
-            gains = []
-            for a in range(NUM_ARTISTS):
-                awards[a] += 1
-                gains.append(provisional_points(counts, own, values, awards) - now)
-                awards[a] -= 1
-            bonus = float(max(gains))
-        elif symbol == DOUBLE:
-            held = sum(hand[artist * NUM_SYMBOLS : (artist + 1) * NUM_SYMBOLS]) - 1
-            if held > 0:
-                counts[artist] += 1
-                own[artist] += 1
-                bonus = float(max(0, provisional_points(counts, own, values, awards) - now))
-                counts[artist] -= 1
-                own[artist] -= 1
-        elif symbol == HIDDEN:
-            gains = [0]
-            for a in range(NUM_ARTISTS):
-                if sum(hand[a * NUM_SYMBOLS : (a + 1) * NUM_SYMBOLS]) - (1 if a == artist else 0) > 0:
-                    counts[a] += 1
-                    own[a] += 1
-                    gains.append(provisional_points(counts, own, values, awards) - now)
-                    counts[a] -= 1
-                    own[a] -= 1
-            bonus = float(max(gains))
-        counts[artist] -= 1
-        own[artist] -= 1
-        return bonus

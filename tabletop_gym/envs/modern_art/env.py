@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -48,37 +49,48 @@ OBS_SIZE = DECISION_ARTIST + 1
 _BIG = 100_000  # bound for scores and values; far above any reachable total
 
 
+# Per player count: for each seat, a getter of per-seat entries in relative seat order (itemgetter: no
+# Python loop per observation), and the padding of absent seats.
+_SEATS = {
+    n: [itemgetter(*[(seat + rel) % n for rel in range(n)]) for seat in range(n)]
+    for n in range(2, MAX_PLAYERS + 1)
+}
+_PAD = {n: [0] * (MAX_PLAYERS - n) for n in _SEATS}
+_PAD_SHOWN = {n: [0] * ((MAX_PLAYERS - n) * NUM_ARTISTS) for n in _SEATS}
+
+
 def observe(state: State, seat: int) -> np.ndarray:
     """What ``seat`` may know, as the environment's observation vector."""
+    # Built as one flat list and converted once: several opponents' decisions per step call this, and
+    # one conversion costs less than filling an array part by part.
     n = state.rules.players
-    pad = MAX_PLAYERS - n
-    seats = [(seat + rel) % n for rel in range(n)]
-    shown: list[int] = []
-    for p in seats:
-        shown += state.up[p]
+    in_seat_order = _SEATS[n][seat]
+    pad = _PAD[n]
+    down = state.down
+    values = state.hands[seat][:]
+    for shown in in_seat_order(state.up):
+        values += shown
+    values += _PAD_SHOWN[n]
+    values += down[seat]
+    values += map(sum, in_seat_order(down))
+    values += pad
+    values += state.extra
+    values += state.values
+    values += state.awards
+    values += in_seat_order(state.scores)
+    values += pad
+    values += in_seat_order(state.hand_sizes)
+    values += pad
     phase = state.phase
-    values = [
-        *state.hands[seat],
-        *shown,
-        *[0] * (pad * NUM_ARTISTS),
-        *state.down[seat],
-        *[sum(state.down[p]) for p in seats],
-        *[0] * pad,
-        *state.extra,
-        *state.values,
-        *state.awards,
-        *[state.scores[p] for p in seats],
-        *[0] * pad,
-        *[state.hand_sizes[p] for p in seats],
-        *[0] * pad,
-        state.deck_left,
+    values += (
+        len(state.deck) - state.top,
         min(state.round, state.rules.rounds - 1),
         phase,
         (state.turn_player - seat) % n,
         n,
         state.awards_left,
         state.double_artist + 1 if phase == DOUBLE_CARD or phase == SIMULTANEOUS_CARD else 0,
-    ]
+    )
     return np.array(values, dtype=np.int64)
 
 
@@ -235,14 +247,15 @@ class ModernArtEnv(TabletopEnv):
         seat = self.seat
         while not state.done and state.to_move != seat:
             p = state.to_move
-            mask = state.action_mask()
-            action = self.opponents[p].act(observe(state, p), {"action_mask": mask.astype(np.int8)})
+            # a view, not a copy: the bool mask is fresh and holds 0/1 bytes
+            mask = state.action_mask().view(np.int8)
+            action = self.opponents[p].act(observe(state, p), {"action_mask": mask})
             self._points += state.apply(int(action))[seat]
 
     def _info(self) -> dict[str, Any]:
         state = self.state
         return {
-            "action_mask": self.action_masks().astype(np.int8),
+            "action_mask": self.action_masks().view(np.int8),
             "deal": self._deal,
             "score": state.scores[self.seat],
             "scores": list(state.scores),

@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 
 import numpy as np
 
@@ -225,6 +226,7 @@ class Rules:
         ]
 
 
+_KINDS = range(NUM_KINDS)
 _CODE_OF_KIND = [ARTIST_CHARS[k // NUM_SYMBOLS] + SYMBOL_CHARS[k % NUM_SYMBOLS] for k in range(NUM_KINDS)]
 _KIND_OF_CODE = {code: kind for kind, code in enumerate(_CODE_OF_KIND)}
 
@@ -406,7 +408,7 @@ class State:
             return []
         hand = self.hands[self.to_move]
         if phase == PLAY or phase == HIDDEN_CARD:
-            acts = [k for k in range(NUM_KINDS) if hand[k]]
+            acts = list(compress(_KINDS, hand))
         elif phase == DOUBLE_CARD:
             base = self.double_artist * NUM_SYMBOLS
             acts = [k for k in range(base, base + NUM_SYMBOLS) if hand[k]]
@@ -415,7 +417,7 @@ class State:
                 base = self.double_artist * NUM_SYMBOLS
                 acts = [k for k in range(base, base + NUM_SYMBOLS) if hand[k]]
             else:
-                acts = [k for k in range(NUM_KINDS) if hand[k]]
+                acts = list(compress(_KINDS, hand))
         elif phase == AWARD_ARTIST:
             return list(range(CHOOSE_ARTIST, PASS))
         else:  # END_PLAY
@@ -429,7 +431,15 @@ class State:
 
     def action_mask(self) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        mask[self.legal_actions()] = True
+        phase = self.phase
+        # the common decisions straight from the hand (any count > 0 reads True), without the list
+        if phase == PLAY:
+            mask[:NUM_KINDS] = self.hands[self.to_move]
+        elif phase == HIDDEN_CARD:
+            mask[:NUM_KINDS] = self.hands[self.to_move]
+            mask[PASS] = True
+        else:
+            mask[self.legal_actions()] = True
         return mask
 
     def is_legal(self, action: int) -> bool:
@@ -484,13 +494,15 @@ class State:
             else:
                 self._take(p, action)
                 self.down[p][artist_of(action)] += 1
-                self._note(f"P{p} puts a card face down")
+                if self.log is not None:
+                    self._note(f"P{p} puts a card face down")
                 self._second_card(p, action, phase)
         elif phase == AWARD_ARTIST:
             artist = action - CHOOSE_ARTIST
             self.awards[artist] += 1
             self.awards_left -= 1
-            self._note(f"P{p} puts an award on {ARTISTS[artist]}")
+            if self.log is not None:
+                self._note(f"P{p} puts an award on {ARTISTS[artist]}")
             self._next_simultaneous()
         else:  # END_PLAY
             if action == PASS:
@@ -532,7 +544,8 @@ class State:
         a = artist_of(kind)
         self.up[p][a] += 1
         self.column[a] += 1
-        self._note(f"P{p} displays {card_name(kind)} as {what}")
+        if self.log is not None:  # the text costs more than the move
+            self._note(f"P{p} displays {card_name(kind)} as {what}")
 
     def _play_card(self, p: int, kind: int) -> None:
         self.last_turn = p
@@ -560,7 +573,7 @@ class State:
             return
         limit = rules.round_limit
         # before a turn card only its own artist can be at the limit; a second card may follow others
-        if self.column[artist] >= limit or (second and any(c >= limit for c in self.column)):
+        if self.column[artist] >= limit or (second and max(self.column) >= limit):
             brings_cards = symbol == DOUBLE or symbol == SIMULTANEOUS
             if not (rules.at_once if brings_cards else rules.resolve_ending_card):
                 if second:
@@ -575,7 +588,8 @@ class State:
                 self.top += 1
                 hand[card] += 1
                 self.hand_sizes[p] += 1
-                self._note(f"P{p} draws a card")
+                if self.log is not None:
+                    self._note(f"P{p} draws a card")
         elif symbol == DOUBLE:
             base = artist * NUM_SYMBOLS
             if any(hand[base : base + NUM_SYMBOLS]):
@@ -613,8 +627,7 @@ class State:
         self._finish_turn()
 
     def _finish_turn(self) -> None:
-        limit = self.rules.round_limit
-        if any(c >= limit for c in self.column):
+        if max(self.column) >= self.rules.round_limit:  # max: no generator on every turn
             self._end_round()
             return
         self.turn_player = (self.turn_player + 1) % self.rules.players
@@ -702,12 +715,34 @@ class State:
     # ---- copying and text ----------------------------------------------------------------------
 
     def copy(self) -> State:
+        """An independent copy (the oracle's searches copy every node, so each field by hand)."""
         other = State.__new__(State)
-        for name in State.__slots__:
-            value = getattr(self, name)
-            if isinstance(value, list):
-                value = [list(v) if isinstance(v, list) else v for v in value]
-            setattr(other, name, value)
+        other.rules = self.rules
+        other.deck = self.deck
+        other.top = self.top
+        other.hands = [h[:] for h in self.hands]
+        other.hand_sizes = self.hand_sizes[:]
+        other.up = [u[:] for u in self.up]
+        other.down = [d[:] for d in self.down]
+        other.extra = self.extra[:]
+        other.column = self.column[:]
+        other.values = self.values[:]
+        other.awards = self.awards[:]
+        other.awards_left = self.awards_left
+        other.scores = self.scores[:]
+        other.round = self.round
+        other.phase = self.phase
+        other.to_move = self.to_move
+        other.turn_player = self.turn_player
+        other.starter = self.starter
+        other.double_artist = self.double_artist
+        other.queue = self.queue[:]
+        other.outer = self.outer[:]
+        other.end_used = self.end_used[:]
+        other.last_turn = self.last_turn
+        other.history = self.history[:]
+        other.round_history = [r[:] for r in self.round_history]
+        other.log = None if self.log is None else self.log[:]
         return other
 
     def winners(self) -> list[int]:
