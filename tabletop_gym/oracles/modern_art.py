@@ -739,18 +739,16 @@ def plan_plays(rules: Rules, cards: Sequence[int], plan: Sequence[int]) -> dict[
     starters = [-1] * R
     state = State(rules, cards)
     for action in plan:
-        r, p, phase, top = state.round, state.to_move, state.phase, state.top
+        r, p, phase, drawn = state.round, state.to_move, state.phase, state.drawn[:]
         if starters[r] < 0:  # (end-of-round plays come after the next starter is known)
             starters[r] = state.starter
         state.apply(action)
+        for q in range(n):
+            draws[r][q] += state.drawn[q] - drawn[q]
         if state.round != r and not state.done:
             rounds[r]["next_hand"] = [hand[:] for hand in state.hands]
         if phase == PLAY:
             rounds[r]["turn"][p][action] += 1
-            # a draw card draws unless the deck is empty, or it ended the round unresolved
-            ended = state.round != r
-            if symbol_of(action) == DRAW and top < len(cards) and (not ended or rules.resolve_ending_card):
-                draws[r][p] += 1
         elif phase == HIDDEN_CARD and action != PASS:
             rounds[r]["down"][p][action] += 1
         elif phase == AWARD_ARTIST:
@@ -1029,7 +1027,7 @@ def solve(
         if found > score:
             score, plan = found, line
             stats["plan_source"] = source
-    stats["method"] = "beam plan (portfolio) + CP-SAT game relaxation bound"
+    stats["method"] = "best of beam and realized relaxation plans + CP-SAT game relaxation bound"
     if bound < score:  # a proven bound below a replayed plan can only be a bug in the model
         raise AssertionError(f"relaxation bound {bound} below the plan's {score}: the model is wrong")
     return _checked(rules, deal, seat, score, bound, plan, start, stats)

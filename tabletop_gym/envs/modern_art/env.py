@@ -83,7 +83,7 @@ def observe(state: State, seat: int) -> np.ndarray:
     values += pad
     phase = state.phase
     values += (
-        len(state.deck) - state.top,
+        state.deck_left,
         min(state.round, state.rules.rounds - 1),
         phase,
         (state.turn_player - seat) % n,

@@ -86,8 +86,11 @@ def symbol_of(kind: int) -> int:
     return kind % NUM_SYMBOLS
 
 
+_CARD_NAMES = tuple(f"{ARTISTS[k // NUM_SYMBOLS]} ({SYMBOLS[k % NUM_SYMBOLS]})" for k in range(NUM_KINDS))
+
+
 def card_name(kind: int) -> str:
-    return f"{ARTISTS[artist_of(kind)]} ({SYMBOLS[symbol_of(kind)]})"
+    return _CARD_NAMES[kind]
 
 
 def card_code(kind: int) -> str:
@@ -355,6 +358,7 @@ class State:
         "rules", "deck", "top", "hands", "hand_sizes", "up", "down", "extra", "column", "values",
         "awards", "awards_left", "scores", "round", "phase", "to_move", "turn_player", "starter",
         "double_artist", "queue", "outer", "end_used", "last_turn", "history", "round_history", "log",
+        "drawn",
     )  # fmt: skip
 
     def __init__(self, rules: Rules, deal: str | Sequence[int], log: bool = False) -> None:
@@ -366,6 +370,7 @@ class State:
         self.top = 0  # index of the deck's top card
         self.hands = [[0] * NUM_KINDS for _ in range(n)]
         self.hand_sizes = [0] * n
+        self.drawn = [0] * n  # cards each player drew by a draw symbol, all game
         self.up = [[0] * NUM_ARTISTS for _ in range(n)]  # face up this round, per player and artist
         self.down = [[0] * NUM_ARTISTS for _ in range(n)]  # face down this round
         self.extra = [0] * NUM_ARTISTS  # the extra card(s) this round
@@ -494,15 +499,13 @@ class State:
             else:
                 self._take(p, action)
                 self.down[p][artist_of(action)] += 1
-                if self.log is not None:
-                    self._note(f"P{p} puts a card face down")
+                self._note("P{} puts a card face down", p)
                 self._second_card(p, action, phase)
         elif phase == AWARD_ARTIST:
             artist = action - CHOOSE_ARTIST
             self.awards[artist] += 1
             self.awards_left -= 1
-            if self.log is not None:
-                self._note(f"P{p} puts an award on {ARTISTS[artist]}")
+            self._note("P{} puts an award on {}", p, ARTISTS[artist])
             self._next_simultaneous()
         else:  # END_PLAY
             if action == PASS:
@@ -531,9 +534,10 @@ class State:
             return f"player {self.to_move} holds no {card_name(a)}"
         return f"{card_name(a)} may not be played in the {what} decision"
 
-    def _note(self, text: str) -> None:
+    def _note(self, template: str, *args: object) -> None:
+        # formatted only when a log is kept: the text costs more than the move
         if self.log is not None:
-            self.log.append(f"R{self.round + 1}: {text}")
+            self.log.append(f"R{self.round + 1}: " + template.format(*args))
 
     def _take(self, p: int, kind: int) -> None:
         self.hands[p][kind] -= 1
@@ -544,8 +548,7 @@ class State:
         a = artist_of(kind)
         self.up[p][a] += 1
         self.column[a] += 1
-        if self.log is not None:  # the text costs more than the move
-            self._note(f"P{p} displays {card_name(kind)} as {what}")
+        self._note("P{} displays {} as {}", p, _CARD_NAMES[kind], what)
 
     def _play_card(self, p: int, kind: int) -> None:
         self.last_turn = p
@@ -588,8 +591,8 @@ class State:
                 self.top += 1
                 hand[card] += 1
                 self.hand_sizes[p] += 1
-                if self.log is not None:
-                    self._note(f"P{p} draws a card")
+                self.drawn[p] += 1
+                self._note("P{} draws a card", p)
         elif symbol == DOUBLE:
             base = artist * NUM_SYMBOLS
             if any(hand[base : base + NUM_SYMBOLS]):
@@ -662,7 +665,7 @@ class State:
                 self.top += 1
                 self.extra[artist_of(card)] += 1
                 self.column[artist_of(card)] += 1
-                self._note(f"extra card {card_name(card)}")
+                self._note("extra card {}", card_name(card))
         self.turn_player = self.starter
         self.last_turn = (self.starter - 1) % self.rules.players
         self._begin_turn()
@@ -697,7 +700,7 @@ class State:
         for p in range(n):
             self.scores[p] += points[p]
         self.round_history.append(points)
-        self._note(f"round scored: {points}")
+        self._note("round scored: {}", points)
         self.up = [[0] * NUM_ARTISTS for _ in range(n)]
         self.down = [[0] * NUM_ARTISTS for _ in range(n)]
         self.extra = [0] * NUM_ARTISTS
@@ -743,6 +746,7 @@ class State:
         other.history = self.history[:]
         other.round_history = [r[:] for r in self.round_history]
         other.log = None if self.log is None else self.log[:]
+        other.drawn = self.drawn[:]
         return other
 
     def winners(self) -> list[int]:
