@@ -51,6 +51,7 @@ from tabletop_gym.envs.modern_art.rules import (
     NUM_KINDS,
     NUM_SYMBOLS,
     PASS,
+    PLAIN,
     PLAY,
     SIMULTANEOUS,
     Rules,
@@ -175,6 +176,10 @@ def _turns_can_alternate(
     return all(a >= b for a, b in zip(order, order[1:], strict=False)) and order[0] - order[-1] <= 1
 
 
+def _value(solver: cp_model.CpSolver, x: Any) -> int:
+    return int(x) if isinstance(x, int) else int(solver.Value(x))
+
+
 def solution_plays(solver: cp_model.CpSolver, handles: dict, rules: Rules) -> list[dict[str, Any]]:
     """Per round, what a solution of ``build_model`` has each player play: turn cards, face-up second
     cards and face-down cards per card kind, and award tokens per artist."""
@@ -186,6 +191,18 @@ def solution_plays(solver: cp_model.CpSolver, handles: dict, rules: Rules) -> li
             for what in ("turn", "sec", "down")
         })  # fmt: skip
         rounds[-1]["aw"] = [int(solver.Value(handles["aw"][r][a])) for a in range(NUM_ARTISTS)]
+        # what each player receives this round (dealt and drawn), and the extra card's artist: a free
+        # deal is built from these
+        rounds[-1]["receipts"] = [
+            [
+                int(solver.Value(handles["recv"][r][p][k]))
+                - (int(solver.Value(handles["recv"][r - 1][p][k])) if r else 0)
+                for k in range(NUM_KINDS)
+            ]
+            for p in range(n)
+        ]
+        extra = [_value(solver, x) for x in handles["extra"][r]]
+        rounds[-1]["extra"] = extra.index(1) if 1 in extra else -1
         if r + 1 < rules.rounds:  # each hand as the next round starts (dealt, nothing drawn yet)
             rounds[-1]["next_hand"] = [
                 [
@@ -224,7 +241,225 @@ def realize(
     return state
 
 
-def _realize_round(state: State, budget: dict[str, Any], node_limit: int, exact: bool) -> State | None:
+class _FreeDeck:
+    """The deck of a free deal, decided as a realization reaches each position: the cards a solution
+    of the free-deal model has each player receive in a round are partly dealt at the round's start,
+    partly drawn when that player draws (the choice of which card comes then is part of the search),
+    and every other position gets a card no one is meant to receive."""
+
+    def __init__(self, rules: Rules, plays: Sequence[dict[str, Any]]) -> None:
+        n = rules.players
+        self.rules, self.plays = rules, plays
+        self.pool = [rules.deck[artist_of(k)][symbol_of(k)] for k in range(NUM_KINDS)]
+        self.reserved = [0] * NUM_KINDS  # planned receipts not yet placed in the deck
+        self.dealt: list[list[list[int]]] = []
+        self.to_draw: list[list[list[int]]] = []
+        held = [[0] * NUM_KINDS for _ in range(n)]
+        for r, entry in enumerate(plays):
+            dealt_r, drawn_r = [], []
+            for p in range(n):
+                got = [max(0, x) for x in entry["receipts"][p]]
+                for k in range(NUM_KINDS):
+                    self.reserved[k] += got[k]
+                    held[p][k] += got[k] - entry["turn"][p][k] - entry["sec"][p][k] - entry["down"][p][k]
+                extra = sum(got) - rules.deals[r]
+                drawn = [0] * NUM_KINDS
+                # drawn: first the cards kept for later rounds (any time in the round will do), then
+                # second and face-down cards (played after a turn card), then any
+                for source in (
+                    [max(0, held[p][k]) for k in range(NUM_KINDS)],
+                    [entry["sec"][p][k] + entry["down"][p][k] for k in range(NUM_KINDS)],
+                    got,
+                ):
+                    for k in range(NUM_KINDS):
+                        take = min(extra, source[k], got[k] - drawn[k])
+                        if take > 0:
+                            drawn[k] += take
+                            extra -= take
+                dealt_r.append([got[k] - drawn[k] for k in range(NUM_KINDS)])
+                drawn_r.append(drawn)
+            self.dealt.append(dealt_r)
+            self.to_draw.append(drawn_r)
+        self.round = 0
+
+    def _spare(self, artist: int = -1) -> int:
+        """A card for a position no one is meant to receive: of ``artist`` if given, the kind with the
+        most copies to spare, plain first."""
+        kinds = range(NUM_KINDS) if artist < 0 else range(artist * NUM_SYMBOLS, (artist + 1) * NUM_SYMBOLS)
+        best = max(kinds, key=lambda k: (self.pool[k] - self.reserved[k], symbol_of(k) == PLAIN))
+        if self.pool[best] - self.reserved[best] <= 0:
+            raise ValueError("no card to spare")
+        return best
+
+    def _take(self, kind: int, planned: bool) -> None:
+        self.pool[kind] -= 1
+        if planned:
+            self.reserved[kind] -= 1
+
+    def _deal_order(self, r: int, starter: int) -> list[int]:
+        n = self.rules.players
+        lists = []
+        for p in range(n):
+            cards = [k for k in range(NUM_KINDS) for _ in range(self.dealt[r][p][k])]
+            while len(cards) < self.rules.deals[r]:  # the solution received fewer: pad with spares
+                spare = self._spare()
+                self._take(spare, False)
+                cards.append(spare)
+            lists.append(cards)
+        order = []
+        for i in range(self.rules.deals[r]):
+            for j in range(n):
+                order.append(lists[(starter + j) % n][i])
+        return order
+
+    def opening(self) -> tuple[int, ...]:
+        """The first hands and the extra card; every later position a placeholder (kind 0)."""
+        n = self.rules.players
+        hands = self._deal_order(0, 0)
+        for p in range(n):
+            for k in range(NUM_KINDS):
+                for _ in range(self.dealt[0][p][k]):
+                    self._take(k, True)
+        extra = self._spare(self.plays[0]["extra"])
+        self._take(extra, False)
+        cards = (*hands, extra)
+        return cards + (0,) * (self.rules.num_cards - len(cards))
+
+    def key(self) -> tuple:
+        return tuple(map(tuple, self.to_draw[self.round]))
+
+    def all_drawn(self) -> bool:
+        return not any(map(any, self.to_draw[self.round]))
+
+    def begin_round(self, r: int) -> None:
+        self.round = r
+
+    def end_round(self) -> None:
+        """Cards meant to be drawn this round that were not: no longer reserved."""
+        for row in self.to_draw[self.round]:
+            for k in range(NUM_KINDS):
+                self.reserved[k] -= row[k]
+                row[k] = 0
+
+    def snapshot(self) -> tuple:
+        return self.pool[:], self.reserved[:], [row[:] for row in self.to_draw[self.round]]
+
+    def restore(self, saved: tuple) -> None:
+        self.pool, self.reserved = saved[0][:], saved[1][:]
+        self.to_draw[self.round] = [row[:] for row in saved[2]]
+
+    def _set(self, s: State, pos: int, kind: int) -> None:
+        s.deck = s.deck[:pos] + (kind,) + s.deck[pos + 1 :]
+
+    def children(self, s: State, action: int, turn: list[list[int]]):  # noqa: ANN201 (a generator)
+        """The positions ``action`` leads to from ``s``, one per choice of the cards it reveals; the
+        deck's bookkeeping follows each while it is being searched."""
+        child = s.copy()
+        child.apply(action)
+        n = self.rules.players
+        if child.top == s.top:
+            yield child
+            return
+        drawer = [p for p in range(n) if child.drawn[p] > s.drawn[p]]
+        new_round = child.round != s.round and not child.done
+        if drawer and not new_round:
+            p = drawer[0]
+            plan = self.to_draw[self.round][p]
+            # the cards the player still needs for its turns first
+            options = sorted((k for k in range(NUM_KINDS) if plan[k]), key=lambda k: -turn[p][k])
+            planned = bool(options)
+            if not options:
+                try:
+                    options = [self._spare()]
+                except ValueError:
+                    return
+            for kind in options:
+                grand = child.copy()
+                grand.hands[p][0] -= 1
+                grand.hands[p][kind] += 1
+                self._set(grand, s.top, kind)
+                self._take(kind, planned)
+                if planned:
+                    plan[kind] -= 1
+                yield grand
+                self.pool[kind] += 1
+                if planned:
+                    self.reserved[kind] += 1
+                    plan[kind] += 1
+            return
+        if not new_round or drawer:
+            return  # a draw and a new round in one action: not followed
+        r = child.round
+        saved = self.pool[:], self.reserved[:]
+        try:
+            order = self._deal_order(r, child.starter)
+            for p in range(n):
+                for k in range(NUM_KINDS):
+                    for _ in range(self.dealt[r][p][k]):
+                        self._take(k, True)
+            extra = []
+            if self.rules.extra_card_each_round:
+                extra = [self._spare(self.plays[r]["extra"] if r < len(self.plays) else -1)]
+                self._take(extra[0], False)
+        except ValueError:
+            self.pool, self.reserved = saved
+            return
+        fixed = child.copy()
+        segment = tuple(order + extra)
+        fixed.deck = s.deck[: s.top] + segment + s.deck[s.top + len(segment) :]
+        for i, kind in enumerate(order):
+            p = (child.starter + i) % n
+            fixed.hands[p][0] -= 1
+            fixed.hands[p][kind] += 1
+        if extra:
+            fixed.extra[0] -= 1
+            fixed.column[0] -= 1
+            fixed.extra[artist_of(extra[0])] += 1
+            fixed.column[artist_of(extra[0])] += 1
+        yield fixed
+        self.pool, self.reserved = saved
+
+    def complete(self, state: State) -> tuple[int, ...]:
+        """The whole deck: the positions decided so far, then every card left (planned ones first)."""
+        rest = [k for k in range(NUM_KINDS) for _ in range(self.pool[k])]
+        rest.sort(key=lambda k: -self.reserved[k])
+        return state.deck[: state.top] + tuple(rest)
+
+
+def realize_free(
+    rules: Rules, plays: Sequence[dict[str, Any]], node_limit: int = 100_000
+) -> tuple[State, tuple[int, ...]]:
+    """A deal and a game of it that play ``plays`` (``solution_plays`` of the free-deal model):
+    ``realize`` with the deck decided on the way. Returns (the position reached, the whole deck); the
+    position is game over when every round was realized, else the start of the first round that was
+    not (the rest of the deck then holds the remaining cards, planned ones first)."""
+    lazy = _FreeDeck(rules, plays)
+    state = State(rules, lazy.opening())
+    for r, budget in enumerate(plays):
+        if state.done:
+            break
+        lazy.begin_round(r)
+        saved = lazy.snapshot()
+        done = _realize_round(state, budget, node_limit, True, lazy)
+        if done is None:
+            lazy.restore(saved)
+            done = _realize_round(state, budget, node_limit, False, lazy)
+        if done is None:
+            lazy.restore(saved)
+            break
+        lazy.end_round()
+        state = done
+    deck = lazy.complete(state)
+    state.deck = deck
+    return state, deck
+
+
+def _realize_round(
+    state: State, budget: dict[str, Any], node_limit: int, exact: bool, lazy: _FreeDeck | None = None
+) -> State | None:
+    """An order of the round's plays ``budget`` from ``state`` (its first position), as a position of
+    a later round (or game over); None if none is found. With ``lazy`` the deck is decided as play
+    reaches it (free deals)."""
     r, limit = state.round, state.rules.round_limit
     turn = [row[:] for row in budget["turn"]]
     sec = [row[:] for row in budget["sec"]]
@@ -256,25 +491,36 @@ def _realize_round(state: State, budget: dict[str, Any], node_limit: int, exact:
         nonlocal nodes
         if s.done or s.round != r:
             spent = not any(map(any, turn)) and not any(map(any, sec)) and not any(map(any, down))
+            if not spent:
+                return None
             # the cards drawn went to the players the solution gave them to, so later rounds hold
             # what the solution plays
-            if spent and (not exact or s.done or "next_hand" not in budget or s.hands == budget["next_hand"]):
+            if not exact or s.done:
                 return s
-            return None
+            if lazy is not None:
+                return s if lazy.all_drawn() else None
+            return s if "next_hand" not in budget or s.hands == budget["next_hand"] else None
         if s.phase == PLAY and not _turns_can_alternate(s, turn, sec, down):
             return None
-        key = (_key(s), left())
+        key = (_key(s), left(), lazy.key() if lazy is not None else None)
         if key in failed:
             return None
         nodes += 1
         if nodes > node_limit:
             raise _OutOfNodes
         for action, row, i in options(s):
-            child = s.copy()
-            child.apply(action)
             if row is not None:
                 row[i] -= 1
-            found = search(child)
+            if lazy is None:
+                child = s.copy()
+                child.apply(action)
+                found = search(child)
+            else:
+                found = None
+                for child in lazy.children(s, action, turn):
+                    found = search(child)
+                    if found is not None:
+                        break
             if row is not None:
                 row[i] += 1
             if found is not None:
@@ -591,6 +837,10 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
         m.AddBoolOr(trig + [all_empty])
         exc = [V(0, excess_max, f"ex{r}_{a}") for a in range(A)]
         m.Add(sum(exc) <= excess_max)
+        # Turn cards come one per display; only the last display may take an artist to the limit, so
+        # of one artist at most one turn card (the last) lies above limit - 1.
+        last = [B(f"lt{r}_{a}") for a in range(A)]
+        m.AddAtMostOne(last)
         for a in range(A):
             up = sum(turn[r][p][k] + sec[r][p][k] for p in range(n) for k in kinds_of(a))
             col[r][a] = up + extra[r][a]
@@ -599,6 +849,7 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
             if rules.end_of_round_plays:
                 endp = V(0, n, f"ep{r}_{a}")
             m.Add(col[r][a] <= L - 1 + exc[a] + endp)
+            m.Add(sum(turn[r][p][k] for p in range(n) for k in kinds_of(a)) + extra[r][a] <= L - 1 + last[a])
             m.Add(col[r][a] >= L).OnlyEnforceIf(trig[a])
         # Who ends the round: the player whose turn it was. The player to its left starts the next
         # round. Without empty hands nobody was skipped, so everyone from the starter to the ender
@@ -614,6 +865,9 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
             for b in range(n):
                 m.Add(st[r + 1][(b + 1) % n] == ender[b])
         most = V(1, total_hand, f"Tm{r}")
+        last_sims = []
+        last_by: list[list] = [[] for _ in range(A)]
+        last_doubles: list[list] = [[] for _ in range(A)]
         full = [empty[r][p].Not() for p in range(n)]
         for p in range(n):
             after = sum(pair[a][b] for a in range(n) for b in range(n) if (p - a) % n > (b - a) % n)
@@ -630,6 +884,35 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
             ends = B(f"en{r}_{p}")
             m.Add(ends == ender[p])
             m.AddBoolOr([ends.Not()] + reasons)
+            # the last turn card is the ender's; when it is a simultaneous card, it is one of those
+            for a in range(A):
+                mine = B(f"lp{r}_{p}_{a}")
+                m.AddImplication(mine, ends)
+                m.Add(sum(turn[r][p][k] for k in kinds_of(a)) >= 1).OnlyEnforceIf(mine)
+                last_by[a].append(mine)
+                last_sim = B(f"ls{r}_{p}_{a}")
+                m.AddImplication(last_sim, mine)
+                m.Add(turn[r][p][a * NUM_SYMBOLS + SIMULTANEOUS] >= 1).OnlyEnforceIf(last_sim)
+                last_sims.append(last_sim)
+                last_double = B(f"ld{r}_{p}_{a}")
+                m.AddImplication(last_double, mine)
+                m.Add(turn[r][p][a * NUM_SYMBOLS + DOUBLE] >= 1).OnlyEnforceIf(last_double)
+                last_doubles[a].append(last_double)
+        # Only the last display takes artists past limit - 1: its turn card's artist, and (when it is
+        # a simultaneous card) one more artist per other player, each through a second card.
+        over = [B(f"ov{r}_{a}") for a in range(A)]
+        for a in range(A):
+            m.Add(exc[a] <= excess_max * over[a])
+            brought = B(f"sb{r}_{a}")
+            m.Add(sum(sec[r][p][k] for p in range(n) for k in kinds_of(a)) >= 1).OnlyEnforceIf(brought)
+            m.AddBoolOr([over[a].Not(), last[a], brought])
+            # the turn card and a double's second card, or one simultaneous card per other player
+            m.Add(exc[a] <= last[a] + sum(last_doubles[a]) + (n - 1) * brought)
+            m.Add(exc[a] <= last[a] + sum(last_doubles[a]) + (n - 1) * sum(last_sims))
+        m.Add(sum(over) <= 1 + (n - 1) * sum(last_sims))
+        m.Add(sum(exc) <= 1 + sum(sum(x) for x in last_doubles) + (n - 1) * sum(last_sims))
+        for a in range(A):
+            m.Add(last[a] == sum(last_by[a]))
     # ---- ranking, values and pay
     tok = rules.value_tokens
     pay = []
