@@ -183,3 +183,29 @@ def test_solve_realizes_relaxation_solutions_into_replayed_plans() -> None:
     assert result.stats["plan_source"]
     final = R.replay(rules, deal, result.plan)
     assert final.done and final.scores[0] == result.score <= result.bound
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_realize_free_deals_and_plays_a_free_model_solution(players: int) -> None:
+    """A real game, fixed in the free-deal model, gives a solution; ``realize_free`` turns it into a
+    deal and a game of it that the engine replays to the model's objective."""
+    rules = R.Rules(players=players)
+    cards = R.parse_deal(R.random_deal(rules, 20 + players), rules)
+    real = _beam_game(rules, cards, 0)
+    model, handles = O.build_model(rules, None, 0)
+    O._hint(model, handles, rules, cards, real.history)
+    hint = model.Proto().solution_hint
+    for index, value in zip(hint.vars, hint.values, strict=True):
+        model.Add(model.GetIntVarFromProtoIndex(index) == value)
+    model.ClearHints()
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 20
+    solver.parameters.num_workers = 1
+    assert solver.Solve(model) == cp_model.OPTIMAL
+    assert solver.ObjectiveValue() == real.scores[0]
+    plays = O.solution_plays(solver, handles, rules)
+    reached, deck = O.realize_free(rules, plays)
+    assert reached.done
+    assert sorted(deck) == sorted(rules.cards())
+    final = R.replay(rules, R.deal_string(deck), reached.history)
+    assert final.scores[0] == real.scores[0]

@@ -58,6 +58,7 @@ from tabletop_gym.envs.modern_art.rules import (
     State,
     arrange_deal,
     artist_of,
+    deal_string,
     parse_deal,
     random_deal,
     replay,
@@ -1356,11 +1357,22 @@ def solve_cached(
 # ---- per player count: the highest score over all deals ------------------------------------------
 
 
-def free_deal_bound(rules: Rules, time_limit: float = 30.0) -> tuple[int, int, dict[str, Any]]:
+def free_deal_bound(
+    rules: Rules,
+    time_limit: float = 30.0,
+    plan: Sequence[int] | None = None,
+    plan_deal: str | None = None,
+    collect: list | None = None,
+) -> tuple[int, int, dict[str, Any]]:
     """A proven upper bound on any seat's score over every deal: the smaller of the two relaxations'
     proven bounds with free cards (``time_limit`` seconds each). Returns (bound, the game model's best
-    objective, stats); that objective is the relaxation's, not a played score."""
-    game_bound, objective, stats = relaxation_bound(rules, None, 0, time_limit)
+    objective, stats); that objective is the relaxation's, not a played score. ``plan`` (a game of
+    ``plan_deal``) hints the search; ``collect`` receives the game model's last solutions, as in
+    ``relaxation_bound``."""
+    hint_deal = parse_deal(plan_deal, rules) if plan_deal is not None else None
+    game_bound, objective, stats = relaxation_bound(
+        rules, None, 0, time_limit, plan=plan, plan_deal=hint_deal, collect=collect
+    )
     seat_bound, _, seat_stats = seat_round_bound(rules, None, 0, time_limit)
     stats.update(seat_stats)
     stats["game_model_bound"] = game_bound
@@ -1416,7 +1428,49 @@ def free_deal_search(
     return best
 
 
+def free_deal(
+    rules: Rules, deals: int = 8, width: int = 32, time_limit: float = 30.0, seed: int = 0, realized: int = 4
+) -> dict[str, Any]:
+    """The free-deal oracle for seat 0: the best plan found and a proven bound over every deal.
+
+    Plans come from beam searches on stacked and shuffled deals (``free_deal_search``) and from the
+    free-deal model's best solutions (``realized`` of them), each made into a deal and a game by
+    ``realize_free``; where a round cannot be realized, a beam plays on from it. The model's search is
+    hinted with the best beam plan. Every plan is replayed through the engine on its deal. Returns a
+    dict with "score", "deal", "plan", "bound", "relaxation_objective", "plan_source" and "stats".
+    """
+    score, deal, plan = free_deal_search(rules, deals, width, seed)
+    source = "beam on a stacked or shuffled deal"
+    solutions: list = []
+    bound, objective, stats = free_deal_bound(rules, time_limit, plan=plan, plan_deal=deal, collect=solutions)
+    for found, plays in sorted(solutions, key=lambda item: -item[0])[:realized]:
+        if found <= score:
+            break
+        reached, cards = realize_free(rules, plays)
+        if reached.done:
+            line, got, how = tuple(reached.history), reached.scores[0], "realized free-deal model solution"
+        else:
+            got, line = -1, ()
+            for weight, per_round in PORTFOLIO:
+                beam_score, beam_line = beam_search(rules, cards, 0, width, weight, per_round, start=reached)
+                if beam_score > got:
+                    got, line = beam_score, beam_line
+            how = f"free-deal model solution to round {reached.round + 1}, then beam"
+        if got > score:
+            score, deal, plan, source = got, deal_string(cards), line, how
+    final = replay(rules, deal, plan)
+    if not final.done or final.scores[0] != score:
+        raise AssertionError(f"free-deal plan replays to {final.scores[0]}, claimed {score}")
+    if bound < score:
+        raise AssertionError(f"free-deal bound {bound} below the plan's {score}: the model is wrong")
+    return {
+        "score": score, "deal": deal, "plan": plan, "bound": bound, "relaxation_objective": objective,
+        "plan_source": source, "stats": stats,
+    }  # fmt: skip
+
+
 __all__ = [
     "beam_search", "portfolio_search", "brute_force", "build_model", "relaxation_bound", "seat_round_bound",
-    "solve", "solve_cached", "check", "free_deal_bound", "free_deal_search", "stacked_deal",
+    "solve", "solve_cached", "check", "free_deal_bound", "free_deal_search", "stacked_deal", "free_deal",
+    "realize", "realize_free",
 ]  # fmt: skip

@@ -204,13 +204,13 @@ def _bench(args: argparse.Namespace) -> int:
                 "deals": len(rows),
             }
         if args.free_deals > 0:
-            best, deal, _ = oracle.free_deal_search(rules, args.free_deals, width=args.width)
-            free_bound, objective, _ = oracle.free_deal_bound(rules, args.bound_seconds)
+            free = oracle.free_deal(rules, args.free_deals, width=args.width, time_limit=args.bound_seconds)
             report[f"max_{players}p"] = {
-                "best_found": best,
-                "best_found_deal": deal,
-                "proven_bound": free_bound,
-                "relaxation_objective": objective,
+                "best_found": free["score"],
+                "best_found_deal": free["deal"],
+                "plan_source": free["plan_source"],
+                "proven_bound": free["bound"],
+                "relaxation_objective": free["relaxation_objective"],
                 "seed_relaxed_figure": SEED_FIGURES.get(players),
                 "note": "the seed's figure is the optimum of a model without double, hidden, "
                 "simultaneous and the extra card: neither a bound nor a score of this game",
