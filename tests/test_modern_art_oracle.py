@@ -209,3 +209,11 @@ def test_realize_free_deals_and_plays_a_free_model_solution(players: int) -> Non
     assert sorted(deck) == sorted(rules.cards())
     final = R.replay(rules, R.deal_string(deck), reached.history)
     assert final.scores[0] == real.scores[0]
+
+
+def test_free_deal_plan_replays_below_its_bound() -> None:
+    rules = R.Rules(players=2)
+    free = O.free_deal(rules, deals=1, width=2, time_limit=3)
+    final = R.replay(rules, free["deal"], free["plan"])
+    assert final.done and final.scores[0] == free["score"] <= free["bound"]
+    assert free["plan_source"]

@@ -7,8 +7,10 @@ Two parts, reported separately and never mixed up:
 
 - **plan** (``score``): beam searches through the engine itself over every player's decisions (a
   portfolio of ways to value the seat's cards in hand, ``PORTFOLIO``), ranked by the seat's points so
-  far plus what the current round would pay it if it ended now. The best plan is replayed through the
-  engine to its score before it is returned.
+  far plus what the current round would pay it if it ended now; and the model's best solutions (see
+  below) played out through the engine by ``realize``, which searches an order for each round's
+  plays (a beam goes on from a round it cannot order). The best plan is replayed through the engine
+  to its score before it is returned.
 - **bound**: ``build_model``, a CP-SAT model of the whole game at the level of rounds with every
   player: per round, player and card kind the turn cards, second cards and face-down cards; the cards
   each player receives, exactly by deck position (deals from the starter after the draws so far, the
@@ -16,8 +18,8 @@ Two parts, reported separately and never mixed up:
   with its overshoot; the exact ranking with board-order ties; values, awards and pay. Each constraint
   and its argument is in ``build_model``'s docstring; every real game is a solution of it with the
   seat's real score as objective (tests fix real games in it and check this), so CP-SAT's proven
-  bound on its optimum bounds the seat's score. It leaves out the order of plays inside a round and
-  who ends a round, so it is a relaxation: ``optimal`` is true only when the bound meets the plan.
+  bound on its optimum bounds the seat's score. It leaves out the order of plays inside a round, so
+  it is a relaxation: ``optimal`` is true only when the bound meets the plan.
   The plan hints the search, so CP-SAT starts from a real game. Where CP-SAT proves nothing in time,
   ``seat_round_bound`` (the first, seat-only round model: weaker, but fast) gives the bound.
 
@@ -25,6 +27,11 @@ Both are far from meeting on full deals (see the bench). Fixing every round's ra
 tokens makes the model's LP tight (CP-SAT then proves the restricted optimum in seconds), but with
 them free the LP spreads each token over several artists, so the bound stays near twice the best
 plan and proofs need search the time limits do not allow.
+
+Over all deals (``free_deal``) the same model with free cards gives the bound, and its solutions
+give plans: ``realize_free`` decides the deck as the realization reaches each position (the cards a
+solution has a player receive are dealt or drawn to it when play needs them), so a solution becomes
+a deal and a game of it, replayed through the engine like every plan.
 
 ``brute_force`` searches every line of play exhaustively (with memory of positions); it is exact and
 only meant for tiny decks, to check the other two in tests.
@@ -646,6 +653,12 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
       everyone from the starter to the ender took one turn more than everyone after the ender. Unless
       every hand is empty, the ender displayed a card of an artist at the limit or played a
       simultaneous card.
+    - *The last display*: it is the ender's turn card (with a double's second card or one
+      simultaneous card per other player). Every artist is below the limit before it, so of one
+      artist at most one turn card (the last) lies above ``limit - 1``; the cards above ``limit - 1``
+      are the last turn card, a double's second card of its artist, or (when the last turn card is
+      simultaneous) one card per other player, each brought by a second card; and only then can
+      more than one artist pass ``limit - 1``.
     - *Symbols*: a double's second card is of its artist, a hidden card brings at most one face-down
       card, each simultaneous turn card at most one card from every other player, award tokens need
       award turn cards and there are only so many; second cards bring no symbol of their own.
