@@ -213,7 +213,7 @@ def test_realize_free_deals_and_plays_a_free_model_solution(players: int) -> Non
 
 def test_free_deal_plan_replays_below_its_bound() -> None:
     rules = R.Rules(players=2)
-    free = O.free_deal(rules, deals=1, width=2, time_limit=3)
+    free = O.free_deal(rules, deals=1, width=2, time_limit=3, realized=1, node_limit=2_000)
     final = R.replay(rules, free["deal"], free["plan"])
     assert final.done and final.scores[0] == free["score"] <= free["bound"]
     assert free["plan_source"]

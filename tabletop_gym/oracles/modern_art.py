@@ -1442,13 +1442,20 @@ def free_deal_search(
 
 
 def free_deal(
-    rules: Rules, deals: int = 8, width: int = 32, time_limit: float = 30.0, seed: int = 0, realized: int = 4
+    rules: Rules,
+    deals: int = 8,
+    width: int = 32,
+    time_limit: float = 30.0,
+    seed: int = 0,
+    realized: int = 4,
+    node_limit: int = 100_000,
 ) -> dict[str, Any]:
     """The free-deal oracle for seat 0: the best plan found and a proven bound over every deal.
 
     Plans come from beam searches on stacked and shuffled deals (``free_deal_search``) and from the
     free-deal model's best solutions (``realized`` of them), each made into a deal and a game by
-    ``realize_free``; where a round cannot be realized, a beam plays on from it. The model's search is
+    ``realize_free`` (``node_limit`` positions per round); where a round cannot be realized, a beam
+    plays on from it. The model's search is
     hinted with the best beam plan. Every plan is replayed through the engine on its deal. Returns a
     dict with "score", "deal", "plan", "bound", "relaxation_objective", "plan_source" and "stats".
     """
@@ -1459,7 +1466,7 @@ def free_deal(
     for found, plays in sorted(solutions, key=lambda item: -item[0])[:realized]:
         if found <= score:
             break
-        reached, cards = realize_free(rules, plays)
+        reached, cards = realize_free(rules, plays, node_limit)
         if reached.done:
             line, got, how = tuple(reached.history), reached.scores[0], "realized free-deal model solution"
         else:
