@@ -217,3 +217,56 @@ def test_free_deal_plan_replays_below_its_bound() -> None:
     final = R.replay(rules, free["deal"], free["plan"])
     assert final.done and final.scores[0] == free["score"] <= free["bound"]
     assert free["plan_source"]
+
+
+def _round_endings(rules: R.Rules, cards, history) -> list[tuple[int, int]]:
+    """Per round ended at the limit: (the last turn card's kind, artists at the limit or past it)."""
+    state = R.State(rules, cards)
+    column = list(state.column)
+    last, endings = -1, []
+    for action in history:
+        r, phase = state.round, state.phase
+        state.apply(action)
+        if phase == R.PLAY:
+            last = action
+        if phase in (R.PLAY, R.DOUBLE_CARD, R.SIMULTANEOUS_CARD) and action != R.PASS:
+            column[R.artist_of(action)] += 1
+        if state.round != r:
+            at_limit = sum(c >= rules.round_limit for c in column)
+            if at_limit:
+                endings.append((last, at_limit))
+            column = list(state.column)
+    return endings
+
+
+def _fixed_in_model(rules: R.Rules, cards, history, seat: int) -> float:
+    model, handles = O.build_model(rules, cards, seat)
+    O._hint(model, handles, rules, cards, history)
+    hint = model.Proto().solution_hint
+    for index, value in zip(hint.vars, hint.values, strict=True):
+        model.Add(model.GetIntVarFromProtoIndex(index) == value)
+    model.ClearHints()
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 20
+    solver.parameters.num_workers = 1
+    assert solver.Solve(model) == cp_model.OPTIMAL
+    return solver.ObjectiveValue()
+
+
+@pytest.mark.parametrize("ending", ["award card", "two artists past the limit"])
+def test_rare_round_endings_satisfy_the_game_model(ending: str) -> None:
+    """The model's last-display constraints hold in real games that end a round on an award card
+    (whose token is then not placed) or take two artists to the limit at once."""
+    rules = R.Rules(players=3)
+    for seed in range(400):
+        cards = R.parse_deal(R.random_deal(rules, seed), rules)
+        final = _random_play(rules, R.deal_string(cards), seed)
+        endings = _round_endings(rules, cards, final.history)
+        if ending == "award card":
+            found = any(R.symbol_of(kind) == R.AWARD for kind, _ in endings)
+        else:
+            found = any(count >= 2 for _, count in endings)
+        if found:
+            assert _fixed_in_model(rules, cards, final.history, 0) == final.scores[0]
+            return
+    pytest.fail(f"no random game with a round ending on {ending} in 400 seeds")

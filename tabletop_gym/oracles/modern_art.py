@@ -225,24 +225,30 @@ def solution_plays(solver: cp_model.CpSolver, handles: dict, rules: Rules) -> li
 
 
 def realize(
-    rules: Rules, cards: Sequence[int], plays: Sequence[dict[str, Any]], node_limit: int = 100_000
+    rules: Rules,
+    cards: Sequence[int],
+    plays: Sequence[dict[str, Any]],
+    node_limit: int = 100_000,
+    deadline: float | None = None,
 ) -> State:
     """Play the deal through the engine so that each round's cards are exactly those of ``plays``
     (``solution_plays``), searching the order of plays inside each round depth first.
 
     Returns the position reached: game over when every round was realized, else the start of the first
-    round no order realizes (within ``node_limit`` positions per round), for another search to go on
-    from. Award tokens follow ``plays`` where it has them left, else go to any artist. An order that
-    also gives the cards drawn to the players the solution gives them to is preferred (then the next
-    round's hands are the solution's); failing that, any order that plays the round's cards.
+    round no order realizes (within ``node_limit`` positions per round and before the
+    ``time.perf_counter()`` value ``deadline``), for another search to go on from. An order that
+    places the solution's award tokens and gives the cards drawn to the players the solution gives
+    them to is preferred (then the next round's hands are the solution's); failing that, any order
+    that plays the round's cards (award tokens then go where the solution has them left, else to any
+    artist).
     """
     state = State(rules, cards)
     for budget in plays:
         if state.done:
             break
-        done = _realize_round(state, budget, node_limit, True)
+        done = _realize_round(state, budget, node_limit, True, deadline=deadline)
         if done is None:  # no order deals the cards as the solution has it: one that plays its cards
-            done = _realize_round(state, budget, node_limit, False)
+            done = _realize_round(state, budget, node_limit, False, deadline=deadline)
         if done is None:
             return state
         state = done
@@ -463,7 +469,12 @@ def realize_free(
 
 
 def _realize_round(
-    state: State, budget: dict[str, Any], node_limit: int, exact: bool, lazy: _FreeDeck | None = None
+    state: State,
+    budget: dict[str, Any],
+    node_limit: int,
+    exact: bool,
+    lazy: _FreeDeck | None = None,
+    deadline: float | None = None,
 ) -> State | None:
     """An order of the round's plays ``budget`` from ``state`` (its first position), as a position of
     a later round (or game over); None if none is found. With ``lazy`` the deck is decided as play
@@ -503,7 +514,11 @@ def _realize_round(
                 return None
             # the cards drawn went to the players the solution gave them to, so later rounds hold
             # what the solution plays
-            if not exact or s.done:
+            if not exact:
+                return s
+            if any(aw) and s.awards_left:
+                return None  # an award token the solution places was not placed
+            if s.done:
                 return s
             if lazy is not None:
                 return s if lazy.all_drawn() else None
@@ -514,7 +529,8 @@ def _realize_round(
         if key in failed:
             return None
         nodes += 1
-        if nodes > node_limit:
+        late = deadline is not None and nodes % 256 == 0 and time.perf_counter() > deadline
+        if nodes > node_limit or late:
             raise _OutOfNodes
         for action, row, i in options(s):
             if row is not None:
@@ -658,7 +674,8 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
       artist at most one turn card (the last) lies above ``limit - 1``; the cards above ``limit - 1``
       are the last turn card, a double's second card of its artist, or (when the last turn card is
       simultaneous) one card per other player, each brought by a second card; and only then can
-      more than one artist pass ``limit - 1``.
+      more than one artist pass ``limit - 1``. Unless every hand is empty there is a last turn card,
+      and when it is an award card its display reached the limit, so it places no award token.
     - *Symbols*: a double's second card is of its artist, a hidden card brings at most one face-down
       card, each simultaneous turn card at most one card from every other player, award tokens need
       award turn cards and there are only so many; second cards bring no symbol of their own.
@@ -822,9 +839,11 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
                 m.Add(T[r][p] >= T[r][q] - 1 + before).OnlyEnforceIf(empty[r][p].Not())
     # ---- symbols
     aw = [[V(0, tokens, f"aw{r}_{a}") for a in range(A)] for r in range(R)]
+    award_turns: list = []
     m.Add(sum(aw[r][a] for r in range(R) for a in range(A)) <= tokens)
     for r in range(R):
-        m.Add(sum(aw[r]) <= sum(turn[r][p][a * NUM_SYMBOLS + AWARD] for p in range(n) for a in range(A)))
+        award_turns.append(sum(turn[r][p][a * NUM_SYMBOLS + AWARD] for p in range(n) for a in range(A)))
+        m.Add(sum(aw[r]) <= award_turns[r])
         sims = [sum(turn[r][p][a * NUM_SYMBOLS + SIMULTANEOUS] for a in range(A)) for p in range(n)]
         for p in range(n):
             m.Add(sum(down[r][p]) <= sum(turn[r][p][a * NUM_SYMBOLS + HIDDEN] for a in range(A)))
@@ -882,6 +901,7 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
         last_sims = []
         last_by: list[list] = [[] for _ in range(A)]
         last_doubles: list[list] = [[] for _ in range(A)]
+        last_awards: list = []
         full = [empty[r][p].Not() for p in range(n)]
         for p in range(n):
             after = sum(pair[a][b] for a in range(n) for b in range(n) if (p - a) % n > (b - a) % n)
@@ -912,6 +932,13 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
                 m.AddImplication(last_double, mine)
                 m.Add(turn[r][p][a * NUM_SYMBOLS + DOUBLE] >= 1).OnlyEnforceIf(last_double)
                 last_doubles[a].append(last_double)
+                # unless it is an award card, the ender played another card of that artist
+                last_award = B(f"la{r}_{p}_{a}")
+                m.AddImplication(last_award, mine)
+                m.Add(turn[r][p][a * NUM_SYMBOLS + AWARD] >= 1).OnlyEnforceIf(last_award)
+                others = sum(turn[r][p][k] for k in kinds_of(a) if symbol_of(k) != AWARD)
+                m.Add(others >= 1).OnlyEnforceIf([mine, last_award.Not()])
+                last_awards.append(last_award)
         # Only the last display takes artists past limit - 1: its turn card's artist, and (when it is
         # a simultaneous card) one more artist per other player, each through a second card.
         over = [B(f"ov{r}_{a}") for a in range(A)]
@@ -927,6 +954,11 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
         m.Add(sum(exc) <= 1 + sum(sum(x) for x in last_doubles) + (n - 1) * sum(last_sims))
         for a in range(A):
             m.Add(last[a] == sum(last_by[a]))
+        # A round in which some hand still holds cards ended at the limit, on a last turn card; if that
+        # is an award card, its display reached the limit, so its award token is not placed.
+        m.Add(sum(last) >= 1 - all_empty)
+        if not rules.resolve_ending_card:
+            m.Add(sum(aw[r]) <= award_turns[r] - sum(last_awards) + all_empty)
     # ---- ranking, values and pay
     tok = rules.value_tokens
     pay = []
@@ -1309,10 +1341,12 @@ def solve(
     # The relaxation's best solutions, played out through the engine: where the order of plays can
     # be found, the plan scores what the solution does; else a beam goes on from the first round
     # that could not be realized.
+    # realizing takes at most as long again as the relaxation (then the beams finish the plans)
+    deadline = time.perf_counter() + time_limit
     for objective, plays in sorted(solutions, key=lambda item: -item[0])[:3]:
         if objective <= score:
             break
-        reached = realize(rules, cards, plays)
+        reached = realize(rules, cards, plays, deadline=deadline)
         if reached.done:
             found, line, source = reached.scores[seat], tuple(reached.history), "relaxation solution"
         else:
