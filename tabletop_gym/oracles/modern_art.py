@@ -1340,11 +1340,10 @@ def solve(
     stats["plan_source"] = "beam"
     # The relaxation's best solutions, played out through the engine: where the order of plays can
     # be found, the plan scores what the solution does; else a beam goes on from the first round
-    # that could not be realized.
-    # realizing takes at most as long again as the relaxation (then the beams finish the plans)
-    deadline = time.perf_counter() + time_limit
-    for objective, plays in sorted(solutions, key=lambda item: -item[0])[:3]:
-        if objective <= score:
+    # that could not be realized. Realizing gets half the relaxation's time.
+    deadline = time.perf_counter() + time_limit / 2
+    for objective, plays in sorted(solutions, key=lambda item: -item[0]):
+        if objective <= score or time.perf_counter() > deadline:
             break
         reached = realize(rules, cards, plays, deadline=deadline)
         if reached.done:
