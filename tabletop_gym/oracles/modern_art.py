@@ -675,7 +675,8 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
       are the last turn card, a double's second card of its artist, or (when the last turn card is
       simultaneous) one card per other player, each brought by a second card; and only then can
       more than one artist pass ``limit - 1``. Unless every hand is empty there is a last turn card,
-      and when it is an award card its display reached the limit, so it places no award token.
+      and when it is an award card its display reached the limit, so it places no award token. A
+      draw card that does not draw (where the deck cannot run out) is that last turn card.
     - *Symbols*: a double's second card is of its artist, a hidden card brings at most one face-down
       card, each simultaneous turn card at most one card from every other player, award tokens need
       award turn cards and there are only so many; second cards bring no symbol of their own.
@@ -726,6 +727,7 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
     dr = [[V(0, dmax, f"d{r}_{p}") for p in range(n)] for r in range(R)]
     dle = [V(0, dmax, f"D{r}") for r in range(R)]  # draws made by the end of round r
     never_short = n * sum(rules.deals) + (R if ex_each else 1) + dmax <= N
+    unresolved_draw: list[list | None] = [None] * R
     for r in range(R):
         m.Add(dle[r] == sum(dr[q][p] for q in range(r + 1) for p in range(n)))
         for p in range(n):
@@ -735,6 +737,7 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
             # resolved): the deck cannot run out.
             unresolved = [B(f"ud{r}_{p}") for p in range(n)]
             m.AddAtMostOne(unresolved)
+            unresolved_draw[r] = unresolved
             for p in range(n):
                 m.Add(dr[r][p] >= sum(turn[r][p][a * NUM_SYMBOLS + DRAW] for a in range(A)) - unresolved[p])
     # ---- the extra card(s)
@@ -902,6 +905,7 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
         last_by: list[list] = [[] for _ in range(A)]
         last_doubles: list[list] = [[] for _ in range(A)]
         last_awards: list = []
+        last_draws: list = []
         full = [empty[r][p].Not() for p in range(n)]
         for p in range(n):
             after = sum(pair[a][b] for a in range(n) for b in range(n) if (p - a) % n > (b - a) % n)
@@ -939,6 +943,14 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
                 others = sum(turn[r][p][k] for k in kinds_of(a) if symbol_of(k) != AWARD)
                 m.Add(others >= 1).OnlyEnforceIf([mine, last_award.Not()])
                 last_awards.append(last_award)
+                last_draw = B(f"lw{r}_{p}_{a}")
+                m.AddImplication(last_draw, mine)
+                m.Add(turn[r][p][a * NUM_SYMBOLS + DRAW] >= 1).OnlyEnforceIf(last_draw)
+                last_draws.append(last_draw)
+            # a draw card that does not draw is the last turn card, at the limit
+            if unresolved_draw[r] is not None and not rules.resolve_ending_card:
+                m.AddBoolOr(last_draws[-A:]).OnlyEnforceIf(unresolved_draw[r][p])
+                m.AddImplication(unresolved_draw[r][p], all_empty.Not())
         # Only the last display takes artists past limit - 1: its turn card's artist, and (when it is
         # a simultaneous card) one more artist per other player, each through a second card.
         over = [B(f"ov{r}_{a}") for a in range(A)]
