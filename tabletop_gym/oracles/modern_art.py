@@ -276,7 +276,7 @@ class _FreeDeck:
                 for k in range(NUM_KINDS):
                     self.reserved[k] += got[k]
                     held[p][k] += got[k] - entry["turn"][p][k] - entry["sec"][p][k] - entry["down"][p][k]
-                extra = sum(got) - rules.deals[r]
+                beyond_deal = sum(got) - rules.deals[r]  # received by drawing
                 drawn = [0] * NUM_KINDS
                 # drawn: first the cards kept for later rounds (any time in the round will do), then
                 # second and face-down cards (played after a turn card), then any
@@ -286,10 +286,10 @@ class _FreeDeck:
                     got,
                 ):
                     for k in range(NUM_KINDS):
-                        take = min(extra, source[k], got[k] - drawn[k])
+                        take = min(beyond_deal, source[k], got[k] - drawn[k])
                         if take > 0:
                             drawn[k] += take
-                            extra -= take
+                            beyond_deal -= take
                 dealt_r.append([got[k] - drawn[k] for k in range(NUM_KINDS)])
                 drawn_r.append(drawn)
             self.dealt.append(dealt_r)
