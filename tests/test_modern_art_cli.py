@@ -30,6 +30,17 @@ def test_solve_command_prints_plan_and_bound(capsys):
     assert "bound" in out
 
 
+def test_solve_command_over_every_deal(capsys):
+    assert main(["solve", "modern_art", "--free", "--width", "2", "--time-limit", "2"]) == 0
+    out = capsys.readouterr().out
+    deal = next(line.split()[1] for line in out.splitlines() if line.startswith("deal"))
+    plan = next(line for line in out.splitlines() if line.startswith("plan actions:"))
+    actions = [int(a) for a in plan.split(":")[1].split()]
+    found = int(next(line.split()[1] for line in out.splitlines() if line.startswith("plan ")))
+    bound = int(next(line.split()[1] for line in out.splitlines() if line.startswith("bound")))
+    assert R.replay(R.Rules(), deal, actions).scores[0] == found <= bound
+
+
 def test_solve_command_rejects_a_bad_deal(capsys):
     assert main(["solve", "modern_art", "--deal", "L.Y.", *FAST]) == 2
     assert "deal holds" in capsys.readouterr().err

@@ -63,6 +63,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "play", "evaluate", "bench") and "width" not in known:
         parser.add_argument("--width", type=int, default=32, help="oracle beam width (default 32)")
         parser.add_argument("--time-limit", type=float, default=10.0, help="CP-SAT seconds for the bound")
+    if command == "solve" and "free" not in known:
+        parser.add_argument(
+            "--free", action="store_true", help="over every deal: the best plan found and a proven bound"
+        )
     if command in ("solve", "play") and "deal" not in known:
         parser.add_argument("--deal", help="deal string: the whole deck, two characters per card")
         parser.add_argument("--seed", type=int, default=None, help="without --deal: seed of a random deal")
@@ -80,11 +84,21 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
 
 def _solve_command(args: argparse.Namespace) -> int:
     rules = Rules(players=_players(args))
+    if args.free:
+        free = oracle.free_deal(rules, deals=2, width=args.width, time_limit=args.time_limit)
+        print(f"deal   {free['deal']}")
+        print(f"rules  {rules.variant()}")
+        source = free["plan_source"]
+        print(f"plan   {free['score']} points for seat 0 ({source}, replayed through the engine)")
+        print(f"bound  {free['bound']} (proven upper bound over every deal, from the CP-SAT relaxations)")
+        print("plan actions: " + " ".join(map(str, free["plan"])))
+        return 0
     deal = args.deal if args.deal is not None else random_deal(rules, args.seed)
     result = oracle.solve(deal, rules, 0, width=args.width, time_limit=args.time_limit)
     print(f"deal   {deal}")
     print(f"rules  {rules.variant()}")
-    print(f"plan   {result.score} points for seat 0 (beam search, replayed through the engine)")
+    source = result.stats.get("plan_source", "exhaustive search")
+    print(f"plan   {result.score} points for seat 0 ({source}, replayed through the engine)")
     method = "CP-SAT game relaxation" if "relaxation_status" in result.stats else "CP-SAT seat-only model"
     print(f"bound  {result.bound} (proven upper bound from the {method}; an optimum only if equal)")
     print(f"gap    {result.gap}   time {result.seconds:.1f} s   {'optimal' if result.optimal else ''}")
