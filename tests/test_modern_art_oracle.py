@@ -78,6 +78,22 @@ def _beam_game(rules: R.Rules, cards, seat: int) -> R.State:
     return R.replay(rules, cards, plan)
 
 
+def _fixed_in_model(rules: R.Rules, cards, history, seat: int, free: bool = False):
+    """Solve ``build_model`` (of the deal ``cards``, or over every deal) with the plays of the real
+    game ``history`` fixed; it must be feasible. Returns (solver, handles)."""
+    model, handles = O.build_model(rules, None if free else cards, seat)
+    O._hint(model, handles, rules, cards, history)
+    hint = model.Proto().solution_hint
+    for index, value in zip(hint.vars, hint.values, strict=True):
+        model.Add(model.GetIntVarFromProtoIndex(index) == value)
+    model.ClearHints()
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 20
+    solver.parameters.num_workers = 1
+    assert solver.Solve(model) == cp_model.OPTIMAL
+    return solver, handles
+
+
 @pytest.mark.parametrize(
     "players, seat, params, play",
     [
@@ -102,16 +118,7 @@ def test_real_games_satisfy_the_game_model(players: int, seat: int, params: dict
         final = _beam_game(rules, cards, seat)
     else:
         final = _random_play(rules, R.deal_string(cards), players)
-    model, handles = O.build_model(rules, cards, seat)
-    O._hint(model, handles, rules, cards, final.history)
-    hint = model.Proto().solution_hint
-    for index, value in zip(hint.vars, hint.values, strict=True):
-        model.Add(model.GetIntVarFromProtoIndex(index) == value)
-    model.ClearHints()
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = 20
-    solver.parameters.num_workers = 1
-    assert solver.Solve(model) == cp_model.OPTIMAL
+    solver, _ = _fixed_in_model(rules, cards, final.history, seat)
     assert solver.ObjectiveValue() == final.scores[seat]
 
 
@@ -192,16 +199,7 @@ def test_realize_free_deals_and_plays_a_free_model_solution(players: int) -> Non
     rules = R.Rules(players=players)
     cards = R.parse_deal(R.random_deal(rules, 20 + players), rules)
     real = _beam_game(rules, cards, 0)
-    model, handles = O.build_model(rules, None, 0)
-    O._hint(model, handles, rules, cards, real.history)
-    hint = model.Proto().solution_hint
-    for index, value in zip(hint.vars, hint.values, strict=True):
-        model.Add(model.GetIntVarFromProtoIndex(index) == value)
-    model.ClearHints()
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = 20
-    solver.parameters.num_workers = 1
-    assert solver.Solve(model) == cp_model.OPTIMAL
+    solver, handles = _fixed_in_model(rules, cards, real.history, 0, free=True)
     assert solver.ObjectiveValue() == real.scores[0]
     plays = O.solution_plays(solver, handles, rules)
     reached, deck = O.realize_free(rules, plays)
@@ -239,20 +237,6 @@ def _round_endings(rules: R.Rules, cards, history) -> list[tuple[int, int]]:
     return endings
 
 
-def _fixed_in_model(rules: R.Rules, cards, history, seat: int) -> float:
-    model, handles = O.build_model(rules, cards, seat)
-    O._hint(model, handles, rules, cards, history)
-    hint = model.Proto().solution_hint
-    for index, value in zip(hint.vars, hint.values, strict=True):
-        model.Add(model.GetIntVarFromProtoIndex(index) == value)
-    model.ClearHints()
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = 20
-    solver.parameters.num_workers = 1
-    assert solver.Solve(model) == cp_model.OPTIMAL
-    return solver.ObjectiveValue()
-
-
 @pytest.mark.parametrize("ending", ["award card", "two artists past the limit"])
 def test_rare_round_endings_satisfy_the_game_model(ending: str) -> None:
     """The model's last-display constraints hold in real games that end a round on an award card
@@ -267,6 +251,7 @@ def test_rare_round_endings_satisfy_the_game_model(ending: str) -> None:
         else:
             found = any(count >= 2 for _, count in endings)
         if found:
-            assert _fixed_in_model(rules, cards, final.history, 0) == final.scores[0]
+            solver, _ = _fixed_in_model(rules, cards, final.history, 0)
+            assert solver.ObjectiveValue() == final.scores[0]
             return
     pytest.fail(f"no random game with a round ending on {ending} in 400 seeds")
