@@ -40,7 +40,7 @@ only meant for tiny decks, to check the other two in tests.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ortools.sat.python import cp_model
@@ -151,6 +151,20 @@ def beam_search(
     return best_score, best_plan
 
 
+def _played_out(
+    rules: Rules, cards: Sequence[int], seat: int, reached: State, width: int, valuations: Sequence[tuple]
+) -> tuple[int, tuple[int, ...], str]:
+    """The plan from a realized position: the game itself when it was realized to the end, else the
+    best beam (one per hand valuation) from the start of the round it stopped at. Returns (score,
+    plan, how it was made)."""
+    if reached.done:
+        return reached.scores[seat], tuple(reached.history), "solution"
+    best: tuple[int, tuple[int, ...]] = (-1, ())
+    for weight, per_round in valuations:
+        best = max(best, beam_search(rules, cards, seat, width, weight, per_round, start=reached))
+    return best[0], best[1], f"solution to round {reached.round + 1}, then beam"
+
+
 def portfolio_search(
     rules: Rules, deal: str | Sequence[int], seat: int = 0, width: int = 64
 ) -> tuple[int, tuple[int, ...], int]:
@@ -242,15 +256,34 @@ def realize(
     that plays the round's cards (award tokens then go where the solution has them left, else to any
     artist).
     """
-    state = State(rules, cards)
-    for budget in plays:
+    return _realize_rounds(State(rules, cards), plays, node_limit, deadline)
+
+
+def _realize_rounds(
+    state: State,
+    plays: Sequence[dict[str, Any]],
+    node_limit: int,
+    deadline: float | None = None,
+    lazy: _FreeDeck | None = None,
+) -> State:
+    """``realize``'s loop over the rounds (``lazy``: the deck of a free deal, decided on the way)."""
+    for r, budget in enumerate(plays):
         if state.done:
             break
-        done = _realize_round(state, budget, node_limit, True, deadline=deadline)
+        if lazy is not None:
+            lazy.begin_round(r)
+            saved = lazy.snapshot()
+        done = _realize_round(state, budget, node_limit, True, lazy, deadline)
         if done is None:  # no order deals the cards as the solution has it: one that plays its cards
-            done = _realize_round(state, budget, node_limit, False, deadline=deadline)
+            if lazy is not None:
+                lazy.restore(saved)
+            done = _realize_round(state, budget, node_limit, False, lazy, deadline)
         if done is None:
+            if lazy is not None:
+                lazy.restore(saved)
             return state
+        if lazy is not None:
+            lazy.end_round()
         state = done
     return state
 
@@ -311,10 +344,14 @@ class _FreeDeck:
             self.reserved[kind] -= 1
 
     def _deal_order(self, r: int, starter: int) -> list[int]:
+        """Round ``r``'s dealt cards in deck order, dealt one at a time from ``starter``; taken from
+        the pool (raises ValueError when a pad is needed and no card is spare)."""
         n = self.rules.players
         lists = []
         for p in range(n):
             cards = [k for k in range(NUM_KINDS) for _ in range(self.dealt[r][p][k])]
+            for k in cards:
+                self._take(k, True)
             while len(cards) < self.rules.deals[r]:  # the solution received fewer: pad with spares
                 spare = self._spare()
                 self._take(spare, False)
@@ -328,12 +365,7 @@ class _FreeDeck:
 
     def opening(self) -> tuple[int, ...]:
         """The first hands and the extra card; every later position a placeholder (kind 0)."""
-        n = self.rules.players
         hands = self._deal_order(0, 0)
-        for p in range(n):
-            for k in range(NUM_KINDS):
-                for _ in range(self.dealt[0][p][k]):
-                    self._take(k, True)
         extra = self._spare(self.plays[0]["extra"])
         self._take(extra, False)
         cards = (*hands, extra)
@@ -365,7 +397,7 @@ class _FreeDeck:
     def _set(self, s: State, pos: int, kind: int) -> None:
         s.deck = s.deck[:pos] + (kind,) + s.deck[pos + 1 :]
 
-    def children(self, s: State, action: int, turn: list[list[int]]):  # noqa: ANN201 (a generator)
+    def children(self, s: State, action: int, turn: list[list[int]]) -> Iterator[State]:
         """The positions ``action`` leads to from ``s``, one per choice of the cards it reveals; the
         deck's bookkeeping follows each while it is being searched."""
         child = s.copy()
@@ -407,10 +439,6 @@ class _FreeDeck:
         saved = self.pool[:], self.reserved[:]
         try:
             order = self._deal_order(r, child.starter)
-            for p in range(n):
-                for k in range(NUM_KINDS):
-                    for _ in range(self.dealt[r][p][k]):
-                        self._take(k, True)
             extra = []
             if self.rules.extra_card_each_round:
                 extra = [self._spare(self.plays[r]["extra"] if r < len(self.plays) else -1)]
@@ -448,24 +476,17 @@ def realize_free(
     position is game over when every round was realized, else the start of the first round that was
     not (the rest of the deck then holds the remaining cards, planned ones first)."""
     lazy = _FreeDeck(rules, plays)
-    state = State(rules, lazy.opening())
-    for r, budget in enumerate(plays):
-        if state.done:
-            break
-        lazy.begin_round(r)
-        saved = lazy.snapshot()
-        done = _realize_round(state, budget, node_limit, True, lazy)
-        if done is None:
-            lazy.restore(saved)
-            done = _realize_round(state, budget, node_limit, False, lazy)
-        if done is None:
-            lazy.restore(saved)
-            break
-        lazy.end_round()
-        state = done
+    state = _realize_rounds(State(rules, lazy.opening()), plays, node_limit, lazy=lazy)
     deck = lazy.complete(state)
     state.deck = deck
     return state, deck
+
+
+def _applied(s: State, action: int, turn: list[list[int]]) -> Iterator[State]:
+    """The position ``action`` leads to from ``s`` (with a fixed deck, the only one)."""
+    child = s.copy()
+    child.apply(action)
+    yield child
 
 
 def _realize_round(
@@ -486,6 +507,7 @@ def _realize_round(
     aw = list(budget["aw"])
     failed: set[tuple] = set()
     nodes = 0
+    expand = _applied if lazy is None else lazy.children
 
     def left() -> tuple:
         return tuple(map(tuple, turn)) + tuple(map(tuple, sec)) + tuple(map(tuple, down)) + (tuple(aw),)
@@ -535,16 +557,11 @@ def _realize_round(
         for action, row, i in options(s):
             if row is not None:
                 row[i] -= 1
-            if lazy is None:
-                child = s.copy()
-                child.apply(action)
+            found = None
+            for child in expand(s, action, turn):
                 found = search(child)
-            else:
-                found = None
-                for child in lazy.children(s, action, turn):
-                    found = search(child)
-                    if found is not None:
-                        break
+                if found is not None:
+                    break
             if row is not None:
                 row[i] += 1
             if found is not None:
@@ -692,7 +709,8 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
 
     Left out (so the optimum may be above the best real play): the order of plays inside a round (a
     drawn card is playable at once, a second card may be any held card, the cards drawn may go to
-    the players in any order), and that the triggering card's symbol is not resolved (but for draws).
+    the players in any order), and that the triggering card's symbol is not resolved (but for draws
+    and awards).
     """
     _require_modelled(rules)
     n, R, A, K = rules.players, rules.rounds, NUM_ARTISTS, NUM_KINDS
@@ -863,6 +881,15 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
                 m.Add(sum(sec[r][p][k] for k in kinds_of(a)) <= double + simp[a] + end_play)
     # ---- round end
     excess_max = max(2, n)
+
+    def carries(mine: cp_model.IntVar, r: int, p: int, a: int, symbol: int) -> cp_model.IntVar:
+        """A flag: the last turn card (``mine``: player p's, of artist a) carries ``symbol``; then p
+        played such a turn card in round r."""
+        flag = B(f"l{symbol}_{r}_{p}_{a}")
+        m.AddImplication(flag, mine)
+        m.Add(turn[r][p][a * NUM_SYMBOLS + symbol] >= 1).OnlyEnforceIf(flag)
+        return flag
+
     col = [[None] * A for _ in range(R)]
     tot = [[None] * A for _ in range(R)]
     for r in range(R):
@@ -905,7 +932,6 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
         last_by: list[list] = [[] for _ in range(A)]
         last_doubles: list[list] = [[] for _ in range(A)]
         last_awards: list = []
-        last_draws: list = []
         full = [empty[r][p].Not() for p in range(n)]
         for p in range(n):
             after = sum(pair[a][b] for a in range(n) for b in range(n) if (p - a) % n > (b - a) % n)
@@ -922,34 +948,24 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
             ends = B(f"en{r}_{p}")
             m.Add(ends == ender[p])
             m.AddBoolOr([ends.Not()] + reasons)
-            # the last turn card is the ender's; when it is a simultaneous card, it is one of those
+            # The last turn card is the ender's: ``mine`` when it is of artist a.
+            my_draws = []
             for a in range(A):
                 mine = B(f"lp{r}_{p}_{a}")
                 m.AddImplication(mine, ends)
                 m.Add(sum(turn[r][p][k] for k in kinds_of(a)) >= 1).OnlyEnforceIf(mine)
                 last_by[a].append(mine)
-                last_sim = B(f"ls{r}_{p}_{a}")
-                m.AddImplication(last_sim, mine)
-                m.Add(turn[r][p][a * NUM_SYMBOLS + SIMULTANEOUS] >= 1).OnlyEnforceIf(last_sim)
-                last_sims.append(last_sim)
-                last_double = B(f"ld{r}_{p}_{a}")
-                m.AddImplication(last_double, mine)
-                m.Add(turn[r][p][a * NUM_SYMBOLS + DOUBLE] >= 1).OnlyEnforceIf(last_double)
-                last_doubles[a].append(last_double)
+                last_sims.append(carries(mine, r, p, a, SIMULTANEOUS))
+                last_doubles[a].append(carries(mine, r, p, a, DOUBLE))
+                my_draws.append(carries(mine, r, p, a, DRAW))
                 # unless it is an award card, the ender played another card of that artist
-                last_award = B(f"la{r}_{p}_{a}")
-                m.AddImplication(last_award, mine)
-                m.Add(turn[r][p][a * NUM_SYMBOLS + AWARD] >= 1).OnlyEnforceIf(last_award)
+                last_award = carries(mine, r, p, a, AWARD)
                 others = sum(turn[r][p][k] for k in kinds_of(a) if symbol_of(k) != AWARD)
                 m.Add(others >= 1).OnlyEnforceIf([mine, last_award.Not()])
                 last_awards.append(last_award)
-                last_draw = B(f"lw{r}_{p}_{a}")
-                m.AddImplication(last_draw, mine)
-                m.Add(turn[r][p][a * NUM_SYMBOLS + DRAW] >= 1).OnlyEnforceIf(last_draw)
-                last_draws.append(last_draw)
             # a draw card that does not draw is the last turn card, at the limit
             if unresolved_draw[r] is not None and not rules.resolve_ending_card:
-                m.AddBoolOr(last_draws[-A:]).OnlyEnforceIf(unresolved_draw[r][p])
+                m.AddBoolOr(my_draws).OnlyEnforceIf(unresolved_draw[r][p])
                 m.AddImplication(unresolved_draw[r][p], all_empty.Not())
         # Only the last display takes artists past limit - 1: its turn card's artist, and (when it is
         # a simultaneous card) one more artist per other player, each through a second card.
@@ -1358,17 +1374,11 @@ def solve(
         if objective <= score or time.perf_counter() > deadline:
             break
         reached = realize(rules, cards, plays, deadline=deadline)
-        if reached.done:
-            found, line, source = reached.scores[seat], tuple(reached.history), "relaxation solution"
-        else:
-            weight, per_round = PORTFOLIO[which]
-            found, line = beam_search(
-                rules, cards, seat, max(8, width // 2), weight, per_round, start=reached
-            )
-            source = f"relaxation solution to round {reached.round + 1}, then beam"
+        narrow = max(8, width // 2)
+        found, line, how = _played_out(rules, cards, seat, reached, narrow, [PORTFOLIO[which]])
         if found > score:
             score, plan = found, line
-            stats["plan_source"] = source
+            stats["plan_source"] = f"relaxation {how}"
     stats["method"] = "best of beam and realized relaxation plans + CP-SAT game relaxation bound"
     if bound < score:  # a proven bound below a replayed plan can only be a bug in the model
         raise AssertionError(f"relaxation bound {bound} below the plan's {score}: the model is wrong")
@@ -1500,9 +1510,9 @@ def free_deal(
     Plans come from beam searches on stacked and shuffled deals (``free_deal_search``) and from the
     free-deal model's best solutions (``realized`` of them), each made into a deal and a game by
     ``realize_free`` (``node_limit`` positions per round); where a round cannot be realized, a beam
-    plays on from it. The model's search is
-    hinted with the best beam plan. Every plan is replayed through the engine on its deal. Returns a
-    dict with "score", "deal", "plan", "bound", "relaxation_objective", "plan_source" and "stats".
+    plays on from it. The model's search is hinted with the best beam plan. Every plan is replayed
+    through the engine on its deal. Returns a dict with "score", "deal", "plan", "bound",
+    "relaxation_objective", "plan_source" and "stats".
     """
     score, deal, plan = free_deal_search(rules, deals, width, seed)
     source = "beam on a stacked or shuffled deal"
@@ -1512,17 +1522,9 @@ def free_deal(
         if found <= score:
             break
         reached, cards = realize_free(rules, plays, node_limit)
-        if reached.done:
-            line, got, how = tuple(reached.history), reached.scores[0], "realized free-deal model solution"
-        else:
-            got, line = -1, ()
-            for weight, per_round in PORTFOLIO:
-                beam_score, beam_line = beam_search(rules, cards, 0, width, weight, per_round, start=reached)
-                if beam_score > got:
-                    got, line = beam_score, beam_line
-            how = f"free-deal model solution to round {reached.round + 1}, then beam"
+        got, line, how = _played_out(rules, cards, 0, reached, width, PORTFOLIO)
         if got > score:
-            score, deal, plan, source = got, deal_string(cards), line, how
+            score, deal, plan, source = got, deal_string(cards), line, f"free-deal model {how}"
     final = replay(rules, deal, plan)
     if not final.done or final.scores[0] != score:
         raise AssertionError(f"free-deal plan replays to {final.scores[0]}, claimed {score}")
