@@ -183,7 +183,8 @@ def _tournament(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     """Environment speed, per-deal oracle (plan, bound, gap, time) and the free-deal maxima per player
-    count (best plan found on stacked and shuffled deals, proven bound), beside the seed's figures."""
+    count (best plan found on stacked and shuffled deals and from the free-deal model's solutions,
+    proven bound), beside the seed's figures."""
     report: dict = {
         "deck": "default (per artist: 1 award, 2 draw, 1 double, 1 hidden, 1 simultaneous)",
         "timing_note": "wall-clock on a shared machine; medians of 3 runs",
