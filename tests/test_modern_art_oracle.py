@@ -42,6 +42,8 @@ def test_bound_and_plan_against_brute_force_on_tiny_decks(seed: int) -> None:
         result = O.solve(deal, TINY, seat, width=8, time_limit=0.5)
         assert result.score <= best <= result.bound
         assert R.replay(TINY, deal, result.plan).scores[seat] == result.score
+        assert best <= O.artist_path_bound(TINY, R.parse_deal(deal, TINY), seat)[0]
+        assert best <= O.artist_path_bound(TINY, None, seat)[0]
         exact = O.solve(deal, TINY, seat, exact_positions=100_000)
         assert exact.optimal and exact.score == best and exact.stats["method"] == "exhaustive"
 
@@ -69,7 +71,9 @@ def test_relaxation_bounds_valid_with_parameters(params) -> None:
         )
         assert found >= best  # the hinted real game is a solution of the model
         seat_only, _, _ = O.seat_round_bound(rules, None, seat, time_limit=0.5, workers=1)
-        assert best <= bound and best <= free and best <= seat_only  # all proven bounds
+        paths, _ = O.artist_path_bound(rules, cards, seat)
+        free_paths, _ = O.artist_path_bound(rules, None, seat)
+        assert best <= min(bound, free, seat_only, paths, free_paths)  # all proven bounds
 
 
 def _beam_game(rules: R.Rules, cards, seat: int) -> R.State:
@@ -120,6 +124,73 @@ def test_real_games_satisfy_the_game_model(players: int, seat: int, params: dict
         final = _random_play(rules, R.deal_string(cards), players)
     solver, _ = _fixed_in_model(rules, cards, final.history, seat)
     assert solver.ObjectiveValue() == final.scores[seat]
+
+
+def _artist_paths(rules: R.Rules, cards, history, seat: int, monkeypatch) -> list[tuple]:
+    """The arcs of ``artist_path_bound``'s network that the real game ``history`` takes, read from
+    what the engine scores each round (its own ``round_points``, recorded)."""
+    scored = []
+    engine_points = R.round_points
+
+    def recording(counts, own, values, awards, rules_):  # noqa: ANN001, ANN202
+        points, won = engine_points(counts, own, values, awards, rules_)
+        scored.append((list(counts), [list(o) for o in own], list(values), list(awards), won))
+        return points, won
+
+    monkeypatch.setattr(R, "round_points", recording)
+    R.replay(rules, cards, history)
+    monkeypatch.undo()
+    assert len(scored) == rules.rounds
+    keys = []
+    for a in range(R.NUM_ARTISTS):
+        value, held, awards_before = 0, 0, 0
+        for r, (counts, own, values, awards, won) in enumerate(scored):
+            k = awards[a] - awards_before
+            awards_before = awards[a]
+            keys.append((a, r, "award", value, held, k))
+            value += rules.award_value * k
+            top = R.rank_artists(counts, len(rules.value_tokens))
+            place = top.index(a) if a in top else -1
+            keys.append((a, r, "place", value, held, place))
+            if place >= 0:
+                value += rules.value_tokens[place]
+                # the path's value is the engine's at scoring
+                assert value == values[a] + won[a] + rules.award_value * awards[a]
+                keys.append((a, r, "cards", value, held, own[seat][a]))
+                held += own[seat][a]
+    return keys
+
+
+@pytest.mark.parametrize(
+    "players, seat, params, play",
+    [
+        (2, 0, {}, "random"),
+        (2, 1, {}, "beam"),
+        (3, 2, {}, "beam"),
+        (4, 3, {}, "random"),
+        (5, 1, {}, "beam"),
+        (2, 0, {"resolve_ending_card": True, "value_tokens": (3, 2)}, "beam"),
+        (3, 1, {"end_of_round_plays": True, "extra_card_each_round": True}, "beam"),
+    ],
+)
+def test_real_games_take_a_path_of_the_artist_path_relaxation(
+    players, seat, params, play, monkeypatch
+) -> None:
+    """Each artist's path in a real game is in the network, the paths together meet every
+    coupling row, and with them fixed the LP pays exactly the seat's score: the path bound leaves
+    no real game out."""
+    rules = R.Rules(players=players, **params)
+    cards = R.parse_deal(R.random_deal(rules, 30 + players + seat), rules)
+    final = (
+        _beam_game(rules, cards, seat) if play == "beam" else _random_play(rules, R.deal_string(cards), seat)
+    )
+    for free in (False, True):
+        lp, arcs = O._path_lp(rules, None if free else cards, seat)
+        for key in _artist_paths(rules, cards, final.history, seat, monkeypatch):
+            assert key in arcs, f"the real game's step {key} is not in the network"
+            lp.row(1.0, 1.0, [(1.0, arcs[key])])
+        optimum, safe = lp.bound()
+        assert round(optimum) == final.scores[seat] and safe >= final.scores[seat] - 1e-6
 
 
 def test_free_deal_search_plan_replays() -> None:

@@ -39,6 +39,7 @@ only meant for tiny decks, to check the other two in tests.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -1290,6 +1291,223 @@ def seat_round_bound(
         "seat_model_seconds": solver.WallTime(),
     }
     return bound, found, stats
+
+
+# ---- a third relaxation: each artist's path of values and the seat's cards ------------------------
+
+
+def _seat_reach(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[str, list]:
+    """What the seat can have by the end of each round, whatever the starters and draws: per artist
+    the most cards of it received ("artist"), the most cards in all ("total"), the award cards any hand
+    can have played ("awards", at most the tokens) and the hidden cards the seat can hold ("hidden").
+    With ``cards=None`` (any deal) the deck's own counts."""
+    n, R, A = rules.players, rules.rounds, NUM_ARTISTS
+    dmax = sum(rules.deck[a][DRAW] for a in range(A))
+    tokens = min(rules.award_tokens, sum(rules.deck[a][AWARD] for a in range(A)))
+    total = [rules.deals[0] + sum(rules.deals[1 : r + 1]) + dmax for r in range(R)]
+    if cards is None:
+        hidden = sum(rules.deck[a][HIDDEN] for a in range(A))
+        return {
+            "artist": [[sum(rules.deck[a])] * R for a in range(A)], "total": total,
+            "awards": [tokens] * R, "hidden": [hidden] * R,
+        }  # fmt: skip
+    tab = _deck_tables(rules, cards)
+    first = rules.deals[0] * n
+    ex_each = 1 if rules.extra_card_each_round else 0
+    ends = [first + 1 + sum(n * rules.deals[q] + ex_each for q in range(1, r + 1)) + dmax for r in range(R)]
+    hidden, awards = [], []
+    for end in ends:
+        held = sum(tab["hand1"][seat][a * NUM_SYMBOLS + HIDDEN] for a in range(A))
+        hidden.append(held + sum(1 for k in cards[first:end] if symbol_of(k) == HIDDEN))
+        awards.append(min(tokens, sum(1 for k in cards[:end] if symbol_of(k) == AWARD)))
+    artist = []
+    for a in range(A):
+        kinds = range(a * NUM_SYMBOLS, (a + 1) * NUM_SYMBOLS)
+        # best[d]: the most cards of a the seat can hold when d cards have been drawn so far. Round r
+        # deals to the seat (from any starter) after the draws so far, then its draws are the next
+        # positions: the seat may take every card of a among them.
+        best = {0: sum(tab["hand1"][seat][k] for k in kinds)}
+        row = []
+        for r in range(R):
+            nxt: dict[int, int] = {}
+            for d0, held in best.items():
+                if r:
+                    held += max(sum(tab["deal"][r][k][d0 * n + off] for k in kinds) for off in range(n))
+                for d1 in range(d0, dmax + 1):
+                    got = held + sum(tab["draws"][r][k][d1] - tab["draws"][r][k][d0] for k in kinds)
+                    nxt[d1] = max(nxt.get(d1, 0), got)
+            row.append(max(nxt.values()))
+            best = nxt
+        artist.append(row)
+    return {"artist": artist, "total": total, "awards": awards, "hidden": hidden}
+
+
+class _LinearProgram:
+    """A maximization LP in columns, solved by GLOP, with a bound that does not trust the solver:
+    any duals (``>=`` 0 on ``<=`` rows) give c x <= y b + sum of positive reduced costs x upper
+    bounds for every feasible x, computed here from the rows themselves."""
+
+    def __init__(self) -> None:
+        self.obj: list[float] = []
+        self.upper: list[float] = []
+        self.rows: list[tuple[float, float, list[int], list[float]]] = []
+
+    def var(self, objective: float = 0.0, upper: float = 1.0) -> int:
+        self.obj.append(objective)
+        self.upper.append(upper)
+        return len(self.obj) - 1
+
+    def row(self, lower: float, upper: float, terms: Sequence[tuple[float, int]] = ()) -> int:
+        self.rows.append((lower, upper, [v for _, v in terms], [c for c, _ in terms]))
+        return len(self.rows) - 1
+
+    def add(self, row: int, coef: float, var: int) -> None:
+        self.rows[row][2].append(var)
+        self.rows[row][3].append(coef)
+
+    def bound(self) -> tuple[float, float]:
+        """(GLOP's optimum, the safe upper bound from its duals)."""
+        from ortools.linear_solver import linear_solver_pb2, pywraplp
+
+        model = linear_solver_pb2.MPModelProto(maximize=True)
+        for c, u in zip(self.obj, self.upper, strict=True):
+            model.variable.add(lower_bound=0.0, upper_bound=u, objective_coefficient=c)
+        for lo, up, index, coef in self.rows:
+            model.constraint.add(lower_bound=lo, upper_bound=up, var_index=index, coefficient=coef)
+        request = linear_solver_pb2.MPModelRequest(
+            model=model, solver_type=linear_solver_pb2.MPModelRequest.GLOP_LINEAR_PROGRAMMING
+        )
+        response = linear_solver_pb2.MPSolutionResponse()
+        pywraplp.Solver.SolveWithProto(request, response)
+        if response.status != linear_solver_pb2.MPSOLVER_OPTIMAL:
+            raise RuntimeError(f"path LP not solved: status {response.status}")
+        reduced = list(self.obj)
+        total = 0.0
+        for (lo, up, index, coef), y in zip(self.rows, response.dual_value, strict=True):
+            if lo != up:  # a <= row (the only other kind here): its dual must be >= 0
+                y = max(0.0, y)
+            total += y * (up if y >= 0 else lo)
+            for v, c in zip(index, coef, strict=True):
+                reduced[v] -= y * c
+        total += sum(max(0.0, r) * u for r, u in zip(reduced, self.upper, strict=True))
+        return response.objective_value, total
+
+
+def _path_lp(rules: Rules, cards: Sequence[int] | None, seat: int) -> tuple[_LinearProgram, dict[tuple, int]]:
+    """The LP of ``artist_path_bound`` and its arcs by key: (artist, round, "award", value, cards, k),
+    (artist, round, "place", value, cards, place or -1) and (artist, round, "cards", value, cards, s),
+    where value and cards are the path's state before that step."""
+    n, R, A = rules.players, rules.rounds, NUM_ARTISTS
+    tok, av = rules.value_tokens, rules.award_value
+    reach = _seat_reach(rules, cards, seat)
+    limit = rules.round_limit
+    end_plays = 1 if rules.end_of_round_plays else 0
+    excess_max = max(2, n)
+    up_max = limit - 1 + excess_max + end_plays
+    lp = _LinearProgram()
+    arcs: dict[tuple, int] = {}
+    place_use: list[list[list[int]]] = [[[] for _ in tok] for _ in range(R)]
+    award_use: list[list[tuple[int, int]]] = [[] for _ in range(R)]
+    card_use: list[list[tuple[int, int]]] = [[] for _ in range(R)]
+    over_use: list[list[tuple[int, int]]] = [[] for _ in range(R)]
+    rows: dict[tuple, int] = {}
+
+    def node(key: tuple) -> int:
+        """The flow balance row of a node (out - in = 0), created on first use."""
+        if key not in rows:
+            rows[key] = lp.row(0.0, 0.0)
+        return rows[key]
+
+    def arc(tail: tuple, head: tuple | None, choice: int, objective: float = 0.0) -> int:
+        x = lp.var(objective)
+        arcs[(*tail, choice)] = x
+        lp.add(node(tail), 1.0, x)
+        if head is not None:  # None: the path ends after the last round
+            lp.add(node(head), -1.0, x)
+        return x
+
+    for a in range(A):
+        rows[(a, 0, "award", 0, 0)] = lp.row(1.0, 1.0)  # the source: one unit of flow
+        states = {(0, 0)}
+        for r in range(R):
+            cap = min(up_max + reach["hidden"][r], reach["artist"][a][r])
+            last = r + 1 == R
+            awarded = set()
+            for v, u in states:
+                for k in range(reach["awards"][r] + 1):
+                    x = arc((a, r, "award", v, u), (a, r, "place", v + av * k, u), k)
+                    if k:
+                        award_use[r].append((k, x))
+                    awarded.add((v + av * k, u))
+            placed, nxt = set(), set()
+            for w, u in awarded:
+                arc((a, r, "place", w, u), None if last else (a, r + 1, "award", w, u), -1)
+                nxt.add((w, u))
+                for j, t in enumerate(tok):
+                    place_use[r][j].append(arc((a, r, "place", w, u), (a, r, "cards", w + t, u), j))
+                    placed.add((w + t, u))
+            for val, u in placed:
+                for s in range(min(cap, reach["artist"][a][r] - u) + 1):
+                    tail, head = (a, r, "cards", val, u), (a, r + 1, "award", val, u + s)
+                    x = arc(tail, None if last else head, s, val * s)
+                    if s:
+                        card_use[r].append((s, x))
+                    if s > limit - 1:
+                        over_use[r].append((s - (limit - 1), x))
+                    nxt.add((val, u + s))
+            states = nxt
+    for r in range(R):
+        for j in range(len(tok)):
+            lp.row(-math.inf, 1.0, [(1.0, x) for x in place_use[r][j]])
+            if j:
+                lp.row(
+                    -math.inf,
+                    0.0,
+                    [(1.0, x) for x in place_use[r][j]] + [(-1.0, x) for x in place_use[r][j - 1]],
+                )
+        lp.row(-math.inf, reach["awards"][r], [(k, x) for q in range(r + 1) for k, x in award_use[q]])
+        lp.row(-math.inf, reach["total"][r], [(s, x) for q in range(r + 1) for s, x in card_use[q]])
+    down = [lp.var(0.0, reach["hidden"][R - 1]) for _ in range(R)]
+    for r in range(R):
+        lp.row(-math.inf, reach["hidden"][r], [(1.0, down[q]) for q in range(r + 1)])
+        lp.row(-math.inf, excess_max + end_plays * A, [(s, x) for s, x in over_use[r]] + [(-1.0, down[r])])
+    return lp, arcs
+
+
+def artist_path_bound(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tuple[int, dict[str, Any]]:
+    """(proven upper bound, stats) from a relaxation that follows each artist on its own.
+
+    The game model's LP pools the seat's cards across artists: a value token split over several
+    artists pays for cards of all of them. Here every artist takes a path through the rounds: before
+    each round its value and how many of its cards the seat has scored so far; in the round, the award
+    tokens it gets, its place (or none), and the seat's cards of it that score. A path pays value x
+    cards for every round in which the artist places, so one artist's value pays for that artist's
+    cards only, and a mixture of paths pays a mixture of the same products. Every real game gives one
+    path per artist (the seat's cards of an artist outside the top places are dropped: that only
+    loosens the limits below), which satisfies:
+
+    - per round, each place goes to at most one artist, and a place only when the one above is taken;
+    - the award tokens placed by the end of round r are no more than the tokens, nor than the award
+      cards any hand can have played by then;
+    - the seat scores no more cards of an artist by the end of round r than it can have received
+      (``_seat_reach``: any starters and draws), nor more cards in all than it was dealt plus the draw
+      cards;
+    - per round, the seat's cards of an artist are at most ``limit - 1`` plus the artist's share of
+      the last display's excess (at most ``max(2, players)`` over all artists, as in ``build_model``)
+      plus its face-down cards, and it puts down no more face-down cards by round r than the hidden
+      cards it can hold by then (end-of-round plays add one card per artist).
+
+    So the LP optimum over these paths bounds the seat's score; the bound is taken from the LP's duals
+    (``_LinearProgram``), so it does not rest on the solver's tolerances.
+    """
+    _require_modelled(rules)
+    start = time.perf_counter()
+    lp, _ = _path_lp(rules, cards, seat)
+    optimum, safe = lp.bound()
+    bound = int(safe + 1e-6)
+    stats = {"path_lp": optimum, "path_bound": bound, "path_columns": len(lp.obj),
+             "path_seconds": time.perf_counter() - start}  # fmt: skip
+    return bound, stats
 
 
 class _Collector(cp_model.CpSolverSolutionCallback):
