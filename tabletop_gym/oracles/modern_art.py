@@ -1583,6 +1583,10 @@ def solve(
         bound, _, relax_stats = seat_round_bound(rules, cards, seat, time_limit)
         relax_stats["game_model"] = str(error)
     stats.update(relax_stats)
+    stats["game_model_bound"] = bound
+    path_bound, path_stats = artist_path_bound(rules, cards, seat)
+    stats.update(path_stats)
+    bound = min(bound, path_bound)
     stats["plan_source"] = "beam"
     # The relaxation's best solutions, played out through the engine: where the order of plays can
     # be found, the plan scores what the solution does; else a beam goes on from the first round
@@ -1597,7 +1601,7 @@ def solve(
         if found > score:
             score, plan = found, line
             stats["plan_source"] = f"relaxation {how}"
-    stats["method"] = "best of beam and realized relaxation plans + CP-SAT game relaxation bound"
+    stats["method"] = "beam and realized relaxation plans; the smaller bound of the game model and the artist paths"
     if bound < score:  # a proven bound below a replayed plan can only be a bug in the model
         raise AssertionError(f"relaxation bound {bound} below the plan's {score}: the model is wrong")
     return _checked(rules, deal, seat, score, bound, plan, start, stats)
@@ -1661,8 +1665,10 @@ def free_deal_bound(
     )
     seat_bound, _, seat_stats = seat_round_bound(rules, None, 0, time_limit)
     stats.update(seat_stats)
+    path_bound, path_stats = artist_path_bound(rules, None, 0)
+    stats.update(path_stats)
     stats["game_model_bound"] = game_bound
-    return min(game_bound, seat_bound), objective, stats
+    return min(game_bound, seat_bound, path_bound), objective, stats
 
 
 def stacked_deal(rules: Rules, seed: int, seat: int = 0) -> str:
