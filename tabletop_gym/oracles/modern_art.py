@@ -1601,7 +1601,7 @@ def solve(
         if found > score:
             score, plan = found, line
             stats["plan_source"] = f"relaxation {how}"
-    stats["method"] = "beam and realized relaxation plans; the smaller bound of the game model and the artist paths"
+    stats["method"] = "beam and realized relaxation plans; smaller of the game model and artist path bounds"
     if bound < score:  # a proven bound below a replayed plan can only be a bug in the model
         raise AssertionError(f"relaxation bound {bound} below the plan's {score}: the model is wrong")
     return _checked(rules, deal, seat, score, bound, plan, start, stats)
