@@ -209,6 +209,8 @@ def _bench(args: argparse.Namespace) -> int:
             report[f"oracle_{players}p"] = {
                 "plan_scores": [r.score for r in rows],
                 "bounds": [r.bound for r in rows],
+                "game_model_bounds": [r.stats.get("game_model_bound") for r in rows],
+                "artist_path_bounds": [r.stats.get("path_bound") for r in rows],
                 "relaxation_objectives": [r.stats.get("relaxation_objective") for r in rows],
                 "plan_sources": [r.stats.get("plan_source") for r in rows],
                 "median_plan_score": statistics.median(r.score for r in rows),
@@ -225,6 +227,11 @@ def _bench(args: argparse.Namespace) -> int:
                 "best_found_deal": free["deal"],
                 "plan_source": free["plan_source"],
                 "proven_bound": free["bound"],
+                "bounds_by_relaxation": {
+                    "game_model": free["stats"].get("game_model_bound"),
+                    "seat_model": free["stats"].get("seat_model_bound"),
+                    "artist_paths": free["stats"].get("path_bound"),
+                },
                 "relaxation_objective": free["relaxation_objective"],
                 "seed_relaxed_figure": SEED_FIGURES.get(players),
                 "note": "the seed's figure is the optimum of a model without double, hidden, "
