@@ -22,11 +22,16 @@ Two parts, reported separately and never mixed up:
   it is a relaxation: ``optimal`` is true only when the bound meets the plan.
   The plan hints the search, so CP-SAT starts from a real game. Where CP-SAT proves nothing in time,
   ``seat_round_bound`` (the first, seat-only round model: weaker, but fast) gives the bound.
+  ``artist_path_bound`` is a third relaxation, an LP solved in seconds: each artist follows a path
+  of values and the seat's cards through the rounds, so one artist's value pays for that artist's
+  cards only. The game model's LP instead pools the seat's cards across artists (a value token
+  split over several artists pays for cards of all of them), which is why its bound stays high; the
+  path LP cuts it by about a third. The reported bound is the smaller of the two.
 
-Both are far from meeting on full deals (see the bench). Fixing every round's ranking and award
-tokens makes the model's LP tight (CP-SAT then proves the restricted optimum in seconds), but with
-them free the LP spreads each token over several artists, so the bound stays near twice the best
-plan and proofs need search the time limits do not allow.
+Plans and bounds are still far from meeting on full deals (see the bench). Fixing every round's
+ranking and award tokens makes the game model's LP tight (CP-SAT then proves the restricted
+optimum in seconds), but with them free no formulation tried here comes near the plans, and proofs
+need search the time limits do not allow.
 
 Over all deals (``free_deal``) the same model with free cards gives the bound, and its solutions
 give plans: ``realize_free`` decides the deck as the realization reaches each position (the cards a
@@ -1554,7 +1559,8 @@ def solve(
     time_limit: float = 10.0,
     exact_positions: int = 0,
 ) -> OracleResult:
-    """The per-deal oracle: ``score`` from a replayed plan, ``bound`` from the relaxation.
+    """The per-deal oracle: ``score`` from a replayed plan, ``bound`` the smaller of the game model's
+    (CP-SAT, ``time_limit`` seconds) and ``artist_path_bound``'s (an LP, a few seconds more).
 
     With ``exact_positions > 0`` the exhaustive search is tried first (exact, for tiny decks) and its
     optimum is both score and bound when it finishes within that many positions.
@@ -1654,9 +1660,10 @@ def free_deal_bound(
     plan_deal: str | None = None,
     collect: list | None = None,
 ) -> tuple[int, int, dict[str, Any]]:
-    """A proven upper bound on any seat's score over every deal: the smaller of the two relaxations'
-    proven bounds with free cards (``time_limit`` seconds each). Returns (bound, the game model's best
-    objective, stats); that objective is the relaxation's, not a played score. ``plan`` (a game of
+    """A proven upper bound on any seat's score over every deal: the smallest of the three
+    relaxations' proven bounds with free cards (``time_limit`` seconds for each CP-SAT model).
+    Returns (bound, the game model's best objective, stats); that objective is the relaxation's, not
+    a played score. ``plan`` (a game of
     ``plan_deal``) hints the search; ``collect`` receives the game model's last solutions, as in
     ``relaxation_bound``."""
     hint_deal = parse_deal(plan_deal, rules) if plan_deal is not None else None
@@ -1762,6 +1769,7 @@ def free_deal(
 
 __all__ = [
     "beam_search", "portfolio_search", "brute_force", "build_model", "relaxation_bound", "seat_round_bound",
+    "artist_path_bound",
     "solve", "solve_cached", "check", "free_deal_bound", "free_deal_search", "stacked_deal", "free_deal",
     "realize", "realize_free",
 ]  # fmt: skip
