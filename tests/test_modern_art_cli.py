@@ -27,7 +27,12 @@ def test_solve_command_prints_plan_and_bound(capsys):
     actions = [int(a) for a in plan.split(":")[1].split()]
     found = int(next(line.split()[1] for line in out.splitlines() if line.startswith("plan ")))
     assert R.replay(R.Rules(), deal, actions).scores[0] == found
-    assert "bound" in out
+    bound = int(next(line.split()[1] for line in out.splitlines() if line.startswith("bound")))
+    # the reported bound is the smaller of the two relaxations' bounds, each printed
+    each = next(line for line in out.splitlines() if "artist paths (LP)" in line)
+    game = int(each.split("game model (CP-SAT)")[1].split(",")[0])
+    paths = int(each.split("artist paths (LP)")[1])
+    assert found <= bound == min(game, paths)
 
 
 def test_solve_command_over_every_deal(capsys):
@@ -123,5 +128,8 @@ def test_bench_command_small(tmp_path, capsys):
     report = json.loads((tmp_path / "modern_art.json").read_text())
     row, best = report["oracle_2p"], report["max_2p"]
     assert row["median_plan_score"] <= row["median_bound"]
+    for bound, game, paths in zip(row["bounds"], row["game_model_bounds"], row["artist_path_bounds"], strict=True):
+        assert bound == min(game, paths)
+    assert best["proven_bound"] == min(best["bounds_by_relaxation"].values())
     assert best["best_found"] <= best["proven_bound"] and best["seed_relaxed_figure"] == 301
     assert "max_2p" in capsys.readouterr().out

@@ -1585,11 +1585,11 @@ def solve(
     solutions: list = []
     try:
         bound, _, relax_stats = relaxation_bound(rules, cards, seat, time_limit, plan=plan, collect=solutions)
+        relax_stats["game_model_bound"] = bound
     except RuntimeError as error:  # nothing proven in time: the seat-only model's bound instead
         bound, _, relax_stats = seat_round_bound(rules, cards, seat, time_limit)
         relax_stats["game_model"] = str(error)
     stats.update(relax_stats)
-    stats["game_model_bound"] = bound
     path_bound, path_stats = artist_path_bound(rules, cards, seat)
     stats.update(path_stats)
     bound = min(bound, path_bound)
