@@ -128,8 +128,8 @@ def test_bench_command_small(tmp_path, capsys):
     report = json.loads((tmp_path / "modern_art.json").read_text())
     row, best = report["oracle_2p"], report["max_2p"]
     assert row["median_plan_score"] <= row["median_bound"]
-    for bound, game, paths in zip(row["bounds"], row["game_model_bounds"], row["artist_path_bounds"], strict=True):
-        assert bound == min(game, paths)
+    each = zip(row["bounds"], row["game_model_bounds"], row["artist_path_bounds"], strict=True)
+    assert all(bound == min(game, paths) for bound, game, paths in each)
     assert best["proven_bound"] == min(best["bounds_by_relaxation"].values())
     assert best["best_found"] <= best["proven_bound"] and best["seed_relaxed_figure"] == 301
     assert "max_2p" in capsys.readouterr().out
