@@ -1303,17 +1303,18 @@ def seat_round_bound(
 
 def _seat_reach(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[str, list]:
     """What the seat can have by the end of each round, whatever the starters and draws: per artist
-    the most cards of it received ("artist"), the most cards in all ("total"), the award cards any hand
-    can have played ("awards", at most the tokens) and the hidden cards the seat can hold ("hidden").
-    With ``cards=None`` (any deal) the deck's own counts."""
+    the most cards of it received ("artist"), the most cards in all ("total": dealt, plus one draw
+    per draw card it can have received), the award cards any hand can have played ("awards", at most
+    the tokens) and the hidden cards the seat can hold ("hidden"). With ``cards=None`` (any deal) the
+    deck's own counts."""
     n, R, A = rules.players, rules.rounds, NUM_ARTISTS
     dmax = sum(rules.deck[a][DRAW] for a in range(A))
     tokens = min(rules.award_tokens, sum(rules.deck[a][AWARD] for a in range(A)))
-    total = [rules.deals[0] + sum(rules.deals[1 : r + 1]) + dmax for r in range(R)]
+    dealt = [rules.deals[0] + sum(rules.deals[1 : r + 1]) for r in range(R)]
     if cards is None:
         hidden = sum(rules.deck[a][HIDDEN] for a in range(A))
         return {
-            "artist": [[sum(rules.deck[a])] * R for a in range(A)], "total": total,
+            "artist": [[sum(rules.deck[a])] * R for a in range(A)], "total": [d + dmax for d in dealt],
             "awards": [tokens] * R, "hidden": [hidden] * R,
         }  # fmt: skip
     tab = _deck_tables(rules, cards)
@@ -1325,12 +1326,12 @@ def _seat_reach(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[st
         held = sum(tab["hand1"][seat][a * NUM_SYMBOLS + HIDDEN] for a in range(A))
         hidden.append(held + sum(1 for k in cards[first:end] if symbol_of(k) == HIDDEN))
         awards.append(min(tokens, sum(1 for k in cards[:end] if symbol_of(k) == AWARD)))
-    artist = []
-    for a in range(A):
-        kinds = range(a * NUM_SYMBOLS, (a + 1) * NUM_SYMBOLS)
-        # best[d]: the most cards of a the seat can hold when d cards have been drawn so far. Round r
-        # deals to the seat (from any starter) after the draws so far, then its draws are the next
-        # positions: the seat may take every card of a among them.
+
+    def most(kinds: Sequence[int]) -> list[int]:
+        """Per round, the most cards of ``kinds`` the seat can have received by its end."""
+        # best[d]: the most when d cards have been drawn so far. Round r deals to the seat (from any
+        # starter) after the draws so far, then its draws are the next positions: the seat may take
+        # every card of ``kinds`` among them.
         best = {0: sum(tab["hand1"][seat][k] for k in kinds)}
         row = []
         for r in range(R):
@@ -1343,7 +1344,12 @@ def _seat_reach(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[st
                     nxt[d1] = max(nxt.get(d1, 0), got)
             row.append(max(nxt.values()))
             best = nxt
-        artist.append(row)
+        return row
+
+    artist = [most(range(a * NUM_SYMBOLS, (a + 1) * NUM_SYMBOLS)) for a in range(A)]
+    # each draw needs a draw card of the seat's own, played as a turn card
+    draw_cards = most([a * NUM_SYMBOLS + DRAW for a in range(A)])
+    total = [dealt[r] + min(dmax, draw_cards[r]) for r in range(R)]
     return {"artist": artist, "total": total, "awards": awards, "hidden": hidden}
 
 
