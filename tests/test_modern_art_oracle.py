@@ -327,3 +327,17 @@ def test_rare_round_endings_satisfy_the_game_model(ending: str) -> None:
             assert solver.ObjectiveValue() == final.scores[0]
             return
     pytest.fail(f"no random game with a round ending on {ending} in 400 seeds")
+
+
+def test_a_failed_path_lp_leaves_the_other_bounds_standing(monkeypatch) -> None:
+    deal = R.random_deal(TINY, 1)
+    best, _ = O.brute_force(TINY, deal, 0)
+
+    def gives_up(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise RuntimeError("path LP not solved: status 4")
+
+    monkeypatch.setattr(O, "artist_path_bound", gives_up)
+    result = O.solve(deal, TINY, 0, width=8, time_limit=0.5)
+    assert result.stats["path_lp"] == "path LP not solved: status 4" and "path_bound" not in result.stats
+    assert result.score <= best <= result.bound
+    assert result.bound == result.stats.get("game_model_bound", result.stats.get("seat_model_bound"))

@@ -1501,8 +1501,8 @@ def artist_path_bound(rules: Rules, cards: Sequence[int] | None, seat: int = 0) 
     - the award tokens placed by the end of round r are no more than the tokens, nor than the award
       cards any hand can have played by then;
     - the seat scores no more cards of an artist by the end of round r than it can have received
-      (``_seat_reach``: any starters and draws), nor more cards in all than it was dealt plus the draw
-      cards;
+      (``_seat_reach``: any starters and draws), nor more cards in all than it was dealt plus one
+      per draw card it can have received (a draw needs the drawing player's own draw card);
     - per round, the seat's cards of an artist are at most ``limit - 1`` plus the artist's share of
       the last display's excess (at most ``max(2, players)`` over all artists, as in ``build_model``)
       plus its face-down cards, and it puts down no more face-down cards by round r than the hidden
@@ -1519,6 +1519,18 @@ def artist_path_bound(rules: Rules, cards: Sequence[int] | None, seat: int = 0) 
     stats = {"path_lp": optimum, "path_bound": bound, "path_columns": len(lp.obj),
              "path_seconds": time.perf_counter() - start}  # fmt: skip
     return bound, stats
+
+
+def _path_bound_or_none(rules: Rules, cards: Sequence[int] | None, seat: int, stats: dict) -> int | None:
+    """``artist_path_bound``, its stats added to ``stats``; None (and the reason in ``stats``) where
+    the LP solver gives up, so the other bounds still stand."""
+    try:
+        bound, path_stats = artist_path_bound(rules, cards, seat)
+    except RuntimeError as error:
+        stats["path_lp"] = str(error)
+        return None
+    stats.update(path_stats)
+    return bound
 
 
 class _Collector(cp_model.CpSolverSolutionCallback):
@@ -1596,9 +1608,9 @@ def solve(
         bound, _, relax_stats = seat_round_bound(rules, cards, seat, time_limit)
         relax_stats["game_model"] = str(error)
     stats.update(relax_stats)
-    path_bound, path_stats = artist_path_bound(rules, cards, seat)
-    stats.update(path_stats)
-    bound = min(bound, path_bound)
+    path_bound = _path_bound_or_none(rules, cards, seat, stats)
+    if path_bound is not None:
+        bound = min(bound, path_bound)
     stats["plan_source"] = "beam"
     # The relaxation's best solutions, played out through the engine: where the order of plays can
     # be found, the plan scores what the solution does; else a beam goes on from the first round
@@ -1669,19 +1681,17 @@ def free_deal_bound(
     """A proven upper bound on any seat's score over every deal: the smallest of the three
     relaxations' proven bounds with free cards (``time_limit`` seconds for each CP-SAT model).
     Returns (bound, the game model's best objective, stats); that objective is the relaxation's, not
-    a played score. ``plan`` (a game of
-    ``plan_deal``) hints the search; ``collect`` receives the game model's last solutions, as in
-    ``relaxation_bound``."""
+    a played score. ``plan`` (a game of ``plan_deal``) hints the search; ``collect`` receives the game
+    model's last solutions, as in ``relaxation_bound``."""
     hint_deal = parse_deal(plan_deal, rules) if plan_deal is not None else None
     game_bound, objective, stats = relaxation_bound(
         rules, None, 0, time_limit, plan=plan, plan_deal=hint_deal, collect=collect
     )
     seat_bound, _, seat_stats = seat_round_bound(rules, None, 0, time_limit)
     stats.update(seat_stats)
-    path_bound, path_stats = artist_path_bound(rules, None, 0)
-    stats.update(path_stats)
     stats["game_model_bound"] = game_bound
-    return min(game_bound, seat_bound, path_bound), objective, stats
+    bounds = [game_bound, seat_bound, _path_bound_or_none(rules, None, 0, stats)]
+    return min(b for b in bounds if b is not None), objective, stats
 
 
 def stacked_deal(rules: Rules, seed: int, seat: int = 0) -> str:
