@@ -1025,33 +1025,18 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
     # card at the limit brings one card per other player, a double one more); past that only the
     # seat's face-down cards add to its own, and it can put down no more hidden cards than it holds.
     up_max = L - 1 + excess_max + (n if rules.end_of_round_plays else 0)
-    hidden_max = [sum(rules.deck[a][HIDDEN] for a in range(A))] * R
-    if cards is not None:
-        first = rules.deals[0] * n
-        hidden_max = []
-        for r in range(R):
-            end = first + 1 + sum(n * rules.deals[q] + ex_each for q in range(1, r + 1)) + dmax
-            held = sum(tab["hand1"][seat][a * NUM_SYMBOLS + HIDDEN] for a in range(A))
-            hidden_max.append(held + sum(1 for k in cards[first:end] if symbol_of(k) == HIDDEN))
+    # What the seat can hold by round r, whatever the starters and draws: hidden cards, and of each
+    # artist (free deal: the deck's counts).
+    seat_reach = _seat_reach(rules, cards, seat)
+    hidden_max = seat_reach["hidden"]
     awb = [[[B(f"ab{r}_{a}_{i}") for i in range(tokens)] for a in range(A)] for r in range(R)]
     for r in range(R):
         for a in range(A):
             m.Add(aw[r][a] == sum(awb[r][a]))
-    # What the seat can hold of an artist by round r: its first hand and every later card of the deck
-    # that can reach any hand by then (free deal: the whole artist).
-    reach = [[sum(rules.deck[a]) for a in range(A)] for r in range(R)]
-    if cards is not None:
-        first = rules.deals[0] * n
-        for r in range(R):
-            end = first + 1 + sum(n * rules.deals[q] + ex_each for q in range(1, r + 1)) + dmax
-            for a in range(A):
-                reach[r][a] = sum(tab["hand1"][seat][k] for k in kinds_of(a)) + sum(
-                    1 for k in cards[first:end] if artist_of(k) == a
-                )
     for r in range(R):
         for a in range(A):
             placed = sum(place[r][a])
-            cap = min(up_max + hidden_max[r], reach[r][a])
+            cap = min(up_max + hidden_max[r], seat_reach["artist"][a][r])
             seat_down = sum(down[r][seat][k] for k in kinds_of(a))
             own = V(0, cap, f"o{r}_{a}")
             m.Add(own == sum(turn[r][seat][k] + sec[r][seat][k] + down[r][seat][k] for k in kinds_of(a)))
