@@ -711,7 +711,8 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
     - *Ranking and pay*: the artists rank by cards this round (face-down and extra included), ties
       to board order, exactly as the engine ranks; tokens go to the placing artists, award tokens
       stay, and the seat is paid value x own cards only for placing artists. Of one artist the seat
-      has at most the face-up limit's worth plus the hidden cards it can hold by then.
+      has at most the face-up limit's worth plus the hidden cards it can hold by then, and no more
+      than it can have received by then under any starters and draws (``_seat_reach``).
 
     Left out (so the optimum may be above the best real play): the order of plays inside a round (a
     drawn card is playable at once, a second card may be any held card, the cards drawn may go to
