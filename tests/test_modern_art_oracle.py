@@ -205,7 +205,7 @@ def test_free_deal_search_plan_replays() -> None:
     assert awards == 5  # the stacked hand holds every award card
 
 
-def test_full_deal_plan_replays_and_is_cached(tmp_path) -> None:
+def test_full_deal_plan_replays_and_is_cached(tmp_path, monkeypatch) -> None:
     rules = R.Rules(players=3)
     deal = R.random_deal(rules, 0)
     cache = OracleCache(tmp_path)
@@ -214,6 +214,11 @@ def test_full_deal_plan_replays_and_is_cached(tmp_path) -> None:
     assert final.done and final.scores[1] == result.score <= result.bound
     again = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=1)
     assert cache.hits == 1 and again.score == result.score
+    # a result cached by another oracle revision is not served
+    monkeypatch.setattr(O, "ORACLE_REVISION", O.ORACLE_REVISION + 1)
+    O.solve_cached(deal, rules, 1, cache, width=4, time_limit=1)
+    assert cache.hits == 1
+    monkeypatch.undo()
     forged = type(result)(score=result.score + 1, bound=result.bound + 1, plan=result.plan)
     assert not O.check(deal, forged, rules, 1)
 

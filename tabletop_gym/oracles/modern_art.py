@@ -80,6 +80,9 @@ from tabletop_gym.envs.modern_art.rules import (
 )
 
 GAME = "modern_art"
+# Part of the cache key: raise it when a change alters what ``solve`` returns (the artist-path bound
+# made it 2), so results cached by an older version are computed again rather than served.
+ORACLE_REVISION = 2
 
 
 # ---- the plan: beam search through the engine ----------------------------------------------------
@@ -1644,7 +1647,8 @@ def solve_cached(
     """``solve`` through the on-disk cache; cached entries are replayed before they are trusted."""
     rules = rules or Rules()
     cache = cache if cache is not None else OracleCache()
-    variant = f"{rules.variant()}_seat{seat}_" + "_".join(f"{k}{v}" for k, v in sorted(options.items()))
+    options_key = "_".join(f"{k}{v}" for k, v in sorted(options.items()))
+    variant = f"{rules.variant()}_seat{seat}_r{ORACLE_REVISION}_{options_key}"
     return cache.solve(
         GAME,
         variant,
