@@ -44,6 +44,7 @@ def test_bound_and_plan_against_brute_force_on_tiny_decks(seed: int) -> None:
         assert R.replay(TINY, deal, result.plan).scores[seat] == result.score
         assert best <= O.artist_path_bound(TINY, R.parse_deal(deal, TINY), seat)[0]
         assert best <= O.artist_path_bound(TINY, None, seat)[0]
+        assert best <= O.seat_round_bound(TINY, R.parse_deal(deal, TINY), seat, time_limit=0.5, workers=1)[0]
         exact = O.solve(deal, TINY, seat, exact_positions=100_000)
         assert exact.optimal and exact.score == best and exact.stats["method"] == "exhaustive"
 

@@ -1181,34 +1181,15 @@ def relaxation_bound(
 
 def _supply(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[str, Any]:
     """What the relaxation needs to know about the deal (or, with ``cards=None``, about any deal)."""
-    n = rules.players
-    first = rules.deals[0] * n
-    counts_total = [sum(rules.deck[a]) for a in range(NUM_ARTISTS)]
     draws = sum(rules.deck[a][DRAW] for a in range(NUM_ARTISTS))
     hidden = sum(rules.deck[a][HIDDEN] for a in range(NUM_ARTISTS))
     award_cards = sum(rules.deck[a][AWARD] for a in range(NUM_ARTISTS))
-    extras = rules.rounds if rules.extra_card_each_round else 1
-    if cards is None:
-        # Any deal: the seat may hold any cards; the extra card may be of any artist.
-        reach = [[counts_total[a]] * rules.rounds for a in range(NUM_ARTISTS)]
-        return {
-            "reach": reach, "hand": rules.deals[0], "draws": draws, "hidden": hidden,
-            "award_cards": award_cards, "extra_artist": None,
-        }  # fmt: skip
-    hand = [0] * NUM_ARTISTS
-    for i in range(rules.deals[0]):
-        hand[artist_of(cards[i * n + seat])] += 1
-    reach = []
-    for a in range(NUM_ARTISTS):
-        row = []
-        for r in range(rules.rounds):
-            # Deck positions that may have reached any hand by the end of round r.
-            end = first + extras + n * sum(rules.deals[1 : r + 1]) + draws
-            row.append(hand[a] + sum(1 for k in cards[first:end] if artist_of(k) == a))
-        reach.append(row)
+    # per artist and round, the most cards of it the seat can have received (any deal: the deck's)
+    reach = _seat_reach(rules, cards, seat)["artist"]
+    extra_artist = None if cards is None else artist_of(cards[rules.deals[0] * rules.players])
     return {
         "reach": reach, "hand": rules.deals[0], "draws": draws, "hidden": hidden,
-        "award_cards": award_cards, "extra_artist": artist_of(cards[first]),
+        "award_cards": award_cards, "extra_artist": extra_artist,
     }  # fmt: skip
 
 
