@@ -127,9 +127,9 @@ def test_real_games_satisfy_the_game_model(players: int, seat: int, params: dict
     assert solver.ObjectiveValue() == final.scores[seat]
 
 
-def _artist_paths(rules: R.Rules, cards, history, seat: int, monkeypatch) -> list[tuple]:
-    """The arcs of ``artist_path_bound``'s network that the real game ``history`` takes, read from
-    what the engine scores each round (its own ``round_points``, recorded)."""
+def _scored_rounds(rules: R.Rules, cards, history, monkeypatch) -> list[tuple]:
+    """What the engine scores each round (its own ``round_points``, recorded): counts, own cards,
+    values, awards and the tokens won."""
     scored = []
     engine_points = R.round_points
 
@@ -142,34 +142,40 @@ def _artist_paths(rules: R.Rules, cards, history, seat: int, monkeypatch) -> lis
     R.replay(rules, cards, history)
     monkeypatch.undo()
     assert len(scored) == rules.rounds
-    keys = []
+    return scored
+
+
+def _artist_paths(rules: R.Rules, scored, seat: int) -> tuple[list[tuple], list[list[int]]]:
+    """Each artist's path in the real game (per round: award tokens, place or -1, the seat's
+    scoring cards) and its cards displayed per round."""
+    paths, shown = [], []
     for a in range(R.NUM_ARTISTS):
-        value, held, awards_before = 0, 0, 0
-        for r, (counts, own, values, awards, won) in enumerate(scored):
-            k = awards[a] - awards_before
-            awards_before = awards[a]
-            keys.append((a, r, "award", value, held, k))
-            value += rules.award_value * k
+        path, awards_before = [], 0
+        for counts, own, _, awards, _ in scored:
             top = R.rank_artists(counts, len(rules.value_tokens))
             place = top.index(a) if a in top else -1
-            keys.append((a, r, "place", value, held, place))
-            if place >= 0:
-                value += rules.value_tokens[place]
-                # the path's value is the engine's at scoring
-                assert value == values[a] + won[a] + rules.award_value * awards[a]
-                keys.append((a, r, "cards", value, held, own[seat][a]))
-                held += own[seat][a]
-    return keys
+            path.append((awards[a] - awards_before, place, own[seat][a] if place >= 0 else 0))
+            awards_before = awards[a]
+        paths.append(tuple(path))
+        shown.append([counts[a] for counts, *_ in scored])
+    return paths, shown
+
+
+def _reduced(net, path, y) -> float:
+    pay, coef = net.column(path)
+    return pay - sum(y[i] * c for i, c in coef.items())
 
 
 @pytest.mark.parametrize(
     "players, seat, params, play, free",
     [
-        (2, 0, {}, "random", True),  # over every deal too (a larger network: once is enough here)
+        (2, 0, {}, "random", True),  # over every deal too
+        # no artist can reach the limit: every round ends with the hands empty
+        (2, 1, {"deck": TINY_DECK, "deals": (3, 2), "round_limit": 4}, "random", True),
         (2, 1, {}, "beam", False),
         (3, 2, {}, "beam", False),
         (4, 3, {}, "random", False),
-        (5, 1, {}, "beam", False),
+        (5, 1, {}, "beam", True),
         (2, 0, {"resolve_ending_card": True, "value_tokens": (3, 2)}, "beam", False),
         (3, 1, {"end_of_round_plays": True, "extra_card_each_round": True}, "beam", False),
     ],
@@ -177,22 +183,85 @@ def _artist_paths(rules: R.Rules, cards, history, seat: int, monkeypatch) -> lis
 def test_real_games_take_a_path_of_the_artist_path_relaxation(
     players: int, seat: int, params: dict, play: str, free: bool, monkeypatch
 ) -> None:
-    """Each artist's path in a real game is in the network, the paths together meet every
-    coupling row, and with them fixed the LP pays exactly the seat's score: the path bound leaves
-    no real game out."""
+    """Each artist's path in a real game meets the relaxation's limits on its own and, with the
+    others, every coupling row; the DP that prices paths never misses it; the paths pay exactly the
+    seat's score; so the path bound leaves no real game out."""
     rules = R.Rules(players=players, **params)
     cards = R.parse_deal(R.random_deal(rules, 30 + players + seat), rules)
     if play == "beam":
         final = _beam_game(rules, cards, seat)
     else:
         final = _random_play(rules, R.deal_string(cards), seat)
+    scored = _scored_rounds(rules, cards, final.history, monkeypatch)
+    paths, shown = _artist_paths(rules, scored, seat)
+    plays = O.plan_plays(rules, cards, final.history)["plays"]
+    downs = [sum(entry["down"][seat]) for entry in plays]
+    rng = np.random.default_rng(players + seat)
     for deal in (cards, None) if free else (cards,):
-        lp, arcs = O._path_lp(rules, deal, seat)
-        for key in _artist_paths(rules, cards, final.history, seat, monkeypatch):
-            assert key in arcs, f"the real game's step {key} is not in the network"
-            lp.row(1.0, 1.0, [(1.0, arcs[key])])
-        optimum, safe = lp.bound()
-        assert round(optimum) == final.scores[seat] and safe >= final.scores[seat] - 1e-6
+        net = O._ArtistPaths(rules, deal, seat)
+        total = [0.0] * len(net.rhs)
+        for r, down in enumerate(downs):
+            for i, c in net.down_column(r).items():
+                total[i] += c * down
+        pay = 0
+        for a, path in enumerate(paths):
+            held = displayed = awards = 0
+            for r, (k, j, s) in enumerate(path):
+                awards, held, displayed = awards + k, held + s, displayed + shown[a][r]
+                assert awards <= net.reach["awards"][r] and s <= net.cap[a][r]
+                assert held <= net.reach["artist"][a][r] and displayed <= net.avail[a][r]
+                assert shown[a][r] >= s + net.extra[a][r]
+                assert j < 0 or shown[a][r] >= net.need[r][j]
+            gets, coef = net.column(path)
+            pay += gets
+            for i, c in coef.items():
+                total[i] += c
+            for trial in range(3):  # the DP's best path pays at least the real one, whatever the duals
+                y = [0.0] * len(net.rhs) if trial == 0 else list(rng.uniform(0, 5, len(net.rhs)))
+                assert net.price(a, y)[0] >= _reduced(net, path, y) - 1e-9
+        assert pay == final.scores[seat]
+        assert all(t <= b + 1e-9 for t, b in zip(total, net.rhs, strict=True))
+        assert O.artist_path_bound(rules, deal, seat)[0] >= final.scores[seat]
+
+
+def _all_paths(net, a: int) -> list[tuple]:
+    """Every path of artist ``a`` the relaxation allows, listed one by one (tiny decks only)."""
+    found = []
+
+    def extend(r: int, path: tuple, awards: int, held: int, displayed: int) -> None:
+        if r == net.R:
+            found.append(path)
+            return
+        x = net.extra[a][r]
+        for k in range(net.reach["awards"][r] - awards + 1):
+            if displayed + x <= net.avail[a][r]:
+                extend(r + 1, (*path, (k, -1, 0)), awards + k, held, displayed + x)
+            for j in range(net.P):
+                for s in range(net.cap[a][r] + 1):
+                    more = max(s + x, net.need[r][j])
+                    if held + s <= net.reach["artist"][a][r] and displayed + more <= net.avail[a][r]:
+                        extend(r + 1, (*path, (k, j, s)), awards + k, held + s, displayed + more)
+
+    extend(0, (), 0, 0, 0)
+    return found
+
+
+@pytest.mark.parametrize("deal_seed", [0, 1, None])
+def test_path_pricing_matches_every_path_listed(deal_seed) -> None:
+    """On a tiny deck the DP's best reduced pay, under random duals, is exactly the best over every
+    allowed path listed one by one, and the path it returns pays that much."""
+    rules = R.Rules(players=2, deck=TINY_DECK, deals=(3, 2, 1), round_limit=2)
+    cards = None if deal_seed is None else R.parse_deal(R.random_deal(rules, deal_seed), rules)
+    net = O._ArtistPaths(rules, cards, 0)
+    rng = np.random.default_rng(7)
+    for a in range(R.NUM_ARTISTS):
+        listed = _all_paths(net, a)
+        assert len(listed) > 20
+        for trial in range(4):
+            y = [0.0] * len(net.rhs) if trial == 0 else list(rng.uniform(0, 3, len(net.rhs)))
+            value, path = net.price(a, y)
+            assert value == pytest.approx(max(_reduced(net, p, y) for p in listed), abs=1e-9)
+            assert path in listed and _reduced(net, path, y) == pytest.approx(value, abs=1e-9)
 
 
 def test_free_deal_search_plan_replays() -> None:
