@@ -26,7 +26,7 @@ Two parts, reported separately and never mixed up:
   generation: each artist follows a path of values, the seat's cards and its own displayed cards
   through the rounds, so one artist's value pays for that artist's cards only. The game model's LP
   instead pools the seat's cards across artists (a value token split over several artists pays for
-  cards of all of them), which is why its bound stays high; the path LP cuts it by about a third.
+  cards of all of them), which is why its bound stays high; the path LP cuts it by about two fifths.
   The reported bound is the smaller of the two.
 
 Plans and bounds are still far from meeting on full deals (see the bench). Fixing every round's
@@ -1672,7 +1672,7 @@ def solve(
     exact_positions: int = 0,
 ) -> OracleResult:
     """The per-deal oracle: ``score`` from a replayed plan, ``bound`` the smaller of the game model's
-    (CP-SAT, ``time_limit`` seconds) and ``artist_path_bound``'s (an LP, a few seconds more).
+    (CP-SAT, ``time_limit`` seconds) and ``artist_path_bound``'s (an LP, about a second more).
 
     With ``exact_positions > 0`` the exhaustive search is tried first (exact, for tiny decks) and its
     optimum is both score and bound when it finishes within that many positions.
