@@ -222,6 +222,9 @@ def test_real_games_take_a_path_of_the_artist_path_relaxation(
         assert pay == final.scores[seat]
         assert all(t <= b + 1e-9 for t, b in zip(total, net.rhs, strict=True))
         assert O.artist_path_bound(rules, deal, seat)[0] >= final.scores[seat]
+        # the Lagrangian bound holds before the generation converges too (the first duals)
+        early = O._path_master(net, max_rounds=2)
+        assert not early["converged"] and early["bound"] >= final.scores[seat]
 
 
 def _all_paths(net, a: int) -> list[tuple]:
