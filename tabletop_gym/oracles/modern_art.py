@@ -686,8 +686,10 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
       starter gives it exactly) and the cards drawn: round ``r``'s draws are exactly the next deck
       positions after that round's deal, shared among the players who drew, each drawing at most once
       per draw card it played as a turn card and, where the deck cannot run out, drawing for every
-      such card but the one that ended the round. Free deal: any cards, as many as the deck holds of each
-      kind, each player receiving exactly its dealt count plus its draws.
+      such card but the one that ended the round; a hand grows in a round only by its own draws, so
+      a player holding no draw card at a round's start plays none in it. Free deal: any cards, as
+      many as the deck holds of each kind, each player receiving exactly its dealt count plus its
+      draws.
     - *Turns*: players take turns in order from the starter, one turn card each, skipping only a
       player whose hand is empty, and an emptied hand stays empty for the round (cards arrive only by
       drawing, which needs a turn). So a player earlier in the order than another takes at least as
@@ -858,6 +860,16 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
             left = sum(recv[r][p][k] - played[r][p][k] for k in range(K))
             m.Add(left == 0).OnlyEnforceIf(empty[r][p])
             m.Add(left >= 1).OnlyEnforceIf(empty[r][p].Not())
+    if tab is not None:
+        # A hand grows during a round only by its own draws, and a draw needs a draw card: no draw
+        # card held at the round's start, no draw card played (and nothing drawn) in it.
+        draw_kinds = [a * NUM_SYMBOLS + DRAW for a in range(A)]
+        for r in range(R):
+            for p in range(n):
+                held = sum(
+                    recv[r][p][k] - took[r][p][k] - (played[r - 1][p][k] if r else 0) for k in draw_kinds
+                )
+                m.Add(sum(turn[r][p][k] for k in draw_kinds) <= dmax * held)
     # ---- turns
     T = [[V(0, total_hand, f"T{r}_{p}") for p in range(n)] for r in range(R)]
     for r in range(R):
