@@ -127,6 +127,44 @@ def test_real_games_satisfy_the_game_model(players: int, seat: int, params: dict
     assert solver.ObjectiveValue() == final.scores[seat]
 
 
+def _last_draw_played(rules: R.Rules, cards, history) -> list[tuple[int, int, int]]:
+    """The rounds whose last card drawn is a draw card its drawer then plays as a turn card (every
+    copy of its kind it had in the round was played so): (round, player, kind)."""
+    state = R.State(rules, cards)
+    found, r = [], 0
+    start, drawn = [h[:] for h in state.hands], []
+    turns = [[0] * R.NUM_KINDS for _ in range(rules.players)]
+    for action in history:
+        p, phase, top = state.to_move, state.phase, state.top
+        state.apply(action)
+        if phase == R.PLAY:
+            turns[p][action] += 1
+            if state.top > top and R.symbol_of(action) == R.DRAW:
+                drawn.append((p, state.deck[top]))
+        if state.round != r or state.done:
+            if drawn and R.symbol_of(drawn[-1][1]) == R.DRAW:
+                p, k = drawn[-1]
+                if turns[p][k] >= start[p][k] + drawn.count((p, k)):
+                    found.append((r, p, k))
+            r, start, drawn = state.round, [h[:] for h in state.hands], []
+            turns = [[0] * R.NUM_KINDS for _ in range(rules.players)]
+    return found
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_last_card_drawn_can_end_the_round_in_the_game_model(players: int) -> None:
+    """A game (found by search) in which the round's last card drawn is a draw card that its drawer
+    plays as the card ending the round (its symbol unresolved): the model's rule on the last card
+    drawn must leave it in."""
+    seed = {2: 348, 3: 135}[players]
+    rules = R.Rules(players=players)
+    cards = R.parse_deal(R.random_deal(rules, seed), rules)
+    final = _random_play(rules, R.deal_string(cards), seed)
+    assert _last_draw_played(rules, cards, final.history)
+    solver, _ = _fixed_in_model(rules, cards, final.history, 0)
+    assert solver.ObjectiveValue() == final.scores[0]
+
+
 def _scored_rounds(rules: R.Rules, cards, history, monkeypatch) -> list[tuple]:
     """What the engine scores each round (its own ``round_points``, recorded): counts, own cards,
     values, awards and the tokens won."""

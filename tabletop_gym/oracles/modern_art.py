@@ -771,7 +771,8 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
             m.AddAtMostOne(unresolved)
             unresolved_draw[r] = unresolved
             for p in range(n):
-                m.Add(dr[r][p] >= sum(turn[r][p][a * NUM_SYMBOLS + DRAW] for a in range(A)) - unresolved[p])
+                # (exactly: the unresolved card draws nothing)
+                m.Add(dr[r][p] == sum(turn[r][p][a * NUM_SYMBOLS + DRAW] for a in range(A)) - unresolved[p])
     # ---- the extra card(s)
     extra = [[0] * A for _ in range(R)]
     if tab is not None:
@@ -870,6 +871,31 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
                     recv[r][p][k] - took[r][p][k] - (played[r - 1][p][k] if r else 0) for k in draw_kinds
                 )
                 m.Add(sum(turn[r][p][k] for k in draw_kinds) <= dmax * held)
+        if never_short:
+            # The round's last card drawn is not played as a turn card that draws: that would draw
+            # once more. So if it is a draw card, its drawer plays one fewer of its kind as a turn
+            # card than it has (unless that card ends the round with its symbol unresolved).
+            for r in range(R):
+                drew = B(f"dw{r}")
+                m.Add(dle[r] - (dle[r - 1] if r else 0) >= 1).OnlyEnforceIf(drew)
+                m.Add(dle[r] - (dle[r - 1] if r else 0) == 0).OnlyEnforceIf(drew.Not())
+                last_drawer = [B(f"ld{r}_{p}") for p in range(n)]
+                m.Add(sum(last_drawer) == drew)
+                for p in range(n):
+                    m.Add(dr[r][p] >= 1).OnlyEnforceIf(last_drawer[p])
+                for k in draw_kinds:
+                    at = tab["draws"][r][k]  # kind k's cards before each draw count, from this round on
+                    lasts = [0] + [at[d] - at[d - 1] for d in range(1, dmax + 1)]
+                    if max(lasts) == 0:
+                        continue
+                    last_is = B(f"lk{r}_{k}")
+                    m.AddElement(dle[r], lasts, last_is)
+                    for p in range(n):
+                        m.Add(took[r][p][k] >= 1).OnlyEnforceIf([last_drawer[p], drew, last_is])
+                        m.Add(
+                            turn[r][p][k]
+                            <= recv[r][p][k] - (played[r - 1][p][k] if r else 0) - 1 + unresolved_draw[r][p]
+                        ).OnlyEnforceIf([last_drawer[p], drew, last_is])
     # ---- turns
     T = [[V(0, total_hand, f"T{r}_{p}") for p in range(n)] for r in range(R)]
     for r in range(R):
