@@ -50,6 +50,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 from ortools.sat.python import cp_model
 
 from tabletop_gym.core import OracleCache, OracleResult, make_rng
@@ -1445,8 +1446,6 @@ class _ArtistPaths:
         """The path of artist ``a`` of most pay less ``y`` (duals >= 0 of ``rows``) times its
         coefficients: (that reduced pay, the path). A DP over (tokens' value t, award tokens g, the
         seat's cards u, cards displayed c) in numpy arrays."""
-        import numpy as np
-
         R, P, L, av, rw = self.R, self.P, self.L, self.av, self.rows
         y_award = [sum(y[rw[("award", q)]] for q in range(r, R)) for r in range(R)]
         y_card = [sum(y[rw[("total", q)]] for q in range(r, R)) for r in range(R)]
@@ -1483,10 +1482,7 @@ class _ArtistPaths:
             after_place = []
             for j in range(P):
                 best = np.full(shape, -np.inf)
-                for s in range(min(self.cap[a][r], self.reach["artist"][a][r]) + 1):
-                    shown = max(s + x, self.need[r][j])
-                    if top_u - s < 0 or top_c - shown < 0:
-                        continue
+                for s, shown in steps(r, j, 0, 0):  # from every (u, c) that leaves room for them
                     view = best[:, :, : top_u - s + 1, : top_c - shown + 1]
                     cand = gain(r, s)[:, :, None, None] + later[:, :, s : top_u + 1, shown : top_c + 1]
                     np.maximum(view, cand, out=view)
