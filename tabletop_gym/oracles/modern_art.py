@@ -26,8 +26,8 @@ Two parts, reported separately and never mixed up:
   generation: each artist follows a path of values, the seat's cards and its own displayed cards
   through the rounds, so one artist's value pays for that artist's cards only. The game model's LP
   instead pools the seat's cards across artists (a value token split over several artists pays for
-  cards of all of them), which is why its bound stays high; the path LP cuts it by about two fifths.
-  The reported bound is the smaller of the two.
+  cards of all of them), which is why its bound stays high; the path LP cuts it by a third to
+  two fifths. The reported bound is the smaller of the two.
 
 Plans and bounds are still far from meeting on full deals (see the bench). Fixing every round's
 ranking and award tokens makes the game model's LP tight (CP-SAT then proves the restricted
@@ -1312,6 +1312,16 @@ def seat_round_bound(
 # ---- a third relaxation: each artist's path of values and the seat's cards ------------------------
 
 
+def _received_by(rules: Rules) -> list[int]:
+    """Per round, the deck position before which lie all the cards anyone can have received by its
+    end (hands, extra cards, later deals, and every draw card of the deck drawn)."""
+    n, ex_each = rules.players, 1 if rules.extra_card_each_round else 0
+    dmax = sum(rules.deck[a][DRAW] for a in range(NUM_ARTISTS))
+    first = rules.deals[0] * n + 1
+    return [first + sum(n * rules.deals[q] + ex_each for q in range(1, r + 1)) + dmax
+            for r in range(rules.rounds)]  # fmt: skip
+
+
 def _seat_reach(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[str, list]:
     """What the seat can have by the end of each round, whatever the starters and draws: per artist
     the most cards of it received ("artist"), the most cards in all ("total": dealt, plus one draw
@@ -1330,10 +1340,8 @@ def _seat_reach(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[st
         }  # fmt: skip
     tab = _deck_tables(rules, cards)
     first = rules.deals[0] * n
-    ex_each = 1 if rules.extra_card_each_round else 0
-    ends = [first + 1 + sum(n * rules.deals[q] + ex_each for q in range(1, r + 1)) + dmax for r in range(R)]
     hidden, awards = [], []
-    for end in ends:
+    for end in _received_by(rules):
         held = sum(tab["hand1"][seat][a * NUM_SYMBOLS + HIDDEN] for a in range(A))
         hidden.append(held + sum(1 for k in cards[first:end] if symbol_of(k) == HIDDEN))
         awards.append(min(tokens, sum(1 for k in cards[:end] if symbol_of(k) == AWARD)))
@@ -1378,11 +1386,8 @@ class _ArtistPaths:
         self.tok, self.av, self.L = rules.value_tokens, rules.award_value, rules.round_limit
         self.reach = reach = _seat_reach(rules, cards, seat)
         ex_each = 1 if rules.extra_card_each_round else 0
-        dmax = sum(rules.deck[a][DRAW] for a in range(A))
         first = rules.deals[0] * n
-        # where the cards anyone can have received by the end of round r end (every draw made)
-        ends = [first + 1 + sum(n * rules.deals[q] + ex_each for q in range(1, r + 1)) + dmax
-                for r in range(R)]  # fmt: skip
+        ends = _received_by(rules)
         if cards is None:
             self.avail = [[sum(rules.deck[a])] * R for a in range(A)]
             self.extra = [[0] * R for _ in range(A)]
@@ -1512,7 +1517,7 @@ class _ArtistPaths:
             x = self.extra[a][r]
             options = [(after_place[j][t + self.tok[j], g, u, c] - y_place[r][j], j) for j in range(P)
                        if t + self.tok[j] < NT]  # fmt: skip
-            if c + x <= min(NC - 1, self.avail[a][r]):
+            if c + x <= tops(r)[1]:
                 options.append((nxt[t, g, u, c + x], -1))
             _, j = max(options)
             if j < 0:
