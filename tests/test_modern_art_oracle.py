@@ -235,8 +235,13 @@ def test_real_games_take_a_path_of_the_artist_path_relaxation(
     plays = O.plan_plays(rules, cards, final.history)["plays"]
     downs = [sum(entry["down"][seat]) for entry in plays]
     rng = np.random.default_rng(players + seat)
+    supply = O._seat_supply(rules, cards, seat, seconds=0.3, workers=1)
+    for a, most in enumerate(supply):  # the seat's cards of each artist over the game, all displayed
+        kinds = range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS)
+        shown = sum(e[w][seat][k] for e in plays for w in ("turn", "sec", "down") for k in kinds)
+        assert most is None or most >= shown
     for deal in (cards, None) if free else (cards,):
-        net = O._ArtistPaths(rules, deal, seat)
+        net = O._ArtistPaths(rules, deal, seat, supply if deal is not None else None)
         total = [0.0] * len(net.rhs)
         for r, down in enumerate(downs):
             for i, c in net.down_column(r).items():
@@ -260,6 +265,8 @@ def test_real_games_take_a_path_of_the_artist_path_relaxation(
         assert pay == final.scores[seat]
         assert all(t <= b + 1e-9 for t, b in zip(total, net.rhs, strict=True))
         assert O.artist_path_bound(rules, deal, seat)[0] >= final.scores[seat]
+        if deal is not None:
+            assert O.artist_path_bound(rules, deal, seat, supply_seconds=0.3)[0] >= final.scores[seat]
         # the Lagrangian bound holds before the generation converges too (the first duals)
         early = O._path_master(net, max_rounds=2)
         assert not early["converged"] and early["bound"] >= final.scores[seat]
@@ -285,6 +292,59 @@ def _all_paths(net, a: int) -> list[tuple]:
 
     extend(0, (), 0, 0, 0)
     return found
+
+
+def _most_displayed(rules: R.Rules, deal: str, seat: int) -> list[int]:
+    """Per artist, the most of its cards ``seat`` displays (face up or down) over every line of play
+    on a tiny deck: an exhaustive search with memory of positions."""
+    memo: dict[tuple, tuple[int, ...]] = {}
+
+    def most(state: R.State) -> tuple[int, ...]:
+        if state.done:
+            return (0,) * R.NUM_ARTISTS
+        key = O._key(state)
+        if key not in memo:
+            best = [0] * R.NUM_ARTISTS
+            for action in state.legal_actions():
+                child = state.copy()
+                child.apply(action)
+                shown = state.to_move == seat and action < R.NUM_KINDS
+                for a, x in enumerate(most(child)):
+                    best[a] = max(best[a], x + int(shown and R.artist_of(action) == a))
+            memo[key] = tuple(best)
+        return memo[key]
+
+    return list(most(R.State(rules, deal)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_seat_supply_holds_in_every_line_of_play_on_tiny_decks(seed: int) -> None:
+    """The game model's cap on the seat's cards of each artist over the game is never below what a
+    line of play displays (every line searched), never above the seat's reach, and keeps the path
+    bound above the exhaustive optimum."""
+    rules = R.Rules(players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2, extra_card_each_round=True)
+    deal = R.random_deal(rules, seed)
+    cards = R.parse_deal(deal, rules)
+    # the search's count agrees with the engine's own record of a game's plays
+    game = _random_play(rules, deal, seed)
+    plays = O.plan_plays(rules, cards, game.history)["plays"]
+    for seat in (0, 1):
+        counted = [0] * R.NUM_ARTISTS
+        state = R.State(rules, deal)
+        for action in game.history:
+            if state.to_move == seat and action < R.NUM_KINDS:
+                counted[R.artist_of(action)] += 1
+            state.apply(action)
+        recorded = [sum(e[w][seat][k] for e in plays for w in ("turn", "sec", "down")
+                        for k in range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS))
+                    for a in range(R.NUM_ARTISTS)]  # fmt: skip
+        assert counted == recorded
+        most = _most_displayed(rules, deal, seat)
+        supply = O._seat_supply(rules, cards, seat, seconds=2, workers=1)
+        reach = O._seat_reach(rules, cards, seat)["artist"]
+        assert all(m <= s <= reach[a][-1] for a, (m, s) in enumerate(zip(most, supply, strict=True)))
+        best, _ = O.brute_force(rules, deal, seat)
+        assert best <= O.artist_path_bound(rules, cards, seat, supply_seconds=1)[0]
 
 
 @pytest.mark.parametrize("deal_seed", [0, 1, None])

@@ -24,7 +24,9 @@ Two parts, reported separately and never mixed up:
   ``seat_round_bound`` (the first, seat-only round model: weaker, but fast) gives the bound.
   ``artist_path_bound`` is a third relaxation, an LP solved in about a second by column
   generation: each artist follows a path of values, the seat's cards and its own displayed cards
-  through the rounds, so one artist's value pays for that artist's cards only. The game model's LP
+  through the rounds, so one artist's value pays for that artist's cards only. Per deal, each path
+  also keeps the seat's cards of its artist within what the game model lets the seat display over
+  the whole game (``_seat_supply``: a short CP-SAT proof per artist). The game model's LP
   instead pools the seat's cards across artists (a value token split over several artists pays for
   cards of all of them), which is why its bound stays high; the path LP cuts it by a third to
   two fifths. The reported bound is the smaller of the two.
@@ -83,9 +85,9 @@ from tabletop_gym.envs.modern_art.rules import (
 
 GAME = "modern_art"
 # Part of the cache key: raise it when a change alters what ``solve`` returns (the artist-path bound
-# made it 2, its displayed-cards state 3), so results cached by an older version are computed again
-# rather than served.
-ORACLE_REVISION = 3
+# made it 2, its displayed-cards state 3, the seat's supply from the game model 4), so results cached
+# by an older version are computed again rather than served.
+ORACLE_REVISION = 4
 
 
 # ---- the plan: beam search through the engine ----------------------------------------------------
@@ -1372,19 +1374,52 @@ def _seat_reach(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[st
     return {"artist": artist, "total": total, "awards": awards, "hidden": hidden}
 
 
+def _seat_supply(
+    rules: Rules, cards: Sequence[int], seat: int, seconds: float, workers: int = 2
+) -> list[int | None]:
+    """Per artist, the most of its cards the seat can display over the whole game: CP-SAT's proven
+    bound on that sum in ``build_model`` (``seconds`` per artist), None where it proves nothing.
+
+    Every real game is a solution of the game model, so these hold in every real game. They are
+    often below ``_seat_reach``'s counts, which take each artist's best starters and draws on their
+    own: the model knows that drawing needs draw cards played as turns, that every hand must take
+    its turns, and where the deck's cards lie."""
+    m, h = build_model(rules, cards, seat)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = float(seconds)
+    solver.parameters.num_workers = int(workers)
+    most: list[int | None] = []
+    for a in range(NUM_ARTISTS):
+        kinds = range(a * NUM_SYMBOLS, (a + 1) * NUM_SYMBOLS)
+        m.Maximize(sum(h[what][r][seat][k] for what in ("turn", "sec", "down") for r in range(rules.rounds)
+                       for k in kinds))  # fmt: skip
+        status = solver.Solve(m)
+        if status == cp_model.INFEASIBLE:  # a real game always exists: the model would be wrong
+            raise AssertionError("the game model has no solution")
+        found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        most.append(int(solver.BestObjectiveBound() + 1e-6) if found else None)
+    return most
+
+
 class _ArtistPaths:
     """The network of ``artist_path_bound`` for one deal (``cards=None``: any deal) and seat.
 
     A path of an artist is one step per round: (award tokens k it gets, its place j or -1, the
     seat's cards s of it that score). Along the path the DP in ``price`` carries the artist's value
     (its tokens and award tokens apart), the seat's cards of it scored so far and the fewest cards of
-    it displayed so far; ``rows`` couple the artists (the master LP's rows, all ``<=``)."""
+    it displayed so far; ``rows`` couple the artists (the master LP's rows, all ``<=``). ``supply``
+    (``_seat_supply``) caps the seat's cards of each artist over the game on every path."""
 
-    def __init__(self, rules: Rules, cards: Sequence[int] | None, seat: int) -> None:
+    def __init__(
+        self, rules: Rules, cards: Sequence[int] | None, seat: int, supply: Sequence[int | None] | None = None
+    ) -> None:
         n, R, A = rules.players, rules.rounds, NUM_ARTISTS
         self.R, self.P = R, len(rules.value_tokens)
         self.tok, self.av, self.L = rules.value_tokens, rules.award_value, rules.round_limit
         self.reach = reach = _seat_reach(rules, cards, seat)
+        for a, most in enumerate(supply or ()):
+            if most is not None:
+                reach["artist"][a] = [min(x, most) for x in reach["artist"][a]]
         ex_each = 1 if rules.extra_card_each_round else 0
         first = rules.deals[0] * n
         ends = _received_by(rules)
@@ -1604,7 +1639,11 @@ def _path_master(net: _ArtistPaths, time_limit: float = 60.0, max_rounds: int = 
 
 
 def artist_path_bound(
-    rules: Rules, cards: Sequence[int] | None, seat: int = 0, time_limit: float = 60.0
+    rules: Rules,
+    cards: Sequence[int] | None,
+    seat: int = 0,
+    time_limit: float = 60.0,
+    supply_seconds: float = 0.0,
 ) -> tuple[int, dict[str, Any]]:
     """(proven upper bound, stats) from a relaxation that follows each artist on its own.
 
@@ -1618,8 +1657,10 @@ def artist_path_bound(
     tokens than any hand can have played by then, and:
 
     - the seat scores no more of its cards by the end of round r than it can have received
-      (``_seat_reach``: any starters and draws), and in one round at most ``limit - 1`` plus the last
-      display's excess plus its face-down cards;
+      (``_seat_reach``: any starters and draws), nor (with ``supply_seconds``, per deal) more over
+      the game than it can display in the game model (``_seat_supply``, that many CP-SAT seconds per
+      artist), and in one round at most ``limit - 1`` plus the last display's excess plus its
+      face-down cards;
     - it is displayed at least the seat's cards plus the extra card in every round, at least one
       card when it places, and, when it places first, at least the limit (the round ended at the
       limit, and the first artist has at least the artist that reached it) or, where a round could
@@ -1646,19 +1687,26 @@ def artist_path_bound(
     """
     _require_modelled(rules)
     start = time.perf_counter()
-    master = _path_master(_ArtistPaths(rules, cards, seat), time_limit)
+    stats: dict[str, Any] = {}
+    supply = None
+    if supply_seconds > 0 and cards is not None:  # over every deal the deck's counts are the most
+        supply = _seat_supply(rules, cards, seat, supply_seconds)
+        stats.update(path_supply=supply, path_supply_seconds=time.perf_counter() - start)
+    master = _path_master(_ArtistPaths(rules, cards, seat, supply), time_limit)
     bound = int(master["bound"] + 1e-6)
-    stats = {"path_lp": master["optimum"], "path_bound": bound, "path_columns": master["columns"],
-             "path_iterations": master["iterations"], "path_converged": master["converged"],
-             "path_seconds": time.perf_counter() - start}  # fmt: skip
+    stats.update(path_lp=master["optimum"], path_bound=bound, path_columns=master["columns"],
+                 path_iterations=master["iterations"], path_converged=master["converged"],
+                 path_seconds=time.perf_counter() - start)  # fmt: skip
     return bound, stats
 
 
-def _path_bound_or_none(rules: Rules, cards: Sequence[int] | None, seat: int, stats: dict) -> int | None:
+def _path_bound_or_none(
+    rules: Rules, cards: Sequence[int] | None, seat: int, stats: dict, supply_seconds: float = 0.0
+) -> int | None:
     """``artist_path_bound``, its stats added to ``stats``; None (and the reason in ``stats``) where
     the LP solver gives up, so the other bounds still stand."""
     try:
-        bound, path_stats = artist_path_bound(rules, cards, seat)
+        bound, path_stats = artist_path_bound(rules, cards, seat, supply_seconds=supply_seconds)
     except RuntimeError as error:
         stats["path_lp"] = str(error)
         return None
@@ -1711,7 +1759,8 @@ def solve(
     exact_positions: int = 0,
 ) -> OracleResult:
     """The per-deal oracle: ``score`` from a replayed plan, ``bound`` the smaller of the game model's
-    (CP-SAT, ``time_limit`` seconds) and ``artist_path_bound``'s (an LP, about a second more).
+    (CP-SAT, ``time_limit`` seconds) and ``artist_path_bound``'s (an LP of about a second, after the
+    seat's supply per artist: up to ``time_limit / 10`` seconds of CP-SAT each).
 
     With ``exact_positions > 0`` the exhaustive search is tried first (exact, for tiny decks) and its
     optimum is both score and bound when it finishes within that many positions.
@@ -1741,7 +1790,8 @@ def solve(
         bound, _, relax_stats = seat_round_bound(rules, cards, seat, time_limit)
         relax_stats["game_model"] = str(error)
     stats.update(relax_stats)
-    path_bound = _path_bound_or_none(rules, cards, seat, stats)
+    # a tenth of the game model's time per artist for the seat's supply: about half as much again
+    path_bound = _path_bound_or_none(rules, cards, seat, stats, supply_seconds=time_limit / 10)
     if path_bound is not None:
         bound = min(bound, path_bound)
     stats["plan_source"] = "beam"
