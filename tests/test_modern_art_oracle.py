@@ -238,8 +238,8 @@ def test_real_games_take_a_path_of_the_artist_path_relaxation(
     supply = O._seat_supply(rules, cards, seat, seconds=0.3, workers=1)
     for a, most in enumerate(supply):  # the seat's cards of each artist over the game, all displayed
         kinds = range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS)
-        shown = sum(e[w][seat][k] for e in plays for w in ("turn", "sec", "down") for k in kinds)
-        assert most is None or most >= shown
+        count = sum(e[w][seat][k] for e in plays for w in ("turn", "sec", "down") for k in kinds)
+        assert most is None or most >= count
     for deal in (cards, None) if free else (cards,):
         net = O._ArtistPaths(rules, deal, seat, supply if deal is not None else None)
         total = [0.0] * len(net.rhs)

@@ -675,8 +675,12 @@ def _require_modelled(rules: Rules) -> None:
         )
 
 
-def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tuple[cp_model.CpModel, dict]:
+def build_model(
+    rules: Rules, cards: Sequence[int] | None, seat: int = 0, scoring: bool = True
+) -> tuple[cp_model.CpModel, dict]:
     """The CP-SAT relaxation of the whole game for ``seat`` (``cards=None``: over every deal).
+    With ``scoring=False`` the model stops before the ranking and pay (no objective): what is left
+    still holds in every real game, and proofs about the cards played come faster.
 
     Variables, per round ``r``, player ``p`` and card kind ``k``: turn cards, face-up second cards
     (double or simultaneous) and face-down cards; per round the starter, the draws, the award tokens
@@ -1040,6 +1044,12 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
         m.Add(sum(last) >= 1 - all_empty)
         if not rules.resolve_ending_card:
             m.Add(sum(aw[r]) <= award_turns[r] - sum(last_awards) + all_empty)
+    handles = {
+        "turn": turn, "sec": sec, "down": down, "aw": aw, "st": st, "dr": dr, "recv": recv,
+        "extra": extra, "took": took, "played": played,
+    }  # fmt: skip
+    if not scoring:
+        return m, handles
     # ---- ranking, values and pay
     tok = rules.value_tokens
     pay = []
@@ -1114,10 +1124,7 @@ def build_model(rules: Rules, cards: Sequence[int] | None, seat: int = 0) -> tup
             m.Add(pa <= cap * value)
             pay.append(pa)
     m.Maximize(sum(pay))
-    handles = {
-        "turn": turn, "sec": sec, "down": down, "aw": aw, "st": st, "dr": dr, "place": place,
-        "recv": recv, "extra": extra, "took": took, "played": played,
-    }  # fmt: skip
+    handles["place"] = place
     return m, handles
 
 
@@ -1384,7 +1391,7 @@ def _seat_supply(
     often below ``_seat_reach``'s counts, which take each artist's best starters and draws on their
     own: the model knows that drawing needs draw cards played as turns, that every hand must take
     its turns, and where the deck's cards lie."""
-    m, h = build_model(rules, cards, seat)
+    m, h = build_model(rules, cards, seat, scoring=False)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(seconds)
     solver.parameters.num_workers = int(workers)
