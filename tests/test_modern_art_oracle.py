@@ -318,13 +318,20 @@ def _most_displayed(rules: R.Rules, deal: str, seat: int) -> list[int]:
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_seat_supply_holds_in_every_line_of_play_on_tiny_decks(seed: int) -> None:
+def test_seat_supply_holds_in_every_line_of_play_on_tiny_decks(seed: int, monkeypatch) -> None:
     """The game model's cap on the seat's cards of each artist over the game is never below what a
     line of play displays (every line searched), never above the seat's reach, and keeps the path
     bound above the exhaustive optimum."""
     rules = R.Rules(players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2, extra_card_each_round=True)
     deal = R.random_deal(rules, seed)
     cards = R.parse_deal(deal, rules)
+    solve_for = O._solve_for
+
+    def no_maximizing(model, seconds, workers):  # noqa: ANN001, ANN202
+        if model.HasObjective():
+            return cp_model.UNKNOWN, cp_model.CpSolver()
+        return solve_for(model, seconds, workers)
+
     # the search's count agrees with the engine's own record of a game's plays
     game = _random_play(rules, deal, seed)
     plays = O.plan_plays(rules, cards, game.history)["plays"]
@@ -343,6 +350,10 @@ def test_seat_supply_holds_in_every_line_of_play_on_tiny_decks(seed: int) -> Non
         supply = O._seat_supply(rules, cards, seat, seconds=2, workers=1)
         reach = O._seat_reach(rules, cards, seat)["artist"]
         assert all(m <= s <= reach[a][-1] for a, (m, s) in enumerate(zip(most, supply, strict=True)))
+        # the same from the questions alone ("can the seat display this many?"), starting at the reach
+        monkeypatch.setattr(O, "_solve_for", no_maximizing)
+        assert O._seat_supply(rules, cards, seat, seconds=2, workers=1) == supply
+        monkeypatch.undo()
         best, _ = O.brute_force(rules, deal, seat)
         assert best <= O.artist_path_bound(rules, cards, seat, supply_seconds=1)[0]
 

@@ -1383,29 +1383,51 @@ def _seat_reach(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[st
 
 def _seat_supply(
     rules: Rules, cards: Sequence[int], seat: int, seconds: float, workers: int = 2
-) -> list[int | None]:
-    """Per artist, the most of its cards the seat can display over the whole game: CP-SAT's proven
-    bound on that sum in ``build_model`` (``seconds`` per artist), None where it proves nothing.
+) -> list[int]:
+    """Per artist, the most of its cards the seat can display over the whole game, as proven by
+    CP-SAT in the game model (about ``seconds`` per artist); at most ``_seat_reach``'s count.
 
     Every real game is a solution of the game model, so these hold in every real game. They are
     often below ``_seat_reach``'s counts, which take each artist's best starters and draws on their
     own: the model knows that drawing needs draw cards played as turns, that every hand must take
-    its turns, and where the deck's cards lie."""
+    its turns, and where the deck's cards lie. First each count is maximized (up to half of
+    ``seconds``); the time that leaves goes to asking, where a gap remains, whether the bound itself can be
+    reached: CP-SAT often answers "no" within a second or two, which lowers the bound by one."""
     m, h = build_model(rules, cards, seat, scoring=False)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(seconds)
-    solver.parameters.num_workers = int(workers)
-    most: list[int | None] = []
+    reach = _seat_reach(rules, cards, seat)["artist"]
+    end = time.perf_counter() + seconds * NUM_ARTISTS
+    counts, found, most = [], [], []
     for a in range(NUM_ARTISTS):
         kinds = range(a * NUM_SYMBOLS, (a + 1) * NUM_SYMBOLS)
-        m.Maximize(sum(h[what][r][seat][k] for what in ("turn", "sec", "down") for r in range(rules.rounds)
-                       for k in kinds))  # fmt: skip
-        status = solver.Solve(m)
+        counts.append(sum(h[what][r][seat][k] for what in ("turn", "sec", "down") for r in range(rules.rounds)
+                          for k in kinds))  # fmt: skip
+        m.Maximize(counts[a])
+        status, solver = _solve_for(m, seconds / 2, workers)
         if status == cp_model.INFEASIBLE:  # a real game always exists: the model would be wrong
             raise AssertionError("the game model has no solution")
-        found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-        most.append(int(solver.BestObjectiveBound() + 1e-6) if found else None)
+        solved = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        found.append(int(solver.ObjectiveValue()) if solved else 0)
+        most.append(min(reach[a][-1], int(solver.BestObjectiveBound() + 1e-6) if solved else reach[a][-1]))
+    m.ClearObjective()
+    for a in sorted(range(NUM_ARTISTS), key=lambda a: found[a] - most[a]):  # widest gap first
+        while found[a] < most[a] and time.perf_counter() < end:
+            probe = m.Clone()
+            probe.Add(counts[a] >= most[a])
+            status, _ = _solve_for(probe, min(seconds, end - time.perf_counter()), workers)
+            if status == cp_model.INFEASIBLE:
+                most[a] -= 1
+            elif status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                found[a] = most[a]
+            else:
+                break
     return most
+
+
+def _solve_for(m: cp_model.CpModel, seconds: float, workers: int) -> tuple[Any, cp_model.CpSolver]:
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.01, float(seconds))
+    solver.parameters.num_workers = int(workers)
+    return solver.Solve(m), solver
 
 
 class _ArtistPaths:
