@@ -1176,6 +1176,19 @@ def _hint(m: cp_model.CpModel, h: dict, rules: Rules, cards: Sequence[int], plan
             m.AddHint(h["aw"][r][a], entry["aw"][a])
 
 
+def _solve_for(
+    m: cp_model.CpModel,
+    seconds: float,
+    workers: int,
+    callback: cp_model.CpSolverSolutionCallback | None = None,
+) -> tuple[Any, cp_model.CpSolver]:
+    """(status, solver) of CP-SAT on ``m`` within ``seconds`` on ``workers`` workers."""
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.01, float(seconds))
+    solver.parameters.num_workers = int(workers)
+    return solver.Solve(m, callback), solver
+
+
 def _complete_hint(m: cp_model.CpModel, time_limit: float, workers: int) -> None:
     """Turn the partial hint (the plays) into a complete one: solve a copy with the hinted values fixed
     and hint every variable with that solution (CP-SAT starts from complete hints far more easily)."""
@@ -1184,10 +1197,8 @@ def _complete_hint(m: cp_model.CpModel, time_limit: float, workers: int) -> None
     for index, value in zip(hint.vars, hint.values, strict=True):
         fixed.Add(fixed.GetIntVarFromProtoIndex(index) == value)
     fixed.ClearHints()
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit
-    solver.parameters.num_workers = workers
-    if solver.Solve(fixed) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    status, solver = _solve_for(fixed, time_limit, workers)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return  # keep the partial hint
     m.ClearHints()
     for index in range(len(m.Proto().variables)):
@@ -1391,8 +1402,9 @@ def _seat_supply(
     often below ``_seat_reach``'s counts, which take each artist's best starters and draws on their
     own: the model knows that drawing needs draw cards played as turns, that every hand must take
     its turns, and where the deck's cards lie. First each count is maximized (up to half of
-    ``seconds``); the time that leaves goes to asking, where a gap remains, whether the bound itself can be
-    reached: CP-SAT often answers "no" within a second or two, which lowers the bound by one."""
+    ``seconds``); the time that leaves goes to asking, where a gap remains, whether the bound
+    itself can be reached: CP-SAT often answers "no" within a second or two, which lowers the bound
+    by one."""
     m, h = build_model(rules, cards, seat, scoring=False)
     reach = _seat_reach(rules, cards, seat)["artist"]
     end = time.perf_counter() + seconds * NUM_ARTISTS
@@ -1423,13 +1435,6 @@ def _seat_supply(
     return most
 
 
-def _solve_for(m: cp_model.CpModel, seconds: float, workers: int) -> tuple[Any, cp_model.CpSolver]:
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, float(seconds))
-    solver.parameters.num_workers = int(workers)
-    return solver.Solve(m), solver
-
-
 class _ArtistPaths:
     """The network of ``artist_path_bound`` for one deal (``cards=None``: any deal) and seat.
 
@@ -1440,15 +1445,14 @@ class _ArtistPaths:
     (``_seat_supply``) caps the seat's cards of each artist over the game on every path."""
 
     def __init__(
-        self, rules: Rules, cards: Sequence[int] | None, seat: int, supply: Sequence[int | None] | None = None
+        self, rules: Rules, cards: Sequence[int] | None, seat: int, supply: Sequence[int] | None = None
     ) -> None:
         n, R, A = rules.players, rules.rounds, NUM_ARTISTS
         self.R, self.P = R, len(rules.value_tokens)
         self.tok, self.av, self.L = rules.value_tokens, rules.award_value, rules.round_limit
         self.reach = reach = _seat_reach(rules, cards, seat)
         for a, most in enumerate(supply or ()):
-            if most is not None:
-                reach["artist"][a] = [min(x, most) for x in reach["artist"][a]]
+            reach["artist"][a] = [min(x, most) for x in reach["artist"][a]]
         ex_each = 1 if rules.extra_card_each_round else 0
         first = rules.deals[0] * n
         ends = _received_by(rules)
@@ -1767,10 +1771,7 @@ def _solve_relaxation(
     Without a solution (UNKNOWN) CP-SAT's objective bound means nothing, and INFEASIBLE would mean a
     real game violates the model (a bug): both raise.
     """
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = int(workers)
-    status = solver.Solve(m, callback)
+    status, solver = _solve_for(m, time_limit, workers, callback)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise RuntimeError(f"relaxation not solved: {solver.StatusName(status)}")
     return solver, status, int(solver.BestObjectiveBound() + 1e-6), int(solver.ObjectiveValue())
