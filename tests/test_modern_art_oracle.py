@@ -199,6 +199,12 @@ def _artist_paths(rules: R.Rules, scored, seat: int) -> tuple[list[tuple], list[
     return paths, shown
 
 
+def _seat_cards(plays: list[dict], seat: int, a: int) -> int:
+    """The seat's cards of artist ``a`` displayed over a game (face up or down), from ``plan_plays``."""
+    kinds = range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS)
+    return sum(entry[what][seat][k] for entry in plays for what in ("turn", "sec", "down") for k in kinds)
+
+
 def _reduced(net, path, y) -> float:
     pay, coef = net.column(path)
     return pay - sum(y[i] * c for i, c in coef.items())
@@ -236,10 +242,7 @@ def test_real_games_take_a_path_of_the_artist_path_relaxation(
     downs = [sum(entry["down"][seat]) for entry in plays]
     rng = np.random.default_rng(players + seat)
     supply = O._seat_supply(rules, cards, seat, seconds=0.3, workers=1)
-    for a, most in enumerate(supply):  # the seat's cards of each artist over the game, all displayed
-        kinds = range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS)
-        count = sum(e[w][seat][k] for e in plays for w in ("turn", "sec", "down") for k in kinds)
-        assert most >= count
+    assert all(most >= _seat_cards(plays, seat, a) for a, most in enumerate(supply))
     for deal in (cards, None) if free else (cards,):
         net = O._ArtistPaths(rules, deal, seat, supply if deal is not None else None)
         total = [0.0] * len(net.rhs)
@@ -342,10 +345,7 @@ def test_seat_supply_holds_in_every_line_of_play_on_tiny_decks(seed: int, monkey
             if state.to_move == seat and action < R.NUM_KINDS:
                 counted[R.artist_of(action)] += 1
             state.apply(action)
-        recorded = [sum(e[w][seat][k] for e in plays for w in ("turn", "sec", "down")
-                        for k in range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS))
-                    for a in range(R.NUM_ARTISTS)]  # fmt: skip
-        assert counted == recorded
+        assert counted == [_seat_cards(plays, seat, a) for a in range(R.NUM_ARTISTS)]
         most = _most_displayed(rules, deal, seat)
         supply = O._seat_supply(rules, cards, seat, seconds=2, workers=1)
         reach = O._seat_reach(rules, cards, seat)["artist"]
