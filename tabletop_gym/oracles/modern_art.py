@@ -48,6 +48,7 @@ only meant for tiny decks, to check the other two in tests.
 from __future__ import annotations
 
 import math
+import random
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -87,7 +88,7 @@ GAME = "modern_art"
 # Part of the cache key: raise it when a change alters what ``solve`` returns (the artist-path bound
 # made it 2, its displayed-cards state 3, the seat's supply from the game model 4), so results cached
 # by an older version are computed again rather than served.
-ORACLE_REVISION = 4
+ORACLE_REVISION = 5
 
 
 # ---- the plan: beam search through the engine ----------------------------------------------------
@@ -196,6 +197,12 @@ def portfolio_search(
 
 class _OutOfNodes(Exception):
     pass
+
+
+# ``_realize_round``: the share of its positions for the search in the fixed order, and the positions
+# of each shuffled restart after it
+FIXED_ORDER_SHARE = 0.5
+RESTART_NODES = 2_000
 
 
 def _turns_can_alternate(
@@ -513,14 +520,19 @@ def _realize_round(
 ) -> State | None:
     """An order of the round's plays ``budget`` from ``state`` (its first position), as a position of
     a later round (or game over); None if none is found. With ``lazy`` the deck is decided as play
-    reaches it (free deals)."""
+    reaches it (free deals).
+
+    A depth-first search, first in a fixed order of plays with ``FIXED_ORDER_SHARE`` of
+    ``node_limit`` positions; where that runs out, short searches in shuffled orders
+    (``RESTART_NODES`` positions each, seeded, so reproducible) spend the rest: an order that goes
+    wrong early traps a single search,
+    and a few shuffled starts often find a way the fixed order misses. Positions shown to lead
+    nowhere are remembered across the searches."""
     r, limit = state.round, state.rules.round_limit
-    turn = [row[:] for row in budget["turn"]]
-    sec = [row[:] for row in budget["sec"]]
-    down = [row[:] for row in budget["down"]]
-    aw = list(budget["aw"])
     failed: set[tuple] = set()
     nodes = 0
+    stop = int(node_limit * FIXED_ORDER_SHARE)
+    rng: random.Random | None = None
     expand = _applied if lazy is None else lazy.children
 
     def left() -> tuple:
@@ -537,9 +549,13 @@ def _realize_round(
         acts = [(k, row, k) for k in range(NUM_KINDS) if row[k] and hand[k] and s.is_legal(k)]
         if phase == PLAY:
             # cards that would end the round early go last; among the rest the thinnest artist first
-            acts.sort(key=lambda o: (s.column[artist_of(o[0])] + 1 >= limit, s.column[artist_of(o[0])]))
+            # (shuffled in a restart)
+            acts.sort(key=lambda o: (s.column[artist_of(o[0])] + 1 >= limit,
+                                     s.column[artist_of(o[0])] if rng is None else rng.random()))  # fmt: skip
         else:
             acts.append((PASS, None, 0))
+            if rng is not None:
+                rng.shuffle(acts)
         return acts
 
     def search(s: State) -> State | None:
@@ -566,7 +582,7 @@ def _realize_round(
             return None
         nodes += 1
         late = deadline is not None and nodes % 256 == 0 and time.perf_counter() > deadline
-        if nodes > node_limit or late:
+        if nodes > stop or late:
             raise _OutOfNodes
         for action, row, i in options(s):
             if row is not None:
@@ -583,10 +599,23 @@ def _realize_round(
         failed.add(key)
         return None
 
-    try:
-        return search(state)
-    except _OutOfNodes:
-        return None
+    seed = 0
+    while True:
+        turn = [row[:] for row in budget["turn"]]
+        sec = [row[:] for row in budget["sec"]]
+        down = [row[:] for row in budget["down"]]
+        aw = list(budget["aw"])
+        saved = lazy.snapshot() if lazy is not None else None
+        try:
+            return search(state)  # None only when every order was tried: no restart can help
+        except _OutOfNodes:
+            if lazy is not None:
+                lazy.restore(saved)
+        node_limit -= min(nodes, stop)
+        if node_limit <= 0 or (deadline is not None and time.perf_counter() > deadline):
+            return None
+        seed += 1
+        rng, nodes, stop = random.Random(seed), 0, min(RESTART_NODES, node_limit)
 
 
 # ---- exhaustive search for tiny decks --------------------------------------------------------------
@@ -694,7 +723,8 @@ def build_model(
       positions after that round's deal, shared among the players who drew, each drawing at most once
       per draw card it played as a turn card and, where the deck cannot run out, drawing for every
       such card but the one that ended the round; a hand grows in a round only by its own draws, so
-      a player holding no draw card at a round's start plays none in it. Free deal: any cards, as
+      the first draw card a player plays in a round was in its hand at the round's start: some kind
+      it plays as a draw turn card it held then (cards of a kind are alike). Free deal: any cards, as
       many as the deck holds of each kind, each player receiving exactly its dealt count plus its
       draws.
     - *Turns*: players take turns in order from the starter, one turn card each, skipping only a
@@ -710,7 +740,8 @@ def build_model(
       simultaneous card per other player). Every artist is below the limit before it, so of one
       artist at most one turn card (the last) lies above ``limit - 1``; the cards above ``limit - 1``
       are the last turn card, a double's second card of its artist, or (when the last turn card is
-      simultaneous) one card per other player, each brought by a second card; and only then can
+      simultaneous) one card per other player, each a second card of that player's of the same
+      artist in this round; and only then can
       more than one artist pass ``limit - 1``. Unless every hand is empty there is a last turn card,
       and when it is an award card its display reached the limit, so it places no award token. A
       draw card that does not draw (where the deck cannot run out) is that last turn card.
@@ -869,15 +900,20 @@ def build_model(
             m.Add(left == 0).OnlyEnforceIf(empty[r][p])
             m.Add(left >= 1).OnlyEnforceIf(empty[r][p].Not())
     if tab is not None:
-        # A hand grows during a round only by its own draws, and a draw needs a draw card: no draw
-        # card held at the round's start, no draw card played (and nothing drawn) in it.
+        # A hand grows during a round only by its own draws, and a draw needs a draw card: the first
+        # draw card a player plays in a round was in its hand at the round's start. Cards of one kind
+        # are alike, so some kind it plays as a draw turn card was held at the start.
         draw_kinds = [a * NUM_SYMBOLS + DRAW for a in range(A)]
         for r in range(R):
             for p in range(n):
-                held = sum(
-                    recv[r][p][k] - took[r][p][k] - (played[r - 1][p][k] if r else 0) for k in draw_kinds
-                )
-                m.Add(sum(turn[r][p][k] for k in draw_kinds) <= dmax * held)
+                starters = []
+                for k in draw_kinds:
+                    held = recv[r][p][k] - took[r][p][k] - (played[r - 1][p][k] if r else 0)
+                    first = B(f"df{r}_{p}_{k}")
+                    m.Add(turn[r][p][k] >= 1).OnlyEnforceIf(first)
+                    m.Add(held >= 1).OnlyEnforceIf(first)
+                    starters.append(first)
+                m.Add(sum(turn[r][p][k] for k in draw_kinds) <= dmax * sum(starters))
         if never_short:
             # The round's last card drawn is not played as a turn card that draws: that would draw
             # once more. So if it is a draw card, its drawer plays one fewer of its kind as a turn
@@ -1032,8 +1068,14 @@ def build_model(
             brought = B(f"sb{r}_{a}")
             m.Add(sum(sec[r][p][k] for p in range(n) for k in kinds_of(a)) >= 1).OnlyEnforceIf(brought)
             m.AddBoolOr([over[a].Not(), last[a], brought])
-            # the turn card and a double's second card, or one simultaneous card per other player
-            m.Add(exc[a] <= last[a] + sum(last_doubles[a]) + (n - 1) * brought)
+            # the turn card and a double's second card, or one simultaneous card per other player,
+            # from a player who displays a second card of that artist this round
+            brought_by = []
+            for p in range(n):
+                flag = B(f"sb{r}_{a}_{p}")
+                m.Add(sum(sec[r][p][k] for k in kinds_of(a)) >= 1).OnlyEnforceIf(flag)
+                brought_by.append(flag)
+            m.Add(exc[a] <= last[a] + sum(last_doubles[a]) + sum(brought_by))
             m.Add(exc[a] <= last[a] + sum(last_doubles[a]) + (n - 1) * sum(last_sims))
         m.Add(sum(over) <= 1 + (n - 1) * sum(last_sims))
         m.Add(sum(exc) <= 1 + sum(sum(x) for x in last_doubles) + (n - 1) * sum(last_sims))
