@@ -550,6 +550,52 @@ def test_the_first_draw_card_played_in_a_round_was_held_at_its_start() -> None:
     assert not feasible(lambda turn: turn[yoko] == 0)
 
 
+def test_a_draw_card_that_ends_the_round_draws_nothing_in_the_game_model() -> None:
+    """Round 1, two players: player 1 ends it (equal turns from player 0's start) and Yoko is the
+    only artist at the limit. Player 1's only Yoko card is its draw card and it plays no
+    simultaneous card, so that draw card is the round's last card and draws nothing: the model
+    lets player 1 play it, but not draw once for every draw card it plays."""
+    rules = R.Rules(players=2)
+    yoko = [R.kind_of(1, symbol) for symbol in range(R.NUM_SYMBOLS)]
+    plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
+    draw_kinds = [R.kind_of(a, R.DRAW) for a in range(R.NUM_ARTISTS)]
+    first = [plain[1]] * 4 + [plain[a] for a in (0, 2, 3, 4) for _ in range(2)] + [plain[2]]
+    second = (
+        [yoko[R.DRAW], draw_kinds[4]] + [plain[a] for a in (0, 2, 3, 4) for _ in range(2)] + [plain[3]] * 3
+    )
+    rest = list(rules.cards())
+    for kind in [*first, *second, plain[0]]:
+        rest.remove(kind)
+    cards = R.parse_deal(R.arrange_deal([first, second], plain[0], rest), rules)
+
+    def feasible(every_draw_draws: bool) -> bool:
+        model, h = O.build_model(rules, cards, 0, scoring=False)
+        turn, sec = h["turn"][0], h["sec"][0]
+        model.Add(sum(turn[0]) == sum(turn[1]))
+        for a in range(R.NUM_ARTISTS):
+            shown = sum(
+                turn[p][k] + sec[p][k]
+                for p in range(2)
+                for k in range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS)
+            )
+            model.Add(shown + (a == 0) == 5 if a == 1 else shown + (a == 0) <= 4)
+        for k in yoko:
+            model.Add(turn[1][k] == int(k == yoko[R.DRAW]))
+        for a in range(R.NUM_ARTISTS):
+            model.Add(turn[1][R.kind_of(a, R.SIMULTANEOUS)] == 0)
+        if every_draw_draws:
+            model.Add(h["dr"][0][1] == sum(turn[1][k] for k in draw_kinds))
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = 20
+        solver.parameters.num_workers = 1
+        status = solver.Solve(model)
+        assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
+        return status != cp_model.INFEASIBLE
+
+    assert feasible(every_draw_draws=False)
+    assert not feasible(every_draw_draws=True)
+
+
 def _round_endings(rules: R.Rules, cards, history) -> list[tuple[int, int, int]]:
     """Per round ended at the limit: (the last turn card's kind, artists at the limit or past it,
     the most face-up cards of one artist)."""

@@ -1048,14 +1048,19 @@ def build_model(
                 m.AddImplication(mine, ends)
                 m.Add(sum(turn[r][p][k] for k in kinds_of(a)) >= 1).OnlyEnforceIf(mine)
                 last_by[a].append(mine)
-                last_sims.append(carries(mine, r, p, a, SIMULTANEOUS))
-                last_doubles[a].append(carries(mine, r, p, a, DOUBLE))
-                my_draws.append(carries(mine, r, p, a, DRAW))
-                # unless it is an award card, the ender played another card of that artist
-                last_award = carries(mine, r, p, a, AWARD)
-                others = sum(turn[r][p][k] for k in kinds_of(a) if symbol_of(k) != AWARD)
-                m.Add(others >= 1).OnlyEnforceIf([mine, last_award.Not()])
+                flags = [carries(mine, r, p, a, symbol) for symbol in (SIMULTANEOUS, DOUBLE, DRAW, AWARD)]
+                last_sim, last_double, last_draw, last_award = flags
+                last_sims.append(last_sim)
+                last_doubles[a].append(last_double)
+                my_draws.append(last_draw)
                 last_awards.append(last_award)
+                # the last turn card has one symbol, and with none of these it is plain or hidden
+                m.AddAtMostOne(flags)
+                plain_or_hidden = turn[r][p][a * NUM_SYMBOLS + PLAIN] + turn[r][p][a * NUM_SYMBOLS + HIDDEN]
+                m.Add(plain_or_hidden >= 1).OnlyEnforceIf([mine] + [flag.Not() for flag in flags])
+                if unresolved_draw[r] is not None and not rules.resolve_ending_card:
+                    # a draw card that ends the round at the limit draws nothing
+                    m.AddBoolOr([last_draw.Not(), all_empty, unresolved_draw[r][p]])
             # a draw card that does not draw is the last turn card, at the limit
             if unresolved_draw[r] is not None and not rules.resolve_ending_card:
                 m.AddBoolOr(my_draws).OnlyEnforceIf(unresolved_draw[r][p])
