@@ -596,6 +596,44 @@ def test_a_draw_card_that_ends_the_round_draws_nothing_in_the_game_model() -> No
     assert not feasible(every_draw_draws=True)
 
 
+def test_only_other_players_answer_the_last_simultaneous_card_in_the_game_model() -> None:
+    """Round 1, two players: player 0 ends it (one turn more from its start) with Lite Metal and
+    Yoko both at the limit, so its last card is simultaneous and player 1 answers it with the
+    second artist. Player 0's own second cards (its Yoko double's) cannot be that answer: with no
+    second card of player 1 the model has no such round."""
+    rules = R.Rules(players=2)
+    lite, yoko, krypto = ([R.kind_of(a, symbol) for symbol in range(R.NUM_SYMBOLS)] for a in (0, 1, 4))
+    first = [lite[R.SIMULTANEOUS], yoko[R.DOUBLE]] + [lite[R.PLAIN]] * 5 + [yoko[R.PLAIN]] * 6
+    second = (
+        [yoko[R.PLAIN]] * 2
+        + [R.kind_of(a, R.PLAIN) for a in (2, 3, 4) for _ in range(3)]
+        + [lite[R.PLAIN]] * 2
+    )
+    rest = list(rules.cards())
+    for kind in [*first, *second, krypto[R.PLAIN]]:
+        rest.remove(kind)
+    cards = R.parse_deal(R.arrange_deal([first, second], krypto[R.PLAIN], rest), rules)
+
+    def feasible(second_cards_of_player_1: bool) -> bool:
+        model, h = O.build_model(rules, cards, 0, scoring=False)
+        turn, sec = h["turn"][0], h["sec"][0]
+        model.Add(sum(turn[0]) == sum(turn[1]) + 1)
+        for a in (0, 1):
+            kinds = range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS)
+            model.Add(sum(turn[p][k] + sec[p][k] for p in range(2) for k in kinds) == 5)
+        if not second_cards_of_player_1:
+            model.Add(sum(sec[1]) == 0)
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = 20
+        solver.parameters.num_workers = 1
+        status = solver.Solve(model)
+        assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
+        return status != cp_model.INFEASIBLE
+
+    assert feasible(second_cards_of_player_1=True)
+    assert not feasible(second_cards_of_player_1=False)
+
+
 def _round_endings(rules: R.Rules, cards, history) -> list[tuple[int, int, int]]:
     """Per round ended at the limit: (the last turn card's kind, artists at the limit or past it,
     the most face-up cards of one artist)."""

@@ -740,8 +740,8 @@ def build_model(
       simultaneous card per other player). Every artist is below the limit before it, so of one
       artist at most one turn card (the last) lies above ``limit - 1``; the cards above ``limit - 1``
       are the last turn card, a double's second card of its artist, or (when the last turn card is
-      simultaneous) one card per other player, each a second card of that player's of the same
-      artist in this round; and only then can
+      simultaneous) one card per other player, each a second card of the same artist in this round
+      of a player other than the ender; and only then can
       more than one artist pass ``limit - 1``. Unless every hand is empty there is a last turn card,
       and when it is an award card its display reached the limit, so it places no award token. A
       draw card that does not draw (where the deck cannot run out) is that last turn card.
@@ -1026,6 +1026,7 @@ def build_model(
         last_doubles: list[list] = [[] for _ in range(A)]
         last_awards: list = []
         full = [empty[r][p].Not() for p in range(n)]
+        ends_flags: list = []
         for p in range(n):
             after = sum(pair[a][b] for a in range(n) for b in range(n) if (p - a) % n > (b - a) % n)
             m.Add(T[r][p] == most - after).OnlyEnforceIf(full)
@@ -1040,6 +1041,7 @@ def build_model(
                 reasons.append(own_trigger)
             ends = B(f"en{r}_{p}")
             m.Add(ends == ender[p])
+            ends_flags.append(ends)
             m.AddBoolOr([ends.Not()] + reasons)
             # The last turn card is the ender's: ``mine`` when it is of artist a.
             my_draws = []
@@ -1070,16 +1072,16 @@ def build_model(
         over = [B(f"ov{r}_{a}") for a in range(A)]
         for a in range(A):
             m.Add(exc[a] <= excess_max * over[a])
-            brought = B(f"sb{r}_{a}")
-            m.Add(sum(sec[r][p][k] for p in range(n) for k in kinds_of(a)) >= 1).OnlyEnforceIf(brought)
-            m.AddBoolOr([over[a].Not(), last[a], brought])
-            # the turn card and a double's second card, or one simultaneous card per other player,
-            # from a player who displays a second card of that artist this round
+            # the turn card and a double's second card, or one simultaneous card per other player:
+            # an answer to the ender's card, so a second card of that artist this round from a
+            # player other than the ender
             brought_by = []
             for p in range(n):
                 flag = B(f"sb{r}_{a}_{p}")
                 m.Add(sum(sec[r][p][k] for k in kinds_of(a)) >= 1).OnlyEnforceIf(flag)
+                m.AddImplication(flag, ends_flags[p].Not())
                 brought_by.append(flag)
+            m.AddBoolOr([over[a].Not(), last[a], *brought_by])
             m.Add(exc[a] <= last[a] + sum(last_doubles[a]) + sum(brought_by))
             m.Add(exc[a] <= last[a] + sum(last_doubles[a]) + (n - 1) * sum(last_sims))
         m.Add(sum(over) <= 1 + (n - 1) * sum(last_sims))
