@@ -550,25 +550,24 @@ def test_the_first_draw_card_played_in_a_round_was_held_at_its_start() -> None:
     assert not feasible(lambda turn: turn[yoko] == 0)
 
 
-def test_a_draw_card_that_ends_the_round_draws_nothing_in_the_game_model() -> None:
+@pytest.mark.parametrize("symbol", [R.DRAW, R.HIDDEN])
+def test_a_card_that_ends_the_round_leaves_its_symbol_unresolved_in_the_game_model(symbol: int) -> None:
     """Round 1, two players: player 1 ends it (equal turns from player 0's start) and Yoko is the
-    only artist at the limit. Player 1's only Yoko card is its draw card and it plays no
-    simultaneous card, so that draw card is the round's last card and draws nothing: the model
-    lets player 1 play it, but not draw once for every draw card it plays."""
+    only artist at the limit. Player 1's only Yoko card is its draw (hidden) card and it plays no
+    simultaneous card, so that card is the round's last and its symbol is not resolved: the model
+    lets player 1 play it, but not draw (put a card face down) once for every such card it plays."""
     rules = R.Rules(players=2)
-    yoko = [R.kind_of(1, symbol) for symbol in range(R.NUM_SYMBOLS)]
+    yoko = [R.kind_of(1, s) for s in range(R.NUM_SYMBOLS)]
     plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
-    draw_kinds = [R.kind_of(a, R.DRAW) for a in range(R.NUM_ARTISTS)]
+    kinds = [R.kind_of(a, symbol) for a in range(R.NUM_ARTISTS)]
     first = [plain[1]] * 4 + [plain[a] for a in (0, 2, 3, 4) for _ in range(2)] + [plain[2]]
-    second = (
-        [yoko[R.DRAW], draw_kinds[4]] + [plain[a] for a in (0, 2, 3, 4) for _ in range(2)] + [plain[3]] * 3
-    )
+    second = [yoko[symbol], kinds[4]] + [plain[a] for a in (0, 2, 3, 4) for _ in range(2)] + [plain[3]] * 3
     rest = list(rules.cards())
     for kind in [*first, *second, plain[0]]:
         rest.remove(kind)
     cards = R.parse_deal(R.arrange_deal([first, second], plain[0], rest), rules)
 
-    def feasible(every_draw_draws: bool) -> bool:
+    def feasible(every_symbol_resolves: bool) -> bool:
         model, h = O.build_model(rules, cards, 0, scoring=False)
         turn, sec = h["turn"][0], h["sec"][0]
         model.Add(sum(turn[0]) == sum(turn[1]))
@@ -580,11 +579,12 @@ def test_a_draw_card_that_ends_the_round_draws_nothing_in_the_game_model() -> No
             )
             model.Add(shown + (a == 0) == 5 if a == 1 else shown + (a == 0) <= 4)
         for k in yoko:
-            model.Add(turn[1][k] == int(k == yoko[R.DRAW]))
+            model.Add(turn[1][k] == int(k == yoko[symbol]))
         for a in range(R.NUM_ARTISTS):
             model.Add(turn[1][R.kind_of(a, R.SIMULTANEOUS)] == 0)
-        if every_draw_draws:
-            model.Add(h["dr"][0][1] == sum(turn[1][k] for k in draw_kinds))
+        if every_symbol_resolves:
+            resolved = h["dr"][0][1] if symbol == R.DRAW else sum(h["down"][0][1])
+            model.Add(resolved == sum(turn[1][k] for k in kinds))
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = 20
         solver.parameters.num_workers = 1
@@ -592,8 +592,8 @@ def test_a_draw_card_that_ends_the_round_draws_nothing_in_the_game_model() -> No
         assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
         return status != cp_model.INFEASIBLE
 
-    assert feasible(every_draw_draws=False)
-    assert not feasible(every_draw_draws=True)
+    assert feasible(every_symbol_resolves=False)
+    assert not feasible(every_symbol_resolves=True)
 
 
 def test_only_other_players_answer_the_last_simultaneous_card_in_the_game_model() -> None:
@@ -655,19 +655,22 @@ def _round_endings(rules: R.Rules, cards, history) -> list[tuple[int, int, int]]
     return endings
 
 
-@pytest.mark.parametrize("ending", ["award card", "two artists past the limit", "one artist 3 past"])
+@pytest.mark.parametrize(
+    "ending", ["award card", "hidden card", "draw card", "two artists past the limit", "one artist 3 past"]
+)
 def test_rare_round_endings_satisfy_the_game_model(ending: str) -> None:
-    """The model's last-display constraints hold in real games that end a round on an award card
-    (whose token is then not placed), take two artists to the limit at once, or take one artist
-    three cards past ``limit - 1`` (a simultaneous card of it, and both other players display one
-    of it)."""
+    """The model's last-display constraints hold in real games that end a round on an award, hidden
+    or draw card (whose symbol is then not resolved), take two artists to the limit at once, or take
+    one artist three cards past ``limit - 1`` (a simultaneous card of it, and both other players
+    display one of it)."""
     rules = R.Rules(players=3)
     for seed in range(400):
         cards = R.parse_deal(R.random_deal(rules, seed), rules)
         final = _random_play(rules, R.deal_string(cards), seed)
         endings = _round_endings(rules, cards, final.history)
-        if ending == "award card":
-            found = any(R.symbol_of(kind) == R.AWARD for kind, _, _ in endings)
+        if ending in ("award card", "hidden card", "draw card"):
+            symbol = {"award card": R.AWARD, "hidden card": R.HIDDEN, "draw card": R.DRAW}[ending]
+            found = any(R.symbol_of(kind) == symbol for kind, _, _ in endings)
         elif ending == "two artists past the limit":
             found = any(count >= 2 for _, count, _ in endings)
         else:

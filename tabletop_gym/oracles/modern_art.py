@@ -1044,25 +1044,31 @@ def build_model(
             ends_flags.append(ends)
             m.AddBoolOr([ends.Not()] + reasons)
             # The last turn card is the ender's: ``mine`` when it is of artist a.
-            my_draws = []
+            my_draws, my_hiddens = [], []
             for a in range(A):
                 mine = B(f"lp{r}_{p}_{a}")
                 m.AddImplication(mine, ends)
                 m.Add(sum(turn[r][p][k] for k in kinds_of(a)) >= 1).OnlyEnforceIf(mine)
                 last_by[a].append(mine)
-                flags = [carries(mine, r, p, a, symbol) for symbol in (SIMULTANEOUS, DOUBLE, DRAW, AWARD)]
-                last_sim, last_double, last_draw, last_award = flags
+                symbols = (SIMULTANEOUS, DOUBLE, DRAW, AWARD, HIDDEN)
+                flags = [carries(mine, r, p, a, symbol) for symbol in symbols]
+                last_sim, last_double, last_draw, last_award, last_hidden = flags
                 last_sims.append(last_sim)
                 last_doubles[a].append(last_double)
                 my_draws.append(last_draw)
                 last_awards.append(last_award)
-                # the last turn card has one symbol, and with none of these it is plain or hidden
+                my_hiddens.append(last_hidden)
+                # the last turn card has one symbol, and with none of these it is plain
                 m.AddAtMostOne(flags)
-                plain_or_hidden = turn[r][p][a * NUM_SYMBOLS + PLAIN] + turn[r][p][a * NUM_SYMBOLS + HIDDEN]
-                m.Add(plain_or_hidden >= 1).OnlyEnforceIf([mine] + [flag.Not() for flag in flags])
+                plain = turn[r][p][a * NUM_SYMBOLS + PLAIN]
+                m.Add(plain >= 1).OnlyEnforceIf([mine] + [flag.Not() for flag in flags])
                 if unresolved_draw[r] is not None and not rules.resolve_ending_card:
                     # a draw card that ends the round at the limit draws nothing
                     m.AddBoolOr([last_draw.Not(), all_empty, unresolved_draw[r][p]])
+            if not rules.resolve_ending_card:
+                # nor does a hidden card bring a face-down card
+                hiddens = sum(turn[r][p][a * NUM_SYMBOLS + HIDDEN] for a in range(A))
+                m.Add(sum(down[r][p]) <= hiddens - sum(my_hiddens) + all_empty)
             # a draw card that does not draw is the last turn card, at the limit
             if unresolved_draw[r] is not None and not rules.resolve_ending_card:
                 m.AddBoolOr(my_draws).OnlyEnforceIf(unresolved_draw[r][p])
