@@ -732,7 +732,9 @@ def build_model(
       drawing, which needs a turn). So a player earlier in the order than another takes at least as
       many turns, a later one at most one fewer, unless its hand is empty at the round's end. A hand
       is empty at the round's end exactly when all its cards were played.
-    - *Who ends*: the player whose turn it was. The next round starts to its left. With no hand empty,
+    - *Who ends*: the player whose turn it was, so no one took a turn after its last (in the order
+      from the starter, players before it took at most as many turns, players after it at most one
+      fewer). The next round starts to its left. With no hand empty,
       everyone from the starter to the ender took one turn more than everyone after the ender. Unless
       every hand is empty, the ender displayed a card of an artist at the limit or played a
       simultaneous card.
@@ -1017,6 +1019,15 @@ def build_model(
         ender = [sum(pair[a][b] for a in range(n)) for b in range(n)]
         for a in range(n):
             m.Add(st[r][a] == sum(pair[a]))
+        # No one plays after the ender's last turn: in the order from the starter, a player before
+        # the ender took at most as many turns, one after it at most one fewer (skipped turns of
+        # empty hands only lower these counts).
+        for a in range(n):
+            for b in range(n):
+                for q in range(n):
+                    if q != b:
+                        earlier = int((q - a) % n < (b - a) % n)
+                        m.Add(T[r][q] <= T[r][b] - 1 + earlier).OnlyEnforceIf(pair[a][b])
         if r + 1 < R:
             for b in range(n):
                 m.Add(st[r + 1][(b + 1) % n] == ender[b])
