@@ -9,7 +9,8 @@ Two parts, reported separately and never mixed up:
   portfolio of ways to value the seat's cards in hand, ``PORTFOLIO``), ranked by the seat's points so
   far plus what the current round would pay it if it ended now; and the model's best solutions (see
   below) played out through the engine by ``realize``, which searches an order for each round's
-  plays (a beam goes on from a round it cannot order). The best plan is replayed through the engine
+  plays (depth first, then in seeded shuffled restarts; a beam goes on from a round it cannot
+  order). The best plan is replayed through the engine
   to its score before it is returned.
 - **bound**: ``build_model``, a CP-SAT model of the whole game at the level of rounds with every
   player: per round, player and card kind the turn cards, second cards and face-down cards; the cards
