@@ -634,6 +634,35 @@ def test_only_other_players_answer_the_last_simultaneous_card_in_the_game_model(
     assert not feasible(second_cards_of_player_1=False)
 
 
+def test_no_one_plays_after_the_ender_in_the_game_model() -> None:
+    """First hands of 4 cards and no draw card: round 1 ends with every hand empty. Player 1 can
+    end it (the last of 4 turns each), but not after player 0 took a turn more: player 1, emptied
+    by its double, plays no more, so the last turn was player 0's."""
+    rules = R.Rules(players=2, deals=(4, 2))
+    plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
+    first = plain[:4]
+    second = [R.kind_of(4, R.DOUBLE), plain[4], plain[4], plain[3]]
+    rest = list(rules.cards())
+    for kind in [*first, *second, plain[2]]:
+        rest.remove(kind)
+    cards = R.parse_deal(R.arrange_deal([first, second], plain[2], rest), rules)
+
+    def feasible(player_0_takes_more_turns: bool) -> bool:
+        model, h = O.build_model(rules, cards, 0, scoring=False)
+        model.Add(h["st"][1][0] == 1)  # player 0 starts round 2: player 1 ended round 1
+        if player_0_takes_more_turns:
+            model.Add(sum(h["turn"][0][0]) >= sum(h["turn"][0][1]) + 1)
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = 20
+        solver.parameters.num_workers = 1
+        status = solver.Solve(model)
+        assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
+        return status != cp_model.INFEASIBLE
+
+    assert feasible(player_0_takes_more_turns=False)
+    assert not feasible(player_0_takes_more_turns=True)
+
+
 def _round_endings(rules: R.Rules, cards, history) -> list[tuple[int, int, int]]:
     """Per round ended at the limit: (the last turn card's kind, artists at the limit or past it,
     the most face-up cards of one artist)."""
