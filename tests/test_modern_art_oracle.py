@@ -489,6 +489,25 @@ def test_free_deal_plan_replays_below_its_bound() -> None:
     assert free["plan_source"]
 
 
+def _built_deal(rules: R.Rules, hands, extra: int, top=()) -> tuple[int, ...]:
+    """The deal with these first hands and extra card, then the cards ``top`` on top of the deck and
+    the rest of the deck after them."""
+    rest = list(rules.cards())
+    for kind in [*(k for hand in hands for k in hand), extra, *top]:
+        rest.remove(kind)
+    return R.parse_deal(R.arrange_deal(hands, extra, [*top, *rest]), rules)
+
+
+def _decided_feasible(model: cp_model.CpModel) -> bool:
+    """Whether a model has a solution; CP-SAT must decide it within 20 s."""
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 20
+    solver.parameters.num_workers = 1
+    status = solver.Solve(model)
+    assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
+    return status != cp_model.INFEASIBLE
+
+
 def _draws_a_draw_card_and_plays_it(rules: R.Rules, cards, history) -> bool:
     """Whether some player plays, as a turn card, a draw card of a kind it did not hold at the
     round's start: one it drew in that round."""
@@ -528,10 +547,7 @@ def test_the_first_draw_card_played_in_a_round_was_held_at_its_start() -> None:
     plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
     first = [yoko] + [plain[i % 5] for i in range(12)]
     second = [krypto] + [plain[(i + 1) % 5] for i in range(12)]
-    rest = list(rules.cards())
-    for kind in [*first, *second, plain[0], christin]:
-        rest.remove(kind)
-    cards = R.parse_deal(R.arrange_deal([first, second], plain[0], [christin, *rest]), rules)
+    cards = _built_deal(rules, [first, second], plain[0], [christin])
     draw_kinds = [R.kind_of(a, R.DRAW) for a in range(R.NUM_ARTISTS)]
 
     def feasible(*extra) -> bool:
@@ -539,12 +555,7 @@ def test_the_first_draw_card_played_in_a_round_was_held_at_its_start() -> None:
         for constraint in extra:
             model.Add(constraint(h["turn"][0][0]))
         model.Add(sum(h["turn"][0][0][k] for k in draw_kinds) >= 1)
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = 20
-        solver.parameters.num_workers = 1
-        status = solver.Solve(model)
-        assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
-        return status != cp_model.INFEASIBLE
+        return _decided_feasible(model)
 
     assert feasible(lambda turn: turn[yoko] >= 1, lambda turn: turn[christin] >= 1)
     assert not feasible(lambda turn: turn[yoko] == 0)
@@ -562,10 +573,7 @@ def test_a_card_that_ends_the_round_leaves_its_symbol_unresolved_in_the_game_mod
     kinds = [R.kind_of(a, symbol) for a in range(R.NUM_ARTISTS)]
     first = [plain[1]] * 4 + [plain[a] for a in (0, 2, 3, 4) for _ in range(2)] + [plain[2]]
     second = [yoko[symbol], kinds[4]] + [plain[a] for a in (0, 2, 3, 4) for _ in range(2)] + [plain[3]] * 3
-    rest = list(rules.cards())
-    for kind in [*first, *second, plain[0]]:
-        rest.remove(kind)
-    cards = R.parse_deal(R.arrange_deal([first, second], plain[0], rest), rules)
+    cards = _built_deal(rules, [first, second], plain[0])
 
     def feasible(every_symbol_resolves: bool) -> bool:
         model, h = O.build_model(rules, cards, 0, scoring=False)
@@ -585,12 +593,7 @@ def test_a_card_that_ends_the_round_leaves_its_symbol_unresolved_in_the_game_mod
         if every_symbol_resolves:
             resolved = h["dr"][0][1] if symbol == R.DRAW else sum(h["down"][0][1])
             model.Add(resolved == sum(turn[1][k] for k in kinds))
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = 20
-        solver.parameters.num_workers = 1
-        status = solver.Solve(model)
-        assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
-        return status != cp_model.INFEASIBLE
+        return _decided_feasible(model)
 
     assert feasible(every_symbol_resolves=False)
     assert not feasible(every_symbol_resolves=True)
@@ -609,10 +612,7 @@ def test_only_other_players_answer_the_last_simultaneous_card_in_the_game_model(
         + [R.kind_of(a, R.PLAIN) for a in (2, 3, 4) for _ in range(3)]
         + [lite[R.PLAIN]] * 2
     )
-    rest = list(rules.cards())
-    for kind in [*first, *second, krypto[R.PLAIN]]:
-        rest.remove(kind)
-    cards = R.parse_deal(R.arrange_deal([first, second], krypto[R.PLAIN], rest), rules)
+    cards = _built_deal(rules, [first, second], krypto[R.PLAIN])
 
     def feasible(second_cards_of_player_1: bool) -> bool:
         model, h = O.build_model(rules, cards, 0, scoring=False)
@@ -623,12 +623,7 @@ def test_only_other_players_answer_the_last_simultaneous_card_in_the_game_model(
             model.Add(sum(turn[p][k] + sec[p][k] for p in range(2) for k in kinds) == 5)
         if not second_cards_of_player_1:
             model.Add(sum(sec[1]) == 0)
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = 20
-        solver.parameters.num_workers = 1
-        status = solver.Solve(model)
-        assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
-        return status != cp_model.INFEASIBLE
+        return _decided_feasible(model)
 
     assert feasible(second_cards_of_player_1=True)
     assert not feasible(second_cards_of_player_1=False)
@@ -642,22 +637,14 @@ def test_no_one_plays_after_the_ender_in_the_game_model() -> None:
     plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
     first = plain[:4]
     second = [R.kind_of(4, R.DOUBLE), plain[4], plain[4], plain[3]]
-    rest = list(rules.cards())
-    for kind in [*first, *second, plain[2]]:
-        rest.remove(kind)
-    cards = R.parse_deal(R.arrange_deal([first, second], plain[2], rest), rules)
+    cards = _built_deal(rules, [first, second], plain[2])
 
     def feasible(player_0_takes_more_turns: bool) -> bool:
         model, h = O.build_model(rules, cards, 0, scoring=False)
         model.Add(h["st"][1][0] == 1)  # player 0 starts round 2: player 1 ended round 1
         if player_0_takes_more_turns:
             model.Add(sum(h["turn"][0][0]) >= sum(h["turn"][0][1]) + 1)
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = 20
-        solver.parameters.num_workers = 1
-        status = solver.Solve(model)
-        assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
-        return status != cp_model.INFEASIBLE
+        return _decided_feasible(model)
 
     assert feasible(player_0_takes_more_turns=False)
     assert not feasible(player_0_takes_more_turns=True)
