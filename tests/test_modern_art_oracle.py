@@ -498,6 +498,12 @@ def _built_deal(rules: R.Rules, hands, extra: int, top=()) -> tuple[int, ...]:
     return R.parse_deal(R.arrange_deal(hands, extra, [*top, *rest]), rules)
 
 
+def _face_up_in_round_1(h: dict, a: int):
+    """The game model's face-up cards of artist ``a`` in round 1, all players (extra card apart)."""
+    kinds = range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS)
+    return sum(h["turn"][0][p][k] + h["sec"][0][p][k] for p in range(len(h["turn"][0])) for k in kinds)
+
+
 def _decided_feasible(model: cp_model.CpModel) -> bool:
     """Whether a model has a solution; CP-SAT must decide it within 20 s."""
     solver = cp_model.CpSolver()
@@ -577,15 +583,11 @@ def test_a_card_that_ends_the_round_leaves_its_symbol_unresolved_in_the_game_mod
 
     def feasible(every_symbol_resolves: bool) -> bool:
         model, h = O.build_model(rules, cards, 0, scoring=False)
-        turn, sec = h["turn"][0], h["sec"][0]
+        turn = h["turn"][0]
         model.Add(sum(turn[0]) == sum(turn[1]))
-        for a in range(R.NUM_ARTISTS):
-            shown = sum(
-                turn[p][k] + sec[p][k]
-                for p in range(2)
-                for k in range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS)
-            )
-            model.Add(shown + (a == 0) == 5 if a == 1 else shown + (a == 0) <= 4)
+        for a in range(R.NUM_ARTISTS):  # the extra card is Lite Metal's
+            shown = _face_up_in_round_1(h, a) + (a == 0)
+            model.Add(shown == 5 if a == 1 else shown <= 4)
         for k in yoko:
             model.Add(turn[1][k] == int(k == yoko[symbol]))
         for a in range(R.NUM_ARTISTS):
@@ -616,13 +618,11 @@ def test_only_other_players_answer_the_last_simultaneous_card_in_the_game_model(
 
     def feasible(second_cards_of_player_1: bool) -> bool:
         model, h = O.build_model(rules, cards, 0, scoring=False)
-        turn, sec = h["turn"][0], h["sec"][0]
-        model.Add(sum(turn[0]) == sum(turn[1]) + 1)
+        model.Add(sum(h["turn"][0][0]) == sum(h["turn"][0][1]) + 1)
         for a in (0, 1):
-            kinds = range(a * R.NUM_SYMBOLS, (a + 1) * R.NUM_SYMBOLS)
-            model.Add(sum(turn[p][k] + sec[p][k] for p in range(2) for k in kinds) == 5)
+            model.Add(_face_up_in_round_1(h, a) == 5)
         if not second_cards_of_player_1:
-            model.Add(sum(sec[1]) == 0)
+            model.Add(sum(h["sec"][0][1]) == 0)
         return _decided_feasible(model)
 
     assert feasible(second_cards_of_player_1=True)

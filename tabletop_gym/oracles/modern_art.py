@@ -10,8 +10,7 @@ Two parts, reported separately and never mixed up:
   far plus what the current round would pay it if it ended now; and the model's best solutions (see
   below) played out through the engine by ``realize``, which searches an order for each round's
   plays (depth first, then in seeded shuffled restarts; a beam goes on from a round it cannot
-  order). The best plan is replayed through the engine
-  to its score before it is returned.
+  order). The best plan is replayed through the engine to its score before it is returned.
 - **bound**: ``build_model``, a CP-SAT model of the whole game at the level of rounds with every
   player: per round, player and card kind the turn cards, second cards and face-down cards; the cards
   each player receives, exactly by deck position (deals from the starter after the draws so far, the
@@ -87,8 +86,9 @@ from tabletop_gym.envs.modern_art.rules import (
 
 GAME = "modern_art"
 # Part of the cache key: raise it when a change alters what ``solve`` returns (the artist-path bound
-# made it 2, its displayed-cards state 3, the seat's supply from the game model 4), so results cached
-# by an older version are computed again rather than served.
+# made it 2, its displayed-cards state 3, the seat's supply from the game model 4, the game model's
+# rules of a round's last card and first draw 5), so results cached by an older version are computed
+# again rather than served.
 ORACLE_REVISION = 5
 
 
@@ -526,9 +526,8 @@ def _realize_round(
     A depth-first search, first in a fixed order of plays with ``FIXED_ORDER_SHARE`` of
     ``node_limit`` positions; where that runs out, short searches in shuffled orders
     (``RESTART_NODES`` positions each, seeded, so reproducible) spend the rest: an order that goes
-    wrong early traps a single search,
-    and a few shuffled starts often find a way the fixed order misses. Positions shown to lead
-    nowhere are remembered across the searches."""
+    wrong early traps a single search, and a few shuffled starts often find a way the fixed order
+    misses. Positions shown to lead nowhere are remembered across the searches."""
     r, limit = state.round, state.rules.round_limit
     failed: set[tuple] = set()
     nodes = 0
@@ -1074,17 +1073,17 @@ def build_model(
                 m.AddAtMostOne(flags)
                 plain = turn[r][p][a * NUM_SYMBOLS + PLAIN]
                 m.Add(plain >= 1).OnlyEnforceIf([mine] + [flag.Not() for flag in flags])
-                if unresolved_draw[r] is not None and not rules.resolve_ending_card:
-                    # a draw card that ends the round at the limit draws nothing
-                    m.AddBoolOr([last_draw.Not(), all_empty, unresolved_draw[r][p]])
             if not rules.resolve_ending_card:
-                # nor does a hidden card bring a face-down card
+                # a hidden card that ends the round at the limit brings no face-down card
                 hiddens = sum(turn[r][p][a * NUM_SYMBOLS + HIDDEN] for a in range(A))
                 m.Add(sum(down[r][p]) <= hiddens - sum(my_hiddens) + all_empty)
-            # a draw card that does not draw is the last turn card, at the limit
             if unresolved_draw[r] is not None and not rules.resolve_ending_card:
+                # a draw card that does not draw is the last turn card, at the limit, and a draw card
+                # that ends the round at the limit draws nothing
                 m.AddBoolOr(my_draws).OnlyEnforceIf(unresolved_draw[r][p])
                 m.AddImplication(unresolved_draw[r][p], all_empty.Not())
+                for last_draw in my_draws:
+                    m.AddBoolOr([last_draw.Not(), all_empty, unresolved_draw[r][p]])
         # Only the last display takes artists past limit - 1: its turn card's artist, and (when it is
         # a simultaneous card) one more artist per other player, each through a second card.
         over = [B(f"ov{r}_{a}") for a in range(A)]
