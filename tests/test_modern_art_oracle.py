@@ -629,6 +629,34 @@ def test_only_other_players_answer_the_last_simultaneous_card_in_the_game_model(
     assert not feasible(second_cards_of_player_1=False)
 
 
+def test_each_player_answers_the_last_simultaneous_card_once_in_the_game_model() -> None:
+    """Round 1, three players: Lite Metal, Yoko and Christin P. all end at the limit, which only a
+    last simultaneous card answered by both other players with different artists can do (player 0's
+    Lite Metal card, player 1's Yoko and player 2's Christin P. cards). Without a second card of
+    player 2 the model has no such round: player 1 cannot answer twice, although player 2's own
+    simultaneous card lets player 1 play two second cards in the round."""
+    rules = R.Rules(players=3)
+    lite, yoko, christin, karl, krypto = ([R.kind_of(a, s) for s in range(R.NUM_SYMBOLS)] for a in range(5))
+    first = [lite[R.SIMULTANEOUS]] + [lite[R.PLAIN]] * 2 + [yoko[R.PLAIN]] * 3 + [christin[R.PLAIN]] * 2
+    second = [yoko[R.PLAIN]] * 3 + [christin[R.PLAIN]] * 3 + [lite[R.PLAIN]] * 2 + [karl[R.PLAIN]] * 2
+    third = [krypto[R.SIMULTANEOUS]] + [christin[R.PLAIN]] * 2 + [karl[R.PLAIN]] * 4 + [lite[R.PLAIN]] * 2
+    first += [karl[R.PLAIN]] * 2 + [krypto[R.PLAIN]] * 3
+    second += [krypto[R.PLAIN]] * 3
+    third += [krypto[R.PLAIN]] * 4
+    cards = _built_deal(rules, [first, second, third], krypto[R.PLAIN])
+
+    def feasible(second_cards_of_player_2: bool) -> bool:
+        model, h = O.build_model(rules, cards, 0, scoring=False)
+        for a in (0, 1, 2):
+            model.Add(_face_up_in_round_1(h, a) == rules.round_limit)
+        if not second_cards_of_player_2:
+            model.Add(sum(h["sec"][0][2]) == 0)
+        return _decided_feasible(model)
+
+    assert feasible(second_cards_of_player_2=True)
+    assert not feasible(second_cards_of_player_2=False)
+
+
 def test_no_one_plays_after_the_ender_in_the_game_model() -> None:
     """First hands of 4 cards and no draw card: round 1 ends with every hand empty. Player 1 can
     end it (the last of 4 turns each), but not after player 0 took a turn more: player 1, emptied
@@ -672,11 +700,14 @@ def _round_endings(rules: R.Rules, cards, history) -> list[tuple[int, int, int]]
 
 
 @pytest.mark.parametrize(
-    "ending", ["award card", "hidden card", "draw card", "two artists past the limit", "one artist 3 past"]
-)
+    "ending",
+    ["award card", "hidden card", "draw card", "two artists past the limit", "three artists past the limit",
+     "one artist 3 past"],
+)  # fmt: skip
 def test_rare_round_endings_satisfy_the_game_model(ending: str) -> None:
     """The model's last-display constraints hold in real games that end a round on an award, hidden
-    or draw card (whose symbol is then not resolved), take two artists to the limit at once, or take
+    or draw card (whose symbol is then not resolved), take two or three artists to the limit at once
+    (the last simultaneous card answered with other artists, once by each other player), or take
     one artist three cards past ``limit - 1`` (a simultaneous card of it, and both other players
     display one of it)."""
     rules = R.Rules(players=3)
@@ -687,8 +718,9 @@ def test_rare_round_endings_satisfy_the_game_model(ending: str) -> None:
         if ending in ("award card", "hidden card", "draw card"):
             symbol = {"award card": R.AWARD, "hidden card": R.HIDDEN, "draw card": R.DRAW}[ending]
             found = any(R.symbol_of(kind) == symbol for kind, _, _ in endings)
-        elif ending == "two artists past the limit":
-            found = any(count >= 2 for _, count, _ in endings)
+        elif ending.endswith("artists past the limit"):
+            at_least = 2 if ending.startswith("two") else 3
+            found = any(count >= at_least for _, count, _ in endings)
         else:
             found = any(most >= rules.round_limit + 2 for _, _, most in endings)
         if found:

@@ -87,9 +87,9 @@ from tabletop_gym.envs.modern_art.rules import (
 GAME = "modern_art"
 # Part of the cache key: raise it when a change alters what ``solve`` returns (the artist-path bound
 # made it 2, its displayed-cards state 3, the seat's supply from the game model 4, the game model's
-# rules of a round's last card and first draw 5), so results cached by an older version are computed
-# again rather than served.
-ORACLE_REVISION = 5
+# rules of a round's last card and first draw 5, one answer per player to a last simultaneous card
+# 6), so results cached by an older version are computed again rather than served.
+ORACLE_REVISION = 6
 
 
 # ---- the plan: beam search through the engine ----------------------------------------------------
@@ -743,10 +743,11 @@ def build_model(
       artist at most one turn card (the last) lies above ``limit - 1``; the cards above ``limit - 1``
       are the last turn card, a double's second card of its artist, or (when the last turn card is
       simultaneous) one card per other player, each a second card of the same artist in this round
-      of a player other than the ender; and only then can
-      more than one artist pass ``limit - 1``. Unless every hand is empty there is a last turn card,
-      and when it is an award card its display reached the limit, so it places no award token. A
-      draw card that does not draw (where the deck cannot run out) is that last turn card.
+      of a player other than the ender, and no player answers twice (one card each, of one artist);
+      and only then can more than one artist pass ``limit - 1``. Unless every hand is empty there is
+      a last turn card, and when it is an award card its display reached the limit, so it places no
+      award token. A draw card that does not draw (where the deck cannot run out) is that last turn
+      card.
     - *Symbols*: a double's second card is of its artist, a hidden card brings at most one face-down
       card, each simultaneous turn card at most one card from every other player, award tokens need
       award turn cards and there are only so many; second cards bring no symbol of their own.
@@ -1087,21 +1088,26 @@ def build_model(
         # Only the last display takes artists past limit - 1: its turn card's artist, and (when it is
         # a simultaneous card) one more artist per other player, each through a second card.
         over = [B(f"ov{r}_{a}") for a in range(A)]
+        answers: list[list] = [[] for _ in range(n)]
         for a in range(A):
             m.Add(exc[a] <= excess_max * over[a])
             # the turn card and a double's second card, or one simultaneous card per other player:
-            # an answer to the ender's card, so a second card of that artist this round from a
-            # player other than the ender
+            # an answer to the ender's simultaneous card, so a second card of that artist this round
+            # from a player other than the ender
             brought_by = []
             for p in range(n):
                 flag = B(f"sb{r}_{a}_{p}")
                 m.Add(sum(sec[r][p][k] for k in kinds_of(a)) >= 1).OnlyEnforceIf(flag)
                 m.AddImplication(flag, ends_flags[p].Not())
+                m.AddBoolOr(last_sims).OnlyEnforceIf(flag)
                 brought_by.append(flag)
+                answers[p].append(flag)
             m.AddBoolOr([over[a].Not(), last[a], *brought_by])
             m.Add(exc[a] <= last[a] + sum(last_doubles[a]) + sum(brought_by))
             m.Add(exc[a] <= last[a] + sum(last_doubles[a]) + (n - 1) * sum(last_sims))
         m.Add(sum(over) <= 1 + (n - 1) * sum(last_sims))
+        for flags in answers:  # each other player answers the last simultaneous card once at most
+            m.AddAtMostOne(flags)
         m.Add(sum(exc) <= 1 + sum(sum(x) for x in last_doubles) + (n - 1) * sum(last_sims))
         for a in range(A):
             m.Add(last[a] == sum(last_by[a]))
