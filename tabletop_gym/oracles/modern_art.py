@@ -1099,7 +1099,6 @@ def build_model(
                 flag = B(f"sb{r}_{a}_{p}")
                 m.Add(sum(sec[r][p][k] for k in kinds_of(a)) >= 1).OnlyEnforceIf(flag)
                 m.AddImplication(flag, ends_flags[p].Not())
-                m.AddBoolOr(last_sims).OnlyEnforceIf(flag)
                 brought_by.append(flag)
                 answers[p].append(flag)
             m.AddBoolOr([over[a].Not(), last[a], *brought_by])
