@@ -458,6 +458,48 @@ def test_solve_realizes_relaxation_solutions_into_replayed_plans() -> None:
     assert final.done and final.scores[0] == result.score <= result.bound
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_replanning_goes_on_from_the_round_a_realization_stopped_at(players: int) -> None:
+    """From the start of round 3 of a real game, the game model with rounds 1 and 2 fixed to what was
+    played still has solutions (a real game satisfies it), and one is realized to the end: a game that
+    goes on from that position, which the engine replays to its score."""
+    rules = R.Rules(players=players)
+    cards = R.parse_deal(R.random_deal(rules, 20 + players), rules)
+    real = _beam_game(rules, cards, 0)
+    position = R.State(rules, cards)
+    for action in real.history:
+        if position.round == 2:
+            break
+        position.apply(action)
+    reached = O.replanned(rules, cards, 0, position, seconds=5)
+    assert reached.done
+    assert reached.history[: len(position.history)] == position.history
+    assert R.replay(rules, cards, reached.history).scores == reached.scores
+
+
+def test_solve_plans_again_where_a_solution_cannot_be_realized(monkeypatch) -> None:
+    """When the best solution stops before the end (here: realized for round 1 only), ``solve``
+    plans again from there once, and its plan still replays to its score."""
+    realize, calls = O.realize, []
+
+    def round_1_only(rules, cards, plays, **options):
+        return realize(rules, cards, plays[:1], **options)
+
+    def spy(rules, cards, seat, reached, seconds, **options):
+        calls.append(reached.round)
+        return replanned(rules, cards, seat, reached, seconds, **options)
+
+    replanned = O.replanned
+    monkeypatch.setattr(O, "realize", round_1_only)
+    monkeypatch.setattr(O, "replanned", spy)
+    rules = R.Rules(players=2)
+    deal = R.random_deal(rules, 1)
+    result = O.solve(deal, rules, 0, width=8, time_limit=6)
+    assert calls == [1]
+    final = R.replay(rules, deal, result.plan)
+    assert final.done and final.scores[0] == result.score <= result.bound
+
+
 @pytest.mark.parametrize("players, fixed_share", [(2, 0.5), (3, 0.5), (3, 0.0)])
 def test_realize_free_deals_and_plays_a_free_model_solution(
     players: int, fixed_share: float, monkeypatch

@@ -281,6 +281,47 @@ def realize(
     return _realize_rounds(State(rules, cards), plays, node_limit, deadline)
 
 
+def replanned(
+    rules: Rules,
+    cards: Sequence[int],
+    seat: int,
+    reached: State,
+    seconds: float,
+    workers: int = 2,
+    node_limit: int = 100_000,
+    deadline: float | None = None,
+) -> State:
+    """Plan again from a position where realizing a solution stopped (the start of a round no order
+    realizes, or where the cards drawn went to other players than the solution had them go to): the
+    game model with the rounds before it fixed to what was really played (a real game satisfies the
+    model, so it stays feasible), solved for ``seconds``, and its solutions realized from there, best
+    first. Returns the first game realized to the end, else the furthest position reached."""
+    r, n = reached.round, rules.players
+    m, h = build_model(rules, cards, seat)
+    game = plan_plays(rules, cards, reached.history)
+    for q in range(r):
+        entry = game["plays"][q]
+        for p in range(n):
+            m.Add(h["st"][q][p] == int(game["starters"][q] == p))
+            m.Add(h["dr"][q][p] == game["draws"][q][p])
+            for what in ("turn", "sec", "down"):
+                for k in range(NUM_KINDS):
+                    m.Add(h[what][q][p][k] == entry[what][p][k])
+        for a in range(NUM_ARTISTS):
+            m.Add(h["aw"][q][a] == entry["aw"][a])
+    m.Add(h["st"][r][reached.starter] == 1)
+    collector = _Collector(h, rules)
+    _solve_for(m, seconds, workers, collector)
+    best = reached
+    for _, plays in sorted(collector.found, key=lambda item: -item[0]):
+        got = _realize_rounds(reached, plays[r:], node_limit, deadline)
+        if got.done:
+            return got
+        if got.round > best.round:
+            best = got
+    return best
+
+
 def _realize_rounds(
     state: State,
     plays: Sequence[dict[str, Any]],
@@ -1904,10 +1945,15 @@ def solve(
     # that could not be realized. Realizing gets a third of the relaxation's time (the seat's
     # supply took up to half).
     deadline = time.perf_counter() + time_limit / 3
+    replan = True  # once, for the best solution that cannot be realized to the end (a sixth more time)
     for objective, plays in sorted(solutions, key=lambda item: -item[0]):
         if objective <= score or time.perf_counter() > deadline:
             break
         reached = realize(rules, cards, plays, deadline=deadline)
+        if not reached.done and replan:
+            replan = False
+            deadline += time_limit / 6
+            reached = replanned(rules, cards, seat, reached, time_limit / 6, deadline=deadline)
         narrow = max(8, width // 2)
         found, line, how = _played_out(rules, cards, seat, reached, narrow, [PORTFOLIO[which]])
         if found > score:
