@@ -9,8 +9,10 @@ Two parts, reported separately and never mixed up:
   portfolio of ways to value the seat's cards in hand, ``PORTFOLIO``), ranked by the seat's points so
   far plus what the current round would pay it if it ended now; and the model's best solutions (see
   below) played out through the engine by ``realize``, which searches an order for each round's
-  plays (depth first, then in seeded shuffled restarts; a beam goes on from a round it cannot
-  order). The best plan is replayed through the engine to its score before it is returned.
+  plays (depth first, then in seeded shuffled restarts). Where it stops early, the game model is
+  solved again once with the rounds played fixed and its solutions realized from there
+  (``replanned``); a beam goes on from where that stops. The best plan is replayed through the
+  engine to its score before it is returned.
 - **bound**: ``build_model``, a CP-SAT model of the whole game at the level of rounds with every
   player: per round, player and card kind the turn cards, second cards and face-down cards; the cards
   each player receives, exactly by deck position (deals from the starter after the draws so far, the
@@ -1941,9 +1943,9 @@ def solve(
         bound = min(bound, path_bound)
     stats["plan_source"] = "beam"
     # The relaxation's best solutions, played out through the engine: where the order of plays can
-    # be found, the plan scores what the solution does; else a beam goes on from the first round
-    # that could not be realized. Realizing gets a third of the relaxation's time (the seat's
-    # supply took up to half).
+    # be found, the plan scores what the solution does; else (after planning again once from there)
+    # a beam goes on from the first round that could not be realized. Realizing gets a third of the
+    # relaxation's time (the seat's supply took up to half), planning again a sixth.
     deadline = time.perf_counter() + time_limit / 3
     replan = True  # once, for the best solution that cannot be realized to the end (a sixth more time)
     for objective, plays in sorted(solutions, key=lambda item: -item[0]):
