@@ -699,6 +699,45 @@ def test_each_player_answers_the_last_simultaneous_card_once_in_the_game_model()
     assert not feasible(second_cards_of_player_2=False)
 
 
+def test_draws_in_a_round_come_in_turn_order_in_the_game_model() -> None:
+    """Round 1 of two players with 3 cards each; player 0 starts holding only draw cards, so its
+    first turn draws the deck's next card: the model cannot give that card to player 1, who draws
+    later. Real games of every size satisfy the model's order of draws (the real-game tests)."""
+    rules = R.Rules(players=2, deals=(3, 1))
+    draw = [R.kind_of(a, R.DRAW) for a in range(R.NUM_ARTISTS)]
+    plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
+    top = [plain[2], R.kind_of(2, R.DOUBLE)]
+    cards = _built_deal(rules, [[draw[1], draw[1], draw[4]], [draw[0], plain[3], plain[3]]], plain[0], top)
+
+    def feasible(player_1_takes_the_next_card: bool) -> bool:
+        model, h = O.build_model(rules, cards, 0, scoring=False)
+        if player_1_takes_the_next_card:
+            model.Add(h["took"][0][1][top[0]] == 1)
+        return _decided_feasible(model)
+
+    assert feasible(player_1_takes_the_next_card=False)
+    assert not feasible(player_1_takes_the_next_card=True)
+
+
+def test_a_card_drawn_and_played_in_a_round_was_drawn_at_an_earlier_turn_in_the_game_model() -> None:
+    """One card each; player 1's draw card draws Karl Gitter's draw card, which draws Christin P.'s
+    plain card, and player 1 plays all three in three turns. So the plain card was drawn at its
+    second turn (lap 1), not its third: it is played as a turn card after it was drawn."""
+    rules = R.Rules(players=2, deals=(1, 1))
+    plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
+    top = [R.kind_of(3, R.DRAW), plain[2]]
+    cards = _built_deal(rules, [[plain[0]], [R.kind_of(4, R.DRAW)]], plain[1], top)
+
+    def feasible(lap: int) -> bool:
+        model, h = O.build_model(rules, cards, 0, scoring=False)
+        model.Add(h["turn"][0][1][plain[2]] == 1)
+        model.Add(h["draw_lap"][0][1] == lap)
+        return _decided_feasible(model)
+
+    assert feasible(lap=1)
+    assert not feasible(lap=2)
+
+
 def test_no_one_plays_after_the_ender_in_the_game_model() -> None:
     """First hands of 4 cards and no draw card: round 1 ends with every hand empty. Player 1 can
     end it (the last of 4 turns each), but not after player 0 took a turn more: player 1, emptied

@@ -734,7 +734,7 @@ def _deck_tables(rules: Rules, cards: Sequence[int]) -> dict[str, Any]:
         extra.append(
             [[int(ex and p < N and artist_of(cards[p]) == a) for p in pos_extra] for a in range(NUM_ARTISTS)]
         )
-    return {"hand1": hand1, "draws": draws, "deal": deal, "extra": extra, "dmax": dmax}
+    return {"hand1": hand1, "draws": draws, "deal": deal, "extra": extra, "dmax": dmax, "first_draw": F}
 
 
 def _require_modelled(rules: Rules) -> None:
@@ -997,6 +997,76 @@ def build_model(
                 # p comes before q in this round's order iff the starter is one of q+1, ..., p
                 before = sum(st[r][(q + 1 + i) % n] for i in range((p - q) % n))
                 m.Add(T[r][p] >= T[r][q] - 1 + before).OnlyEnforceIf(empty[r][p].Not())
+    draw_lap: list[list] = [[] for _ in range(R)]  # per round, the lap of each draw index (fixed deal)
+    if tab is not None:
+        # The order of a round's draws. A player's turns are the first T of the round's laps (an
+        # emptied hand stays empty), so its turn in lap c comes at time n c + its place from the
+        # starter. Draw index d (the d-th card drawn in the game, a known deck position for each
+        # round) is drawn in round r when it lies between the draws before the round and after it,
+        # by one player in one of its turns, later than index d - 1 if that was drawn in the round
+        # too; the drawers take exactly the kinds at their indices. A turn card of a kind a player
+        # holds fewer of at the round's start was drawn in that round, at an earlier turn.
+        for r in range(R):
+            off = [sum(st[r][s] * ((p - s) % n) for s in range(n)) for p in range(n)]
+            before = dle[r - 1] if r else 0
+            owners: dict[int, list[tuple[Any, Any]]] = {}  # kind: (owner flags, lap) per index
+            last = None
+            for d in range(dmax):
+                at = tab["first_draw"][r] + d
+                if at >= N:
+                    break
+                drawn_by_end, drawn_before = B(f"De{r}_{d}"), B(f"Db{r}_{d}")
+                m.Add(dle[r] >= d + 1).OnlyEnforceIf(drawn_by_end)
+                m.Add(dle[r] <= d).OnlyEnforceIf(drawn_by_end.Not())
+                m.Add(before >= d + 1).OnlyEnforceIf(drawn_before)
+                m.Add(before <= d).OnlyEnforceIf(drawn_before.Not())
+                owner = [B(f"Do{r}_{d}_{p}") for p in range(n)]
+                m.Add(sum(owner) == drawn_by_end - drawn_before)
+                lap = V(0, total_hand, f"Dl{r}_{d}")
+                draw_lap[r].append(lap)
+                time_ = V(0, n * (total_hand + 1), f"Dt{r}_{d}")
+                for p in range(n):
+                    m.Add(time_ == n * lap + off[p]).OnlyEnforceIf(owner[p])
+                    m.Add(lap <= T[r][p] - 1).OnlyEnforceIf(owner[p])
+                if last is not None:  # both this index and the one before drawn in round r
+                    m.Add(time_ >= last[1] + 1).OnlyEnforceIf([drawn_by_end, last[0].Not()])
+                last = (drawn_before, time_)
+                owners.setdefault(cards[at], []).append((owner, lap))
+            # Before its first draw a player's turn cards come from its hand at the round's start,
+            # none of them a draw card: it draws first at a lap no later than its other cards there.
+            for p in range(n):
+                others = sum(recv[r][p][k] - took[r][p][k] - (played[r - 1][p][k] if r else 0)
+                             for k in range(K) if symbol_of(k) != DRAW)  # fmt: skip
+                soon = []
+                for indices in owners.values():
+                    for owner, lap in indices:
+                        flag = B(f"Df{r}_{p}_{len(soon)}")
+                        m.AddImplication(flag, owner[p])
+                        m.Add(lap <= others).OnlyEnforceIf(flag)
+                        soon.append(flag)
+                drew = B(f"Dd{r}_{p}")
+                m.Add(dr[r][p] >= 1).OnlyEnforceIf(drew)
+                m.Add(dr[r][p] == 0).OnlyEnforceIf(drew.Not())
+                m.AddBoolOr(soon).OnlyEnforceIf(drew)
+            for p in range(n):
+                for k in range(K):
+                    mine = [owner[p] for owner, _ in owners.get(k, ())]
+                    if not mine:
+                        if not isinstance(took[r][p][k], int):
+                            m.Add(took[r][p][k] == 0)
+                        continue
+                    m.Add(took[r][p][k] == sum(mine))
+                    held = recv[r][p][k] - took[r][p][k] - (played[r - 1][p][k] if r else 0)
+                    needs = B(f"Dn{r}_{p}_{k}")
+                    m.Add(turn[r][p][k] >= held + 1).OnlyEnforceIf(needs)
+                    m.Add(turn[r][p][k] <= held).OnlyEnforceIf(needs.Not())
+                    early = []
+                    for owner, lap in owners[k]:
+                        flag = B(f"Dx{r}_{p}_{k}_{len(early)}")
+                        m.AddImplication(flag, owner[p])
+                        m.Add(lap <= T[r][p] - 2).OnlyEnforceIf(flag)
+                        early.append(flag)
+                    m.AddBoolOr(early).OnlyEnforceIf(needs)
     # ---- symbols
     aw = [[V(0, tokens, f"aw{r}_{a}") for a in range(A)] for r in range(R)]
     award_turns: list = []
@@ -1160,7 +1230,7 @@ def build_model(
             m.Add(sum(aw[r]) <= award_turns[r] - sum(last_awards) + all_empty)
     handles = {
         "turn": turn, "sec": sec, "down": down, "aw": aw, "st": st, "dr": dr, "recv": recv,
-        "extra": extra, "took": took, "played": played,
+        "extra": extra, "took": took, "played": played, "draw_lap": draw_lap,
     }  # fmt: skip
     if not scoring:
         return m, handles
