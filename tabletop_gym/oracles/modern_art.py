@@ -90,8 +90,9 @@ GAME = "modern_art"
 # Part of the cache key: raise it when a change alters what ``solve`` returns (the artist-path bound
 # made it 2, its displayed-cards state 3, the seat's supply from the game model 4, the game model's
 # rules of a round's last card and first draw 5, one answer per player to a last simultaneous card
-# 6), so results cached by an older version are computed again rather than served.
-ORACLE_REVISION = 6
+# 6, the order of draws 7), so results cached by an older version are computed again rather than
+# served.
+ORACLE_REVISION = 7
 
 
 # ---- the plan: beam search through the engine ----------------------------------------------------
@@ -767,7 +768,12 @@ def build_model(
       per draw card it played as a turn card and, where the deck cannot run out, drawing for every
       such card but the one that ended the round; a hand grows in a round only by its own draws, so
       the first draw card a player plays in a round was in its hand at the round's start: some kind
-      it plays as a draw turn card it held then (cards of a kind are alike). Free deal: any cards, as
+      it plays as a draw turn card it held then (cards of a kind are alike). The draws come in turn
+      order: a player's turns are the first laps of the round (an emptied hand stays empty), each draw
+      index is drawn in one of its drawer's turns and after the index before it (lap x players + place
+      from the starter), a player draws first no later than its held cards without a draw symbol
+      allow, and a turn card of a kind it did not hold at the round's start was drawn at an earlier
+      turn of its own. Free deal: any cards, as
       many as the deck holds of each kind, each player receiving exactly its dealt count plus its
       draws.
     - *Turns*: players take turns in order from the starter, one turn card each, skipping only a
@@ -805,10 +811,10 @@ def build_model(
       has at most the face-up limit's worth plus the hidden cards it can hold by then, and no more
       than it can have received by then under any starters and draws (``_seat_reach``).
 
-    Left out (so the optimum may be above the best real play): the order of plays inside a round (a
-    drawn card is playable at once, a second card may be any held card, the cards drawn may go to
-    the players in any order), and that the triggering card's symbol is not resolved (but for draws
-    and awards).
+    Left out (so the optimum may be above the best real play): the order of plays inside a round
+    beyond the order of draws (a second card may be any held card, and when in the round it is
+    played), and that the triggering card's symbol is not resolved (but for draws, hidden cards and
+    awards).
     """
     _require_modelled(rules)
     n, R, A, K = rules.players, rules.rounds, NUM_ARTISTS, NUM_KINDS
