@@ -299,19 +299,10 @@ def replanned(
     game model with the rounds before it fixed to what was really played (a real game satisfies the
     model, so it stays feasible), solved for ``seconds``, and its solutions realized from there, best
     first. Returns the first game realized to the end, else the furthest position reached."""
-    r, n = reached.round, rules.players
+    r = reached.round
     m, h = build_model(rules, cards, seat)
-    game = plan_plays(rules, cards, reached.history)
-    for q in range(r):
-        entry = game["plays"][q]
-        for p in range(n):
-            m.Add(h["st"][q][p] == int(game["starters"][q] == p))
-            m.Add(h["dr"][q][p] == game["draws"][q][p])
-            for what in ("turn", "sec", "down"):
-                for k in range(NUM_KINDS):
-                    m.Add(h[what][q][p][k] == entry[what][p][k])
-        for a in range(NUM_ARTISTS):
-            m.Add(h["aw"][q][a] == entry["aw"][a])
+    for x, value in _plan_values(h, rules, cards, reached.history, rounds=r):
+        m.Add(x == value)
     m.Add(h["st"][r][reached.starter] == 1)
     collector = _Collector(h, rules)
     _solve_for(m, seconds, workers, collector)
@@ -952,6 +943,11 @@ def build_model(
             left = sum(recv[r][p][k] - played[r][p][k] for k in range(K))
             m.Add(left == 0).OnlyEnforceIf(empty[r][p])
             m.Add(left >= 1).OnlyEnforceIf(empty[r][p].Not())
+
+    def held_at_start(r: int, p: int, k: int) -> Any:
+        """Player p's cards of kind k as round r starts (its deal in, nothing drawn yet)."""
+        return recv[r][p][k] - took[r][p][k] - (played[r - 1][p][k] if r else 0)
+
     if tab is not None:
         # A hand grows during a round only by its own draws, and a draw needs a draw card: the first
         # draw card a player plays in a round was in its hand at the round's start. Cards of one kind
@@ -961,7 +957,7 @@ def build_model(
             for p in range(n):
                 starters = []
                 for k in draw_kinds:
-                    held = recv[r][p][k] - took[r][p][k] - (played[r - 1][p][k] if r else 0)
+                    held = held_at_start(r, p, k)
                     first = B(f"df{r}_{p}_{k}")
                     m.Add(turn[r][p][k] >= 1).OnlyEnforceIf(first)
                     m.Add(held >= 1).OnlyEnforceIf(first)
@@ -1042,8 +1038,7 @@ def build_model(
             # Before its first draw a player's turn cards come from its hand at the round's start,
             # none of them a draw card: it draws first at a lap no later than its other cards there.
             for p in range(n):
-                others = sum(recv[r][p][k] - took[r][p][k] - (played[r - 1][p][k] if r else 0)
-                             for k in range(K) if symbol_of(k) != DRAW)  # fmt: skip
+                others = sum(held_at_start(r, p, k) for k in range(K) if symbol_of(k) != DRAW)
                 soon = []
                 for indices in owners.values():
                     for owner, lap in indices:
@@ -1063,7 +1058,7 @@ def build_model(
                             m.Add(took[r][p][k] == 0)
                         continue
                     m.Add(took[r][p][k] == sum(mine))
-                    held = recv[r][p][k] - took[r][p][k] - (played[r - 1][p][k] if r else 0)
+                    held = held_at_start(r, p, k)
                     needs = B(f"Dn{r}_{p}_{k}")
                     m.Add(turn[r][p][k] >= held + 1).OnlyEnforceIf(needs)
                     m.Add(turn[r][p][k] <= held).OnlyEnforceIf(needs.Not())
@@ -1351,20 +1346,29 @@ def plan_plays(rules: Rules, cards: Sequence[int], plan: Sequence[int]) -> dict[
     return {"plays": rounds, "starters": starters, "draws": draws}
 
 
+def _plan_values(
+    h: dict, rules: Rules, cards: Sequence[int], plan: Sequence[int], rounds: int | None = None
+) -> Iterator[tuple[Any, int]]:
+    """(model variable, its value in the real game ``plan``) for the starters, draws, plays and award
+    tokens of ``build_model`` (handles ``h``), over its first ``rounds`` rounds (default: all)."""
+    game = plan_plays(rules, cards, plan)
+    for r, entry in enumerate(game["plays"][:rounds]):
+        for p in range(rules.players):
+            yield h["st"][r][p], int(game["starters"][r] == p)
+            yield h["dr"][r][p], game["draws"][r][p]
+            for what in ("turn", "sec", "down"):
+                for k in range(NUM_KINDS):
+                    yield h[what][r][p][k], entry[what][p][k]
+        for a in range(NUM_ARTISTS):
+            yield h["aw"][r][a], entry["aw"][a]
+
+
 def _hint(m: cp_model.CpModel, h: dict, rules: Rules, cards: Sequence[int], plan: Sequence[int]) -> None:
     """Hint the model with the real game ``plan`` plays: a feasible start for CP-SAT, so it reports
     a proven bound quickly, and (if the model is right) a relaxation objective of at least the plan's
     score."""
-    game = plan_plays(rules, cards, plan)
-    for r, entry in enumerate(game["plays"]):
-        for p in range(rules.players):
-            m.AddHint(h["st"][r][p], int(game["starters"][r] == p))
-            m.AddHint(h["dr"][r][p], game["draws"][r][p])
-            for what in ("turn", "sec", "down"):
-                for k in range(NUM_KINDS):
-                    m.AddHint(h[what][r][p][k], entry[what][p][k])
-        for a in range(NUM_ARTISTS):
-            m.AddHint(h["aw"][r][a], entry["aw"][a])
+    for x, value in _plan_values(h, rules, cards, plan):
+        m.AddHint(x, value)
 
 
 def _solve_for(
