@@ -546,6 +546,20 @@ def _face_up_in_round_1(h: dict, a: int):
     return sum(h["turn"][0][p][k] + h["sec"][0][p][k] for p in range(len(h["turn"][0])) for k in kinds)
 
 
+def _at_the_limit_in_round_1(rules: R.Rules, cards, artists, more=None, without_second_cards=None) -> bool:
+    """Whether the game model has a round 1 that ends with each of ``artists`` at exactly the limit
+    of face-up cards (the extra card of another artist), under the constraints ``more(model,
+    handles)`` adds, and (given a player) with no second card of that player."""
+    model, h = O.build_model(rules, cards, 0, scoring=False)
+    for a in artists:
+        model.Add(_face_up_in_round_1(h, a) == rules.round_limit)
+    if more is not None:
+        more(model, h)
+    if without_second_cards is not None:
+        model.Add(sum(h["sec"][0][without_second_cards]) == 0)
+    return _decided_feasible(model)
+
+
 def _decided_feasible(model: cp_model.CpModel) -> bool:
     """Whether a model has a solution; CP-SAT must decide it within 20 s."""
     solver = cp_model.CpSolver()
@@ -658,17 +672,11 @@ def test_only_other_players_answer_the_last_simultaneous_card_in_the_game_model(
     )
     cards = _built_deal(rules, [first, second], krypto[R.PLAIN])
 
-    def feasible(second_cards_of_player_1: bool) -> bool:
-        model, h = O.build_model(rules, cards, 0, scoring=False)
+    def player_0_ends(model, h) -> None:
         model.Add(sum(h["turn"][0][0]) == sum(h["turn"][0][1]) + 1)
-        for a in (0, 1):
-            model.Add(_face_up_in_round_1(h, a) == 5)
-        if not second_cards_of_player_1:
-            model.Add(sum(h["sec"][0][1]) == 0)
-        return _decided_feasible(model)
 
-    assert feasible(second_cards_of_player_1=True)
-    assert not feasible(second_cards_of_player_1=False)
+    assert _at_the_limit_in_round_1(rules, cards, (0, 1), player_0_ends)
+    assert not _at_the_limit_in_round_1(rules, cards, (0, 1), player_0_ends, without_second_cards=1)
 
 
 def test_each_player_answers_the_last_simultaneous_card_once_in_the_game_model() -> None:
@@ -686,17 +694,8 @@ def test_each_player_answers_the_last_simultaneous_card_once_in_the_game_model()
     second += [krypto[R.PLAIN]] * 3
     third += [krypto[R.PLAIN]] * 4
     cards = _built_deal(rules, [first, second, third], krypto[R.PLAIN])
-
-    def feasible(second_cards_of_player_2: bool) -> bool:
-        model, h = O.build_model(rules, cards, 0, scoring=False)
-        for a in (0, 1, 2):
-            model.Add(_face_up_in_round_1(h, a) == rules.round_limit)
-        if not second_cards_of_player_2:
-            model.Add(sum(h["sec"][0][2]) == 0)
-        return _decided_feasible(model)
-
-    assert feasible(second_cards_of_player_2=True)
-    assert not feasible(second_cards_of_player_2=False)
+    assert _at_the_limit_in_round_1(rules, cards, (0, 1, 2))
+    assert not _at_the_limit_in_round_1(rules, cards, (0, 1, 2), without_second_cards=2)
 
 
 def test_draws_in_a_round_come_in_turn_order_in_the_game_model() -> None:
