@@ -698,6 +698,53 @@ def test_each_player_answers_the_last_simultaneous_card_once_in_the_game_model()
     assert not _at_the_limit_in_round_1(rules, cards, (0, 1, 2), without_second_cards=2)
 
 
+def test_an_answer_to_the_last_simultaneous_card_is_no_double_second_card_in_the_game_model() -> None:
+    """Round 1, two players: player 0 ends it with Lite Metal's simultaneous card (the only one in
+    play: no one holds a draw card), and player 1's answer takes Yoko to the limit beside Lite Metal.
+    Player 1 also plays a second Karl Gitter card: only an answer to a simultaneous card can bring
+    it (player 1's double is Yoko's), so with the last card's answer spent on Yoko there is no such
+    round, though player 1's Yoko double could have brought a second Yoko card."""
+    rules = R.Rules(players=2)
+    lite, yoko, christin, karl, krypto = ([R.kind_of(a, s) for s in range(R.NUM_SYMBOLS)] for a in range(5))
+    first = [lite[R.SIMULTANEOUS]] + [lite[R.PLAIN]] * 4 + [christin[R.PLAIN]] * 4 + [krypto[R.PLAIN]] * 4
+    second = [yoko[R.DOUBLE]] + [yoko[R.PLAIN]] * 5 + [karl[R.PLAIN]] * 3 + [christin[R.PLAIN]] * 4
+    cards = _built_deal(rules, [first, second], krypto[R.PLAIN])
+
+    def player_0_ends(model, h) -> None:
+        model.Add(sum(h["turn"][0][0]) == sum(h["turn"][0][1]) + 1)
+
+    def and_a_second_karl_card(model, h) -> None:
+        player_0_ends(model, h)
+        model.Add(sum(h["sec"][0][1][k] for k in karl) >= 1)
+
+    assert _at_the_limit_in_round_1(rules, cards, (0, 1), player_0_ends)
+    assert not _at_the_limit_in_round_1(rules, cards, (0, 1), and_a_second_karl_card)
+
+
+def test_a_player_draws_only_with_draw_cards_in_hand_in_the_game_model() -> None:
+    """Player 0 holds one draw card (Yoko's), player 1 another (Krypto's). Player 0 draws both of the
+    deck's next two cards only when the first is a draw card (Christin P.'s), which then draws the
+    second: with a plain card first, its second draw would need the draw card it has not drawn yet
+    (the card counts alone allow it: two draws, two draw cards played, player 1 drawing the third)."""
+    rules = R.Rules(players=2, deals=(4, 1))
+    plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
+    christin_draw = R.kind_of(2, R.DRAW)
+
+    def both_drawn_by_player_0(top) -> bool:
+        hands = [
+            [R.kind_of(1, R.DRAW), plain[0], plain[0], plain[3]],
+            [R.kind_of(4, R.DRAW), plain[4], plain[3], plain[2]],
+        ]
+        cards = _built_deal(rules, hands, plain[1], [*top, plain[3]])
+        model, h = O.build_model(rules, cards, 0, scoring=False)
+        for kind in top:
+            model.Add(h["took"][0][0][kind] == 1)
+        return _decided_feasible(model)
+
+    assert both_drawn_by_player_0([christin_draw, plain[2]])
+    assert not both_drawn_by_player_0([plain[2], christin_draw])
+
+
 def test_draws_in_a_round_come_in_turn_order_in_the_game_model() -> None:
     """Round 1 of two players with 3 cards each; player 0 starts holding only draw cards, so its
     first turn draws the deck's next card: the model cannot give that card to player 1, who draws

@@ -90,9 +90,9 @@ GAME = "modern_art"
 # Part of the cache key: raise it when a change alters what ``solve`` returns (the artist-path bound
 # made it 2, its displayed-cards state 3, the seat's supply from the game model 4, the game model's
 # rules of a round's last card and first draw 5, one answer per player to a last simultaneous card
-# 6, the order of draws 7), so results cached by an older version are computed again rather than
-# served.
-ORACLE_REVISION = 7
+# 6, the order of draws 7, draws only with draw cards in hand and answers apart from double second
+# cards 8), so results cached by an older version are computed again rather than served.
+ORACLE_REVISION = 8
 
 
 # ---- the plan: beam search through the engine ----------------------------------------------------
@@ -764,8 +764,10 @@ def build_model(
       order: a player's turns are the first laps of the round (an emptied hand stays empty), each draw
       index is drawn in one of its drawer's turns and after the index before it (lap x players + place
       from the starter), a player draws first no later than its held cards without a draw symbol
-      allow, and a turn card of a kind it did not hold at the round's start was drawn at an earlier
-      turn of its own. Free deal: any cards, as
+      allow, a turn card of a kind it did not hold at the round's start was drawn at an earlier
+      turn of its own, and a player's draws up to each index are no more than the draw cards it held
+      at the round's start plus those it drew at earlier indices (each draw spends a draw card in
+      hand, and the card drawn at an index is not in hand before it). Free deal: any cards, as
       many as the deck holds of each kind, each player receiving exactly its dealt count plus its
       draws.
     - *Turns*: players take turns in order from the starter, one turn card each, skipping only a
@@ -784,7 +786,8 @@ def build_model(
       artist at most one turn card (the last) lies above ``limit - 1``; the cards above ``limit - 1``
       are the last turn card, a double's second card of its artist, or (when the last turn card is
       simultaneous) one card per other player, each a second card of the same artist in this round
-      of a player other than the ender, and no player answers twice (one card each, of one artist);
+      of a player other than the ender that answers a simultaneous card (not a double's second
+      card), and no player answers twice (one card each, of one artist);
       and only then can more than one artist pass ``limit - 1``. Unless every hand is empty there is
       a last turn card, and when it is an award card its display reached the limit, so it places no
       award token. A draw card that does not draw (where the deck cannot run out) is that last turn
@@ -1014,6 +1017,7 @@ def build_model(
             before = dle[r - 1] if r else 0
             owners: dict[int, list[tuple[Any, Any]]] = {}  # kind: (owner flags, lap) per index
             last = None
+            by_index = []  # (owner flags, whether the card is a draw card) per index, in order
             for d in range(dmax):
                 at = tab["first_draw"][r] + d
                 if at >= N:
@@ -1035,6 +1039,7 @@ def build_model(
                     m.Add(time_ >= last[1] + 1).OnlyEnforceIf([drawn_by_end, last[0].Not()])
                 last = (drawn_before, time_)
                 owners.setdefault(cards[at], []).append((owner, lap))
+                by_index.append((owner, symbol_of(cards[at]) == DRAW))
             # Before its first draw a player's turn cards come from its hand at the round's start,
             # none of them a draw card: it draws first at a lap no later than its other cards there.
             for p in range(n):
@@ -1050,6 +1055,17 @@ def build_model(
                 m.Add(dr[r][p] >= 1).OnlyEnforceIf(drew)
                 m.Add(dr[r][p] == 0).OnlyEnforceIf(drew.Not())
                 m.AddBoolOr(soon).OnlyEnforceIf(drew)
+            # Each draw spends a draw card in the drawer's hand: one it held at the round's start or
+            # one it drew itself at an earlier index (the card drawn at an index is not in hand
+            # before it). So a player's draws up to an index are at most those two counts.
+            for p in range(n):
+                held_draws = sum(held_at_start(r, p, k) for k in draw_kinds)
+                so_far, drawn_draws = [], []
+                for owner, is_draw in by_index:
+                    so_far.append(owner[p])
+                    m.Add(sum(so_far) <= held_draws + sum(drawn_draws)).OnlyEnforceIf(owner[p])
+                    if is_draw:
+                        drawn_draws.append(owner[p])
             for p in range(n):
                 for k in range(K):
                     mine = [owner[p] for owner, _ in owners.get(k, ())]
@@ -1072,6 +1088,7 @@ def build_model(
     # ---- symbols
     aw = [[V(0, tokens, f"aw{r}_{a}") for a in range(A)] for r in range(R)]
     award_turns: list = []
+    answered: list[list] = [[] for _ in range(R)]  # per round and player: its answers per artist
     m.Add(sum(aw[r][a] for r in range(R) for a in range(A)) <= tokens)
     for r in range(R):
         award_turns.append(sum(turn[r][p][a * NUM_SYMBOLS + AWARD] for p in range(n) for a in range(A)))
@@ -1080,6 +1097,7 @@ def build_model(
         for p in range(n):
             m.Add(sum(down[r][p]) <= sum(turn[r][p][a * NUM_SYMBOLS + HIDDEN] for a in range(A)))
             simp = [V(0, total_hand, f"sp{r}_{p}_{a}") for a in range(A)]
+            answered[r].append(simp)
             m.Add(sum(simp) <= sum(sims[q] for q in range(n) if q != p))
             for a in range(A):
                 double = turn[r][p][a * NUM_SYMBOLS + DOUBLE]
@@ -1213,6 +1231,7 @@ def build_model(
             for p in range(n):
                 flag = B(f"sb{r}_{a}_{p}")
                 m.Add(sum(sec[r][p][k] for k in kinds_of(a)) >= 1).OnlyEnforceIf(flag)
+                m.Add(answered[r][p][a] >= 1).OnlyEnforceIf(flag)  # an answer, not a double's second card
                 m.AddImplication(flag, ends_flags[p].Not())
                 brought_by.append(flag)
                 answers[p].append(flag)
