@@ -46,6 +46,20 @@ def test_solve_command_over_every_deal(capsys):
     assert R.replay(R.Rules(), deal, actions).scores[0] == found <= bound
 
 
+def test_solve_command_plays_the_first_rounds_only(capsys):
+    """``--rounds 1``: a one-round game (13 cards each, then the game ends), its plan replayed under
+    those rules; too many rounds is refused with the range."""
+    assert main(["solve", "modern_art", "--rounds", "1", "--seed", "1", *FAST]) == 0
+    out = capsys.readouterr().out
+    deal = next(line.split()[1] for line in out.splitlines() if line.startswith("deal"))
+    plan = next(line for line in out.splitlines() if line.startswith("plan actions:"))
+    found = int(next(line.split()[1] for line in out.splitlines() if line.startswith("plan ")))
+    final = R.replay(R.Rules(deals=(13,)), deal, [int(a) for a in plan.split(":")[1].split()])
+    assert final.done and final.round == 1 and final.scores[0] == found  # over after one round
+    with pytest.raises(SystemExit, match="--rounds must be 1 to 4, got 5"):
+        main(["solve", "modern_art", "--rounds", "5", *FAST])
+
+
 def test_solve_command_rejects_a_bad_deal(capsys):
     assert main(["solve", "modern_art", "--deal", "L.Y.", *FAST]) == 2
     assert "deal holds" in capsys.readouterr().err

@@ -449,6 +449,48 @@ def test_realize_finds_an_order_for_the_plays_of_a_real_game(
     assert O.realize(rules, cards, plays).history == reached.history
 
 
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_real_games_keep_sources_for_the_cards_left_to_play(players: int) -> None:
+    """At the start of every turn of a real game, the cards its round still plays have what brings
+    them among the turn cards still to play (``_sources_left``, a cut of ``realize``'s search)."""
+    rules = R.Rules(players=players)
+    for seed in range(2):
+        final = _random_play(rules, R.random_deal(rules, seed), seed)
+        full = O.plan_plays(rules, final.deck, final.history)["plays"]
+        state = R.State(rules, final.deck)
+        for i, action in enumerate(final.history):
+            if state.phase == R.PLAY:
+                r = state.round
+                done = O.plan_plays(rules, final.deck, final.history[:i])["plays"][r]
+                left = {
+                    what: [[a - b for a, b in zip(full[r][what][p], done[what][p], strict=True)]
+                           for p in range(players)]
+                    for what in ("turn", "sec", "down")
+                }  # fmt: skip
+                assert O._sources_left(state, left["turn"], left["sec"], left["down"]), (seed, i)
+            state.apply(action)
+
+
+def test_a_second_card_needs_a_double_or_another_players_simultaneous_card_left() -> None:
+    rules = R.Rules(players=2)
+    state = R.State(rules, R.random_deal(rules, 0))
+    yoko = R.kind_of(1, R.PLAIN)
+    state.hands[0][yoko] += 1  # the cut looks at the hand only for cards to draw
+    empty = [[0] * R.NUM_KINDS for _ in range(2)]
+    sec = [row[:] for row in empty]
+    sec[0][yoko] = 1
+    turn = [row[:] for row in empty]
+    assert not O._sources_left(state, turn, sec, empty)
+    turn[0][R.kind_of(1, R.DOUBLE)] = 1
+    state.hands[0][R.kind_of(1, R.DOUBLE)] += 1
+    assert O._sources_left(state, turn, sec, empty)
+    turn[0][R.kind_of(1, R.DOUBLE)], turn[0][R.kind_of(2, R.DOUBLE)] = 0, 1  # another artist's double
+    assert not O._sources_left(state, turn, sec, empty)
+    turn[1][R.kind_of(2, R.SIMULTANEOUS)] = 1  # the other player's simultaneous card
+    state.hands[1][R.kind_of(2, R.SIMULTANEOUS)] += 1
+    assert O._sources_left(state, turn, sec, empty)
+
+
 def test_solve_realizes_relaxation_solutions_into_replayed_plans() -> None:
     rules = R.Rules(players=2)
     deal = R.random_deal(rules, 1)

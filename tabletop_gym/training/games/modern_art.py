@@ -17,7 +17,7 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.modern_art import GreedyAgent
 from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text
 from tabletop_gym.envs.modern_art.env import ModernArtEnv, render_text
-from tabletop_gym.envs.modern_art.rules import Rules, action_name, random_deal
+from tabletop_gym.envs.modern_art.rules import DEFAULT_DEALS, Rules, action_name, random_deal
 from tabletop_gym.oracles import modern_art as oracle
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
@@ -30,11 +30,28 @@ def _players(args: argparse.Namespace) -> int:
     return int(getattr(args, "players", None) or 2)
 
 
+def _variant(args: argparse.Namespace, players: int | None = None) -> dict[str, Any]:
+    """Rule parameters from the command line: ``--rounds N`` plays the first N rounds of the deal
+    table (a shorter game, where the per-deal oracle proves optima sooner)."""
+    rounds = getattr(args, "rounds", None)
+    if rounds is None:
+        return {}
+    full = DEFAULT_DEALS[players or _players(args)]
+    if not 1 <= rounds <= len(full):
+        raise SystemExit(f"--rounds must be 1 to {len(full)}, got {rounds}")
+    return {"deals": full[:rounds]}
+
+
+def _rules(args: argparse.Namespace, players: int | None = None) -> Rules:
+    players = players or _players(args)
+    return Rules(players=players, **_variant(args, players))
+
+
 def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
     cache_dir = getattr(args, "cache", None)
     return oracle.solve_cached(
         deal,
-        Rules(players=_players(args)),
+        _rules(args),
         0,
         OracleCache(cache_dir) if cache_dir else None,
         width=int(getattr(args, "width", 32)),
@@ -60,6 +77,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     known = {a.dest for a in parser._actions}
     if "players" not in known:
         parser.add_argument("--players", type=int, default=2, help="players, 2-5 (default 2)")
+    if "rounds" not in known:
+        parser.add_argument(
+            "--rounds", type=int, default=None, help="play only the first N rounds (default: all four)"
+        )
     if command in ("solve", "play", "evaluate", "bench") and "width" not in known:
         parser.add_argument("--width", type=int, default=32, help="oracle beam width (default 32)")
         parser.add_argument("--time-limit", type=float, default=10.0, help="CP-SAT seconds for the bound")
@@ -79,7 +100,7 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument("--bound-seconds", type=float, default=20.0, help="CP-SAT seconds per bound")
         parser.add_argument("--free-deals", type=int, default=8, help="stacked deals for the free-deal max")
         parser.add_argument("--bench-players", default="2,3,4,5", help="player counts (comma-separated)")
-        parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for modern_art.json")
+        parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for the report JSON")
 
 
 def _bounds_line(stats: dict) -> str:
@@ -90,7 +111,7 @@ def _bounds_line(stats: dict) -> str:
 
 
 def _solve_command(args: argparse.Namespace) -> int:
-    rules = Rules(players=_players(args))
+    rules = _rules(args)
     if args.free:
         free = oracle.free_deal(rules, deals=2, width=args.width, time_limit=args.time_limit)
         print(f"deal   {free['deal']}")
@@ -117,7 +138,7 @@ def _solve_command(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace) -> int:
     players = _players(args)
-    env = ModernArtEnv(players=players, render_mode="ansi")
+    env = ModernArtEnv(players=players, render_mode="ansi", **_variant(args))
     options = {"deal": args.deal} if args.deal else None
     obs, info = env.reset(seed=args.seed, options=options)
     print(f"deal {info['deal']}")
@@ -150,9 +171,9 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play_game(players: int, agents: list, seed: int) -> list[int]:
+def _play_game(players: int, agents: list, seed: int, variant: dict[str, Any]) -> list[int]:
     """One game: ``agents[p]`` plays seat p; returns the scores."""
-    env = ModernArtEnv(players=players, seat=0, opponents=agents[1:])
+    env = ModernArtEnv(players=players, seat=0, opponents=agents[1:], **variant)
     obs, info = env.reset(seed=seed)
     agents[0].reset(seed)
     done = False
@@ -173,7 +194,7 @@ def _tournament(args: argparse.Namespace) -> int:
                 agents = [factories[hero](game)] + [
                     factories[field_name](game * 7 + i) for i in range(players - 1)
                 ]
-                result = _play_game(players, agents, game)
+                result = _play_game(players, agents, game, _variant(args))
                 scores.append(result[0])
                 wins += win_share(result)
             report[f"{hero}_vs_{field_name}"] = {
@@ -197,16 +218,16 @@ def _bench(args: argparse.Namespace) -> int:
     report: dict = {
         "deck": "default (per artist: 1 award, 2 draw, 1 double, 1 hidden, 1 simultaneous)",
         "timing_note": "wall-clock on a shared machine; medians of 3 runs",
+        "rounds": args.rounds or "all",
     }
     counts = [int(c) for c in str(args.bench_players).split(",")]
     if args.env_steps > 0:
         for players in counts:
-            rates = [
-                env_steps_per_second(ModernArtEnv(players=players), args.env_steps, seed) for seed in range(3)
-            ]
+            env = ModernArtEnv(players=players, **_variant(args, players))
+            rates = [env_steps_per_second(env, args.env_steps, seed) for seed in range(3)]
             report[f"env_steps_per_second_median_{players}p"] = statistics.median(rates)
     for players in counts:
-        rules = Rules(players=players)
+        rules = _rules(args, players)
         rows = []
         for seed in tqdm(range(args.deals), desc=f"oracle {players}p", unit="deal"):
             rows.append(
@@ -251,8 +272,9 @@ def _bench(args: argparse.Namespace) -> int:
     for key, value in report.items():
         print(f"{key:<36} {value if not isinstance(value, float) else f'{value:.1f}'}")
     args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(args.out / "modern_art.json", json.dumps(report, indent=1))
-    print(f"written to {args.out / 'modern_art.json'}")
+    name = "modern_art.json" if args.rounds is None else f"modern_art_{args.rounds}_rounds.json"
+    atomic_write_text(args.out / name, json.dumps(report, indent=1))
+    print(f"written to {args.out / name}")
     return 0
 
 
@@ -262,7 +284,7 @@ SPEC = GameSpec(
     agents={"random": lambda args: RandomAgent(), "greedy": lambda args: GreedyAgent()},
     oracle=_solve,
     figures=_figures,
-    env_kwargs=lambda args: {"players": _players(args)},
+    env_kwargs=lambda args: {"players": _players(args), **_variant(args)},
     add_arguments=_add_arguments,
     commands={"solve": _solve_command, "play": _play, "tournament": _tournament, "bench": _bench},
     ppo={"n_steps": 512, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4},
