@@ -491,6 +491,17 @@ def test_a_second_card_needs_a_double_or_another_players_simultaneous_card_left(
     assert O._sources_left(state, turn, sec, empty)
 
 
+@pytest.mark.parametrize("seed", [1, 4])
+def test_one_round_two_player_deals_are_solved_exactly(seed: int) -> None:
+    """With one round (13 cards each) the game model meets a played-out plan: the oracle proves it
+    optimal, and the plan replays to that score."""
+    rules = R.Rules(players=2, deals=(13,))
+    deal = R.random_deal(rules, seed)
+    result = O.solve(deal, rules, width=8, time_limit=20.0)
+    assert result.optimal and result.score == result.bound
+    assert O.check(deal, result, rules)
+
+
 def test_solve_realizes_relaxation_solutions_into_replayed_plans() -> None:
     rules = R.Rules(players=2)
     deal = R.random_deal(rules, 1)
