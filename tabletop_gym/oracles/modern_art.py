@@ -1050,9 +1050,8 @@ def build_model(
         for r in range(R):
             off = [sum(st[r][s] * ((p - s) % n) for s in range(n)) for p in range(n)]
             before = dle[r - 1] if r else 0
-            owners: dict[int, list[tuple[Any, Any]]] = {}  # kind: (owner flags, lap) per index
+            indices: list[tuple[int, list, Any]] = []  # (kind, owner flags, lap) per index, in order
             last = None
-            by_index = []  # (owner flags, whether the card is a draw card) per index, in order
             for d in range(dmax):
                 at = tab["first_draw"][r] + d
                 if at >= N:
@@ -1073,37 +1072,35 @@ def build_model(
                 if last is not None:  # both this index and the one before drawn in round r
                     m.Add(time_ >= last[1] + 1).OnlyEnforceIf([drawn_by_end, last[0].Not()])
                 last = (drawn_before, time_)
-                owners.setdefault(cards[at], []).append((owner, lap))
-                by_index.append((owner, symbol_of(cards[at]) == DRAW))
-            # Before its first draw a player's turn cards come from its hand at the round's start,
-            # none of them a draw card: it draws first at a lap no later than its other cards there.
+                indices.append((cards[at], owner, lap))
             for p in range(n):
+                # Before its first draw a player's turn cards come from its hand at the round's
+                # start, none of them a draw card: it draws first at a lap no later than its other
+                # cards there.
                 others = sum(held_at_start(r, p, k) for k in range(K) if symbol_of(k) != DRAW)
                 soon = []
-                for indices in owners.values():
-                    for owner, lap in indices:
-                        flag = B(f"Df{r}_{p}_{len(soon)}")
-                        m.AddImplication(flag, owner[p])
-                        m.Add(lap <= others).OnlyEnforceIf(flag)
-                        soon.append(flag)
+                for _, owner, lap in indices:
+                    flag = B(f"Df{r}_{p}_{len(soon)}")
+                    m.AddImplication(flag, owner[p])
+                    m.Add(lap <= others).OnlyEnforceIf(flag)
+                    soon.append(flag)
                 drew = B(f"Dd{r}_{p}")
                 m.Add(dr[r][p] >= 1).OnlyEnforceIf(drew)
                 m.Add(dr[r][p] == 0).OnlyEnforceIf(drew.Not())
                 m.AddBoolOr(soon).OnlyEnforceIf(drew)
-            # Each draw spends a draw card in the drawer's hand: one it held at the round's start or
-            # one it drew itself at an earlier index (the card drawn at an index is not in hand
-            # before it). So a player's draws up to an index are at most those two counts.
-            for p in range(n):
+                # Each draw spends a draw card in the drawer's hand: one it held at the round's start
+                # or one it drew itself at an earlier index (the card drawn at an index is not in
+                # hand before it). So its draws up to an index are at most those two counts.
                 held_draws = sum(held_at_start(r, p, k) for k in draw_kinds)
                 so_far, drawn_draws = [], []
-                for owner, is_draw in by_index:
+                for kind, owner, _ in indices:
                     so_far.append(owner[p])
                     m.Add(sum(so_far) <= held_draws + sum(drawn_draws)).OnlyEnforceIf(owner[p])
-                    if is_draw:
+                    if symbol_of(kind) == DRAW:
                         drawn_draws.append(owner[p])
-            for p in range(n):
                 for k in range(K):
-                    mine = [owner[p] for owner, _ in owners.get(k, ())]
+                    at_k = [(owner, lap) for kind, owner, lap in indices if kind == k]
+                    mine = [owner[p] for owner, _ in at_k]
                     if not mine:
                         if not isinstance(took[r][p][k], int):
                             m.Add(took[r][p][k] == 0)
@@ -1114,7 +1111,7 @@ def build_model(
                     m.Add(turn[r][p][k] >= held + 1).OnlyEnforceIf(needs)
                     m.Add(turn[r][p][k] <= held).OnlyEnforceIf(needs.Not())
                     early = []
-                    for owner, lap in owners[k]:
+                    for owner, lap in at_k:
                         flag = B(f"Dx{r}_{p}_{k}_{len(early)}")
                         m.AddImplication(flag, owner[p])
                         m.Add(lap <= T[r][p] - 2).OnlyEnforceIf(flag)
@@ -2082,9 +2079,8 @@ def solve(
     # The relaxation's best solutions, played out through the engine: where the order of plays can
     # be found, the plan scores what the solution does; else (after planning again once from there)
     # a beam goes on from the first round that could not be realized. Realizing gets a third of the
-    # relaxation's time (two thirds where a solution meets the bound; the seat's supply took up to
-    # half), planning again a sixth.
-    # Solutions at the bound, once realized, prove the plan optimal: they may take twice as long.
+    # relaxation's time (the seat's supply took up to half), planning again a sixth; two thirds where
+    # a solution meets the bound, since realizing one proves the plan optimal.
     at_bound = any(objective >= bound for objective, _ in solutions)
     deadline = time.perf_counter() + time_limit * (2 / 3 if at_bound else 1 / 3)
     replan = True  # once, for the best solution that cannot be realized to the end (a sixth more time)

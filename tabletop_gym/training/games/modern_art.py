@@ -186,6 +186,7 @@ def _tournament(args: argparse.Namespace) -> int:
     """Each agent at seat 0 against greedy bots and against random bots: mean score and win rate."""
     players = _players(args)
     factories = {"random": lambda s: RandomAgent(s), "greedy": lambda s: GreedyAgent()}
+    variant = _variant(args)
     report = {}
     for hero in factories:
         for field_name in factories:
@@ -194,7 +195,7 @@ def _tournament(args: argparse.Namespace) -> int:
                 agents = [factories[hero](game)] + [
                     factories[field_name](game * 7 + i) for i in range(players - 1)
                 ]
-                result = _play_game(players, agents, game, _variant(args))
+                result = _play_game(players, agents, game, variant)
                 scores.append(result[0])
                 wins += win_share(result)
             report[f"{hero}_vs_{field_name}"] = {
