@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from ortools.sat.python import cp_model
@@ -330,10 +332,12 @@ def test_seat_supply_holds_in_every_line_of_play_on_tiny_decks(seed: int, monkey
     cards = R.parse_deal(deal, rules)
     solve_for = O._solve_for
 
-    def no_maximizing(model, seconds, workers):  # noqa: ANN001, ANN202
-        if model.HasObjective():
-            return cp_model.UNKNOWN, cp_model.CpSolver()
-        return solve_for(model, seconds, workers)
+    def no_maximizing(model, seconds, workers, **options):  # noqa: ANN001, ANN202
+        if model.HasObjective():  # CP-SAT gave up at once: nothing proven, no time spent
+            solver = cp_model.CpSolver()
+            solver.Solve(cp_model.CpModel())
+            return cp_model.UNKNOWN, solver
+        return solve_for(model, seconds, workers, **options)
 
     # the search's count agrees with the engine's own record of a game's plays
     game = _random_play(rules, deal, seed)
@@ -511,6 +515,27 @@ def test_solve_realizes_relaxation_solutions_into_replayed_plans() -> None:
     assert final.done and final.scores[0] == result.score <= result.bound
 
 
+def test_solve_depends_on_its_arguments_not_on_the_clock(monkeypatch) -> None:
+    """Where no proof finishes (two rounds, little time) the bound and plan depend on how much search
+    was done: they come out the same when the clock runs a hundred times faster, as on a slower or
+    busier machine, because every limit counts work (CP-SAT's deterministic time, positions)."""
+    rules = R.Rules(players=2, deals=(13, 6))
+    deal = R.random_deal(rules, 0)
+    first = O.solve(deal, rules, 0, width=4, time_limit=3)
+    assert not first.optimal and first.stats["plan_source"].startswith("relaxation")
+    real, start = time.perf_counter, time.perf_counter()
+    monkeypatch.setattr(time, "perf_counter", lambda: start + 100 * (real() - start))
+    again = O.solve(deal, rules, 0, width=4, time_limit=3)
+    monkeypatch.undo()
+    assert (again.score, again.bound, again.plan) == (first.score, first.bound, first.plan)
+
+    def untimed(stats: dict) -> dict:
+        return {key: value for key, value in stats.items() if not key.endswith("seconds")}
+
+    assert untimed(again.stats) == untimed(first.stats)
+    assert again.seconds > 10 * first.seconds  # the fast clock was read
+
+
 @pytest.mark.parametrize("players", [2, 3])
 def test_replanning_goes_on_from_the_round_a_realization_stopped_at(players: int) -> None:
     """From the start of round 3 of a real game, the game model with rounds 1 and 2 fixed to what was
@@ -547,7 +572,7 @@ def test_solve_plans_again_where_a_solution_cannot_be_realized(monkeypatch) -> N
     monkeypatch.setattr(O, "replanned", spy)
     rules = R.Rules(players=2)
     deal = R.random_deal(rules, 1)
-    result = O.solve(deal, rules, 0, width=8, time_limit=6)
+    result = O.solve(deal, rules, 0, width=8, time_limit=10)
     assert calls == [1]
     final = R.replay(rules, deal, result.plan)
     assert final.done and final.scores[0] == result.score <= result.bound

@@ -48,6 +48,13 @@ a deal and a game of it, replayed through the engine like every plan.
 
 ``brute_force`` searches every line of play exhaustively (with memory of positions); it is exact and
 only meant for tiny decks, to check the other two in tests.
+
+Where a proof does not finish, the bound and the plan depend on how much search was done. So no
+limit here is a clock: CP-SAT runs on deterministic time with its search interleaved
+(``WORK_PER_SECOND``), realizations count positions (``POSITIONS_PER_SECOND``), the path LP
+counts rounds. The same deal, seat, rules and ``time_limit`` give the same bound and plan on every
+run and machine (with the same OR-Tools), so scores measured against the bound can be compared
+between users; a faster machine only finishes sooner.
 """
 
 from __future__ import annotations
@@ -94,8 +101,9 @@ GAME = "modern_art"
 # made it 2, its displayed-cards state 3, the seat's supply from the game model 4, the game model's
 # rules of a round's last card and first draw 5, one answer per player to a last simultaneous card
 # 6, the order of draws 7, draws only with draw cards in hand and answers apart from double second
-# cards 8), so results cached by an older version are computed again rather than served.
-ORACLE_REVISION = 8
+# cards 8, deterministic limits in place of clocks 9), so results cached by an older version are
+# computed again rather than served.
+ORACLE_REVISION = 9
 
 
 # ---- the plan: beam search through the engine ----------------------------------------------------
@@ -206,12 +214,30 @@ class _OutOfNodes(Exception):
     pass
 
 
+class _Positions:
+    """Positions several realizations share (their budget in place of a clock, so the plan found
+    depends on the deal and the budget only, not on how fast the machine runs)."""
+
+    def __init__(self, left: int) -> None:
+        self.left = int(left)
+
+
 # ``_realize_round``: the share of its positions for the search in the fixed order, and the positions
 # of each shuffled restart after it. An order that goes wrong early traps a search, so short ones
 # win: on 3-player one-round solutions, 2,000 positions in the fixed order realized 12 solutions in
 # 3 s in all, half of the 100,000 in 14 s.
 FIXED_ORDER_SHARE = 0.02
 RESTART_NODES = 2_000
+# ``solve`` gives realizing its time as positions: about this many a second on a 2-core machine
+# (measured on round searches of 2 and 3 players: 5,000-8,000).
+POSITIONS_PER_SECOND = 5_000
+# CP-SAT's limits are deterministic time, not seconds (a clock would make bounds and plans depend on
+# the machine and its load): this much per second asked for. Measured here with the interleaved
+# search on 2 workers: 10 units took 25-31 s on the full-game models of 2 and 3 players (one-round
+# models run about a unit a second, and finish well within their limits). The model without scoring
+# of ``_seat_supply`` runs faster: its 3-player proofs took 18 s for 15 s asked at 0.7.
+WORK_PER_SECOND = 0.4
+SUPPLY_WORK_PER_SECOND = 0.6
 
 
 def _turns_can_alternate(
@@ -299,20 +325,20 @@ def realize(
     cards: Sequence[int],
     plays: Sequence[dict[str, Any]],
     node_limit: int = 100_000,
-    deadline: float | None = None,
+    shared: _Positions | None = None,
 ) -> State:
     """Play the deal through the engine so that each round's cards are exactly those of ``plays``
     (``solution_plays``), searching the order of plays inside each round depth first.
 
     Returns the position reached: game over when every round was realized, else the start of the first
-    round no order realizes (within ``node_limit`` positions per round and before the
-    ``time.perf_counter()`` value ``deadline``), for another search to go on from. An order that
+    round no order realizes (within ``node_limit`` positions per round and the positions left in
+    ``shared``), for another search to go on from. An order that
     places the solution's award tokens and gives the cards drawn to the players the solution gives
     them to is preferred (then the next round's hands are the solution's); failing that, any order
     that plays the round's cards (award tokens then go where the solution has them left, else to any
     artist).
     """
-    return _realize_rounds(State(rules, cards), plays, node_limit, deadline)
+    return _realize_rounds(State(rules, cards), plays, node_limit, shared)
 
 
 def replanned(
@@ -323,7 +349,7 @@ def replanned(
     seconds: float,
     workers: int = 2,
     node_limit: int = 100_000,
-    deadline: float | None = None,
+    shared: _Positions | None = None,
 ) -> State:
     """Plan again from a position where realizing a solution stopped (the start of a round no order
     realizes, or where the cards drawn went to other players than the solution had them go to): the
@@ -339,7 +365,7 @@ def replanned(
     _solve_for(m, seconds, workers, collector)
     best = reached
     for _, plays in sorted(collector.found, key=lambda item: -item[0]):
-        got = _realize_rounds(reached, plays[r:], node_limit, deadline)
+        got = _realize_rounds(reached, plays[r:], node_limit, shared)
         if got.done:
             return got
         if got.round > best.round:
@@ -351,7 +377,7 @@ def _realize_rounds(
     state: State,
     plays: Sequence[dict[str, Any]],
     node_limit: int,
-    deadline: float | None = None,
+    shared: _Positions | None = None,
     lazy: _FreeDeck | None = None,
 ) -> State:
     """``realize``'s loop over the rounds (``lazy``: the deck of a free deal, decided on the way)."""
@@ -361,11 +387,11 @@ def _realize_rounds(
         if lazy is not None:
             lazy.begin_round(r)
             saved = lazy.snapshot()
-        done = _realize_round(state, budget, node_limit, True, lazy, deadline)
+        done = _realize_round(state, budget, node_limit, True, lazy, shared)
         if done is None:  # no order deals the cards as the solution has it: one that plays its cards
             if lazy is not None:
                 lazy.restore(saved)
-            done = _realize_round(state, budget, node_limit, False, lazy, deadline)
+            done = _realize_round(state, budget, node_limit, False, lazy, shared)
         if done is None:
             if lazy is not None:
                 lazy.restore(saved)
@@ -583,7 +609,7 @@ def _realize_round(
     node_limit: int,
     exact: bool,
     lazy: _FreeDeck | None = None,
-    deadline: float | None = None,
+    shared: _Positions | None = None,
 ) -> State | None:
     """An order of the round's plays ``budget`` from ``state`` (its first position), as a position of
     a later round (or game over); None if none is found. With ``lazy`` the deck is decided as play
@@ -651,8 +677,9 @@ def _realize_round(
         if key in failed:
             return None
         nodes += 1
-        late = deadline is not None and nodes % 256 == 0 and time.perf_counter() > deadline
-        if nodes > stop or late:
+        if shared is not None:
+            shared.left -= 1
+        if nodes > stop or (shared is not None and shared.left <= 0):
             raise _OutOfNodes
         for action, row, i in options(s):
             if row is not None:
@@ -682,7 +709,7 @@ def _realize_round(
             if lazy is not None:
                 lazy.restore(saved)
         node_limit -= min(nodes, stop)
-        if node_limit <= 0 or (deadline is not None and time.perf_counter() > deadline):
+        if node_limit <= 0 or (shared is not None and shared.left <= 0):
             return None
         seed += 1
         rng, nodes, stop = random.Random(seed), 0, min(RESTART_NODES, node_limit)
@@ -1427,12 +1454,21 @@ def _solve_for(
     seconds: float,
     workers: int,
     callback: cp_model.CpSolverSolutionCallback | None = None,
+    rate: float = WORK_PER_SECOND,
 ) -> tuple[Any, cp_model.CpSolver]:
-    """(status, solver) of CP-SAT on ``m`` within ``seconds`` on ``workers`` workers."""
+    """(status, solver) of CP-SAT on ``m`` on ``workers`` workers, for about ``seconds`` of a 2-core
+    machine: ``seconds x rate`` of CP-SAT's deterministic time, with its search interleaved, so the
+    same model and limit give the same answer on every run and machine."""
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, float(seconds))
+    solver.parameters.max_deterministic_time = max(0.01, float(seconds) * rate)
     solver.parameters.num_workers = int(workers)
+    solver.parameters.interleave_search = True
     return solver.Solve(m, callback), solver
+
+
+def _seconds_spent(solver: cp_model.CpSolver, rate: float = WORK_PER_SECOND) -> float:
+    """The ``seconds`` (as ``_solve_for`` counts them at ``rate``) a finished solve used."""
+    return solver.ResponseProto().deterministic_time / rate
 
 
 def _complete_hint(m: cp_model.CpModel, time_limit: float, workers: int) -> None:
@@ -1655,14 +1691,15 @@ def _seat_supply(
     # 3 s per artist: path bounds 341 and 348 without it, 364 and 377 with it).
     m, h = build_model(rules, cards, seat, scoring=False, draw_order=False)
     reach = _seat_reach(rules, cards, seat)["artist"]
-    end = time.perf_counter() + seconds * NUM_ARTISTS
+    left = seconds * NUM_ARTISTS
     counts, found, most = [], [], []
     for a in range(NUM_ARTISTS):
         kinds = range(a * NUM_SYMBOLS, (a + 1) * NUM_SYMBOLS)
         counts.append(sum(h[what][r][seat][k] for what in ("turn", "sec", "down") for r in range(rules.rounds)
                           for k in kinds))  # fmt: skip
         m.Maximize(counts[a])
-        status, solver = _solve_for(m, seconds / 2, workers)
+        status, solver = _solve_for(m, seconds / 2, workers, rate=SUPPLY_WORK_PER_SECOND)
+        left -= _seconds_spent(solver, SUPPLY_WORK_PER_SECOND)
         if status == cp_model.INFEASIBLE:  # a real game always exists: the model would be wrong
             raise AssertionError("the game model has no solution")
         solved = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
@@ -1670,10 +1707,11 @@ def _seat_supply(
         most.append(min(reach[a][-1], int(solver.BestObjectiveBound() + 1e-6) if solved else reach[a][-1]))
     m.ClearObjective()
     for a in sorted(range(NUM_ARTISTS), key=lambda a: found[a] - most[a]):  # widest gap first
-        while found[a] < most[a] and time.perf_counter() < end:
+        while found[a] < most[a] and left > 0:
             probe = m.Clone()
             probe.Add(counts[a] >= most[a])
-            status, _ = _solve_for(probe, min(seconds, end - time.perf_counter()), workers)
+            status, solver = _solve_for(probe, min(seconds, left), workers, rate=SUPPLY_WORK_PER_SECOND)
+            left -= _seconds_spent(solver, SUPPLY_WORK_PER_SECOND)
             if status == cp_model.INFEASIBLE:
                 most[a] -= 1
             elif status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -1848,7 +1886,7 @@ class _ArtistPaths:
         return best_value, tuple(path)
 
 
-def _path_master(net: _ArtistPaths, time_limit: float = 60.0, max_rounds: int = 500) -> dict[str, Any]:
+def _path_master(net: _ArtistPaths, max_rounds: int = 500) -> dict[str, Any]:
     """Column generation on the path relaxation: a master LP (GLOP) over the paths found so far,
     and for each artist the path of most reduced pay (``price``) from the master's duals.
 
@@ -1856,7 +1894,8 @@ def _path_master(net: _ArtistPaths, time_limit: float = 60.0, max_rounds: int = 
     (plus the face-down columns' positive reduced costs at their bounds) bounds every choice of one
     path per artist that meets the rows, so it bounds the seat's score; the smallest over the rounds
     is the bound, valid whether or not the generation converged. At convergence it equals the
-    master's optimum, the LP optimum over all paths."""
+    master's optimum, the LP optimum over all paths. At most ``max_rounds`` rounds, and no clock, so
+    the bound is the same on every machine."""
     from ortools.linear_solver import linear_solver_pb2, pywraplp
 
     A, R, rows = NUM_ARTISTS, net.R, len(net.rhs)
@@ -1869,7 +1908,6 @@ def _path_master(net: _ArtistPaths, time_limit: float = 60.0, max_rounds: int = 
         path = tuple((0, -1, 0) for _ in range(R))
         columns.append((*net.column(path), 1.0, a))
         seen.add((a, path))
-    start = time.perf_counter()
     bound, optimum, converged, iterations = math.inf, 0.0, False, 0
     while iterations < max_rounds:
         iterations += 1
@@ -1913,8 +1951,6 @@ def _path_master(net: _ArtistPaths, time_limit: float = 60.0, max_rounds: int = 
         if not added or bound - optimum < 1e-6:
             converged = True
             break
-        if time.perf_counter() - start > time_limit:
-            break
     return {"bound": bound, "optimum": optimum, "converged": converged, "iterations": iterations,
             "columns": len(columns)}  # fmt: skip
 
@@ -1923,7 +1959,7 @@ def artist_path_bound(
     rules: Rules,
     cards: Sequence[int] | None,
     seat: int = 0,
-    time_limit: float = 60.0,
+    max_rounds: int = 500,
     supply_seconds: float = 0.0,
 ) -> tuple[int, dict[str, Any]]:
     """(proven upper bound, stats) from a relaxation that follows each artist on its own.
@@ -1973,7 +2009,7 @@ def artist_path_bound(
     if supply_seconds > 0 and cards is not None:  # over every deal the deck's counts are the most
         supply = _seat_supply(rules, cards, seat, supply_seconds)
         stats.update(path_supply=supply, path_supply_seconds=time.perf_counter() - start)
-    master = _path_master(_ArtistPaths(rules, cards, seat, supply), time_limit)
+    master = _path_master(_ArtistPaths(rules, cards, seat, supply), max_rounds)
     bound = int(master["bound"] + 1e-6)
     stats.update(path_lp=master["optimum"], path_bound=bound, path_columns=master["columns"],
                  path_iterations=master["iterations"], path_converged=master["converged"],
@@ -2039,6 +2075,8 @@ def solve(
     """The per-deal oracle: ``score`` from a replayed plan, ``bound`` the smaller of the game model's
     (CP-SAT, ``time_limit`` seconds) and ``artist_path_bound``'s (an LP of about a second, after the
     seat's supply per artist with 2 or 3 players: up to ``time_limit / 10`` seconds of CP-SAT each).
+    Seconds are those of a 2-core machine, counted as deterministic work (see the module's
+    docstring): the result depends on the arguments only.
 
     With ``exact_positions > 0`` the exhaustive search is tried first (exact, for tiny decks) and its
     optimum is both score and bound when it finishes within that many positions.
@@ -2082,16 +2120,16 @@ def solve(
     # relaxation's time (the seat's supply took up to half), planning again a sixth; two thirds where
     # a solution meets the bound, since realizing one proves the plan optimal.
     at_bound = any(objective >= bound for objective, _ in solutions)
-    deadline = time.perf_counter() + time_limit * (2 / 3 if at_bound else 1 / 3)
+    shared = _Positions(time_limit * (2 / 3 if at_bound else 1 / 3) * POSITIONS_PER_SECOND)
     replan = True  # once, for the best solution that cannot be realized to the end (a sixth more time)
     for objective, plays in sorted(solutions, key=lambda item: -item[0]):
-        if objective <= score or time.perf_counter() > deadline:
+        if objective <= score or shared.left <= 0:
             break
-        reached = realize(rules, cards, plays, deadline=deadline)
+        reached = realize(rules, cards, plays, shared=shared)
         if not reached.done and replan:
             replan = False
-            deadline += time_limit / 6
-            reached = replanned(rules, cards, seat, reached, time_limit / 6, deadline=deadline)
+            shared.left += int(time_limit / 6 * POSITIONS_PER_SECOND)
+            reached = replanned(rules, cards, seat, reached, time_limit / 6, shared=shared)
         narrow = max(8, width // 2)
         found, line, how = _played_out(rules, cards, seat, reached, narrow, [PORTFOLIO[which]])
         if found > score:

@@ -83,7 +83,11 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         )
     if command in ("solve", "play", "evaluate", "bench") and "width" not in known:
         parser.add_argument("--width", type=int, default=32, help="oracle beam width (default 32)")
-        parser.add_argument("--time-limit", type=float, default=10.0, help="CP-SAT seconds for the bound")
+        parser.add_argument(
+            "--time-limit", type=float, default=10.0,
+            help="time for the oracle's CP-SAT models and plan search, in seconds of a 2-core machine "
+            "(counted in deterministic work: the same answer on every machine; default 10)",
+        )  # fmt: skip
     if command == "solve" and "free" not in known:
         parser.add_argument(
             "--free", action="store_true", help="over every deal: the best plan found and a proven bound"
@@ -97,7 +101,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command == "bench":
         parser.add_argument("--deals", type=int, default=5, help="deals per player count for the oracle")
         parser.add_argument("--env-steps", type=int, default=20_000, help="steps per environment timing")
-        parser.add_argument("--bound-seconds", type=float, default=20.0, help="CP-SAT seconds per bound")
+        parser.add_argument(
+            "--bound-seconds", type=float, default=20.0,
+            help="the oracle's time per deal, as --time-limit (default 20)",
+        )  # fmt: skip
         parser.add_argument("--free-deals", type=int, default=8, help="stacked deals for the free-deal max")
         parser.add_argument("--bench-players", default="2,3,4,5", help="player counts (comma-separated)")
         parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for the report JSON")
