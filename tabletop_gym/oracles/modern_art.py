@@ -235,7 +235,7 @@ POSITIONS_PER_SECOND = 5_000
 # the machine and its load): this much per second asked for. Measured here with the interleaved
 # search on 2 workers: 10 units took 25-31 s on the full-game models of 2 and 3 players (one-round
 # models run about a unit a second, and finish well within their limits). The model without scoring
-# of ``_seat_supply`` runs faster: its 3-player proofs took 18 s for 15 s asked at 0.7.
+# of ``_seat_supply`` runs faster: its 3-player proofs did 10.5 units in 18 s, about 0.6 a second.
 WORK_PER_SECOND = 0.4
 SUPPLY_WORK_PER_SECOND = 0.6
 
@@ -679,7 +679,9 @@ def _realize_round(
         nodes += 1
         if shared is not None:
             shared.left -= 1
-        if nodes > stop or (shared is not None and shared.left <= 0):
+            if shared.left <= 0:
+                raise _OutOfNodes
+        if nodes > stop:
             raise _OutOfNodes
         for action, row, i in options(s):
             if row is not None:
@@ -1466,7 +1468,7 @@ def _solve_for(
     return solver.Solve(m, callback), solver
 
 
-def _seconds_spent(solver: cp_model.CpSolver, rate: float = WORK_PER_SECOND) -> float:
+def _seconds_spent(solver: cp_model.CpSolver, rate: float) -> float:
     """The ``seconds`` (as ``_solve_for`` counts them at ``rate``) a finished solve used."""
     return solver.ResponseProto().deterministic_time / rate
 
