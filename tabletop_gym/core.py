@@ -6,11 +6,15 @@ import copy
 import dataclasses
 import hashlib
 import json
+import math
+import numbers
 import os
-import tempfile
+import sys
 import time
+import uuid
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +27,7 @@ __all__ = [
     "InvalidDealError",
     "IllegalActionError",
     "GameOverError",
+    "CacheError",
     "OracleResult",
     "OracleCache",
     "default_cache_dir",
@@ -30,6 +35,11 @@ __all__ = [
     "legal_actions",
     "check_characters",
     "make_rng",
+    "check_int",
+    "check_float",
+    "quote_input",
+    "atomic_write_text",
+    "atomic_output",
     "LegalActionSpace",
     "TabletopEnv",
 ]
@@ -47,14 +57,72 @@ class IllegalActionError(TabletopError, ValueError):
     """An action that the rules do not allow in the current position."""
 
     def __init__(self, action: Any, legal: Sequence[Any], why: str = "") -> None:
+        if isinstance(action, (np.generic, np.ndarray)) and np.ndim(action) == 0:
+            action = action.item()  # model.predict's array(3) reads as 3
         self.action = action
-        self.legal = list(legal)
+        self.legal = [int(a) if isinstance(a, np.integer) else a for a in legal]
         reason = f" ({why})" if why else ""
-        super().__init__(f"illegal action {action!r}{reason}; legal actions: {self.legal}")
+        super().__init__(f"illegal action {quote_input(action)}{reason}; legal actions: {self.legal}")
 
 
 class GameOverError(TabletopError, RuntimeError):
     """A step was asked of a game that has already ended."""
+
+
+class CacheError(TabletopError, OSError):
+    """The oracle cache cannot be used at all (its root is a file, an entry is a folder or a FIFO)."""
+
+
+def quote_input(text: Any, limit: int = 80) -> str:
+    """``repr`` of user input, cut to ``limit`` characters (a 10 MB deal gives a short message)."""
+    if isinstance(text, str) and len(text) > limit:
+        return f"{text[:limit]!r}... ({len(text)} characters)"
+    return repr(text)
+
+
+def check_int(
+    name: str, value: Any, low: int | None = None, high: int | None = None, optional: bool = False
+) -> int | None:
+    """``value`` as a Python int within ``[low, high]``, or a ValueError that names ``name``.
+
+    Accepts Python and numpy integers (not bools, not floats that happen to be whole); with
+    ``optional`` also None. Every numeric option of the package goes through this or
+    ``check_float``, at the command line and in the API alike.
+    """
+    if value is None and optional:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {quote_input(value)}")
+    value = int(value)
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be at most {high}, got {value}")
+    return value
+
+
+def check_float(
+    name: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    optional: bool = False,
+    low_open: bool = False,
+) -> float | None:
+    """``value`` as a finite float within ``[low, high]`` (``(low, high]`` with ``low_open``), or a
+    ValueError that names ``name``: NaN and infinities never pass, so a limit always binds."""
+    if value is None and optional:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {quote_input(value)}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    if low is not None and (value <= low if low_open else value < low):
+        raise ValueError(f"{name} must be {'above' if low_open else 'at least'} {low:g}, got {value:g}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be at most {high:g}, got {value:g}")
+    return value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,6 +214,7 @@ class OracleCache:
         self.hits = 0
         self.misses = 0
         self.rejected = 0
+        self._warned = False
 
     def path(self, game: str, variant: str, deal: str) -> Path:
         digest = hashlib.sha256(f"{game}\0{variant}\0{deal}".encode()).hexdigest()[:32]
@@ -159,8 +228,13 @@ class OracleCache:
         check: Callable[[OracleResult], bool] | None = None,
     ) -> OracleResult | None:
         path = self.path(game, variant, deal)
+        self._check_usable(path)
         try:
+            if not path.exists():
+                raise FileNotFoundError(path)
             entry = json.loads(path.read_text())
+            if not isinstance(entry, dict) or not isinstance(entry.get("result"), dict):
+                raise ValueError("entry is not a cache record")
             if (
                 entry.get("format") != self.FORMAT
                 or entry.get("game") != game
@@ -175,14 +249,31 @@ class OracleCache:
         except FileNotFoundError:
             self.misses += 1
             return None
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError, IndexError):
+            # Whatever an entry holds, a bad one costs a recomputation, never a crash.
             self.rejected += 1
             self.misses += 1
             return None
         self.hits += 1
         return result
 
-    def store(self, game: str, variant: str, deal: str, result: OracleResult) -> None:
+    def _check_usable(self, path: Path) -> None:
+        """Refuse what would hang or fail on every run: a root (or folder) that is a file, an entry
+        that is a folder, a FIFO or a device (reading a FIFO blocks forever)."""
+        for parent in (self.root, *[p for p in path.parents if self.root in p.parents]):
+            if parent.exists() and not parent.is_dir():
+                raise CacheError(
+                    f"oracle cache {self.root}: {parent} is not a folder; "
+                    "set $TABLETOP_GYM_CACHE or --cache to a folder"
+                )
+        if path.exists() and not path.is_file():
+            raise CacheError(
+                f"oracle cache entry {path} is not a regular file; remove it or choose another cache folder"
+            )
+
+    def store(self, game: str, variant: str, deal: str, result: OracleResult) -> bool:
+        """Write the entry; a cache that cannot be written (read-only, disk full) costs a warning on
+        stderr, never the result. Returns whether the entry was written."""
         payload = result.to_json()
         entry = {
             "format": self.FORMAT,
@@ -192,7 +283,16 @@ class OracleCache:
             "result": payload,
             "checksum": _checksum(payload),
         }
-        atomic_write_text(self.path(game, variant, deal), json.dumps(entry))
+        path = self.path(game, variant, deal)
+        self._check_usable(path)
+        try:
+            atomic_write_text(path, json.dumps(entry))
+        except OSError as error:
+            if not self._warned:
+                print(f"tabletop-gym: warning: oracle cache not written ({error})", file=sys.stderr)
+                self._warned = True
+            return False
+        return True
 
     def solve(
         self,
@@ -220,18 +320,38 @@ def _safe_name(text: str) -> str:
     return cleaned or "default"
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write a file so that readers see the old content or the new one, never a mix."""
+def _file_mode() -> int:
+    """The mode a new file gets under the process's umask (mkstemp's 0600 would lock out a
+    cache or run folder shared between users)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a fresh temporary path beside ``path`` (same suffix); on success it replaces ``path``.
+
+    For writers that take a file name (``model.save``, ``savefig``): readers see the old file or the
+    new one, never a mix, and two runs writing the same file never share a temporary name.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = path.with_name(f".{path.stem}.{uuid.uuid4().hex[:12]}.tmp{path.suffix}")
     try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
+        yield tmp
+        if tmp.exists():
+            os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write a file so that readers see the old content or the new one, never a mix."""
+    with atomic_output(path) as tmp:
+        with open(tmp, "x") as handle:
+            handle.write(text)
 
 
 class LegalActionSpace(spaces.Discrete):
@@ -305,6 +425,31 @@ class TabletopEnv(gym.Env):
         if self.state is None:
             raise GameOverError("call reset() before using the environment")
         return self.state
+
+    def _action_index(self, action: Any) -> int:
+        """The action as a Python int, accepting exactly what ``action_space.contains`` accepts:
+        Python ints, numpy integer scalars and 0-d integer arrays (what ``model.predict`` returns).
+        Python bools are ints to Gymnasium's ``Discrete`` and so act as 0 and 1; numpy bools, floats
+        and anything else raise ``IllegalActionError``, as does an index out of range."""
+        if not self.action_space.contains(action):
+            legal = legal_actions(self.action_masks()) if self.has_position() else []
+            raise IllegalActionError(action, legal, f"an action is an integer 0-{self.action_space.n - 1}")
+        return int(action)
+
+    @staticmethod
+    def _deal_option(options: Any) -> Any:
+        """``options["deal"]`` (None without one); options other than a dict or keys other than
+        ``deal`` are refused rather than ignored."""
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise TypeError(
+                f"options must be None or a dict such as {{'deal': ...}}, got {quote_input(options)}"
+            )
+        unknown = sorted(str(k) for k in options if k != "deal")
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; the only option is 'deal'")
+        return options.get("deal")
 
 
 def mask_to_int8(mask: Sequence[bool] | np.ndarray) -> np.ndarray:

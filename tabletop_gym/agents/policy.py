@@ -41,7 +41,12 @@ def load_policy(path: str | Path, deterministic: bool = True) -> PolicyAgent:
         raise ImportError(
             "loading a trained policy needs the training extra: pip install 'tabletop-gym[train]'"
         ) from exc
-    model = MaskablePPO.load(str(path), device="cpu")
+    try:
+        model = MaskablePPO.load(str(path), device="cpu")
+    except Exception as error:  # zipfile, pickle, torch and KeyError failures all mean the same here
+        raise ValueError(
+            f"{path} is not a model saved by 'tabletop-gym train' ({type(error).__name__}: {error})"
+        ) from None
     return PolicyAgent(
         model, name=path.parent.name if path.name == "model.zip" else path.stem, deterministic=deterministic
     )

@@ -9,6 +9,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tabletop_gym.core import TabletopError
+from tabletop_gym.training.arguments import (
+    Parser,
+    check_cache_dir,
+    check_output_dir,
+    int_arg,
+    nonempty,
+    path_arg,
+    seed_arg,
+    stop_on_broken_pipe,
+)
 from tabletop_gym.training.games import GameSpec, game_names, get_game
 
 GENERIC = ("evaluate", "train", "demo")
@@ -26,13 +36,16 @@ HELP = {
 
 
 def _agent_list(text: str) -> list[str]:
-    return [a for a in text.split(",") if a]
+    names = [a.strip() for a in nonempty(text).split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"an empty agent name in {text!r}")
+    return names
 
 
 def _add_generic(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("evaluate", "demo"):
-        parser.add_argument("--episodes", type=int, default=200, help="deals to play (default 200)")
-        parser.add_argument("--seed", type=int, default=0, help="seed of the first deal (default 0)")
+        parser.add_argument("--episodes", type=int_arg(1), default=200, help="deals to play (default 200)")
+        parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the first deal (default 0)")
     if command == "evaluate":
         parser.add_argument(
             "--agent",
@@ -41,21 +54,36 @@ def _add_generic(parser: argparse.ArgumentParser, command: str) -> None:
             required=True,
             help="random, greedy, oracle or a trained model's path; repeat or comma-separate to compare",
         )
-        parser.add_argument("--out", type=Path, default=Path("runs/evaluate"), help="report folder")
+        parser.add_argument("--out", type=path_arg, default=Path("runs/evaluate"), help="report folder")
     if command in ("train", "demo"):
         default_steps = 200_000 if command == "train" else 150_000
-        parser.add_argument("--steps", type=int, default=default_steps, help="environment steps")
-        parser.add_argument("--n-envs", type=int, default=8, help="environments stepped side by side")
+        parser.add_argument("--steps", type=int_arg(1), default=default_steps, help="environment steps")
+        parser.add_argument(
+            "--n-envs", type=int_arg(1, 256), default=8, help="environments stepped side by side (default 8)"
+        )
+        parser.add_argument(
+            "--checkpoint-every",
+            type=int_arg(0),
+            default=50_000,
+            help="save a checkpoint every N steps, 0 for none (default 50000); Ctrl-C also saves one",
+        )
     if command == "train":
-        parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
-        parser.add_argument("--out", type=Path, default=Path("runs/train"), help="model and config folder")
+        parser.add_argument("--seed", type=seed_arg, default=0, help="training seed (default 0)")
+        parser.add_argument(
+            "--out", type=path_arg, default=Path("runs/train"), help="model and config folder"
+        )
+        parser.add_argument(
+            "--resume",
+            action="store_true",
+            help="continue the run in --out from its model or latest checkpoint up to --steps in all",
+        )
     if command == "demo":
-        parser.add_argument("--out", type=Path, default=Path("runs/demo"), help="demo folder")
+        parser.add_argument("--out", type=path_arg, default=Path("runs/demo"), help="demo folder")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tabletop-gym", description=__doc__)
+    parser = Parser(prog="tabletop-gym", description=__doc__.replace("``", "'"))
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     specs = {name: get_game(name) for name in game_names()}
     for command in GENERIC + PER_GAME:
@@ -69,23 +97,52 @@ def build_parser() -> argparse.ArgumentParser:
             if command in GENERIC:
                 _add_generic(game_parser, command)
             specs[name].add_arguments(game_parser, command)
+            if command == "demo":
+                # The settings of the game's demo: ones its oracle serves, a budget that fits.
+                game_parser.set_defaults(**specs[name].demo)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every failure a user can cause ends with a one-line message, not a traceback."""
     args = build_parser().parse_args(argv)
     spec = get_game(args.game)
     try:
+        _check_paths(args)
         if args.command == "evaluate":
-            return _evaluate(spec, args)
-        if args.command == "train":
-            return _train(spec, args)
-        if args.command == "demo":
-            return _demo(spec, args)
-        return spec.commands[args.command](args)
-    except (TabletopError, ValueError, FileNotFoundError) as error:
-        print(f"tabletop-gym: error: {error}", file=sys.stderr)
+            status = _evaluate(spec, args)
+        elif args.command == "train":
+            status = _train(spec, args)
+        elif args.command == "demo":
+            status = _demo(spec, args)
+        else:
+            status = spec.commands[args.command](args)
+        sys.stdout.flush()
+        return status
+    except KeyboardInterrupt:
+        print("\ntabletop-gym: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return stop_on_broken_pipe()
+    except (TabletopError, ValueError, TypeError, OSError, ImportError) as error:
+        print(f"tabletop-gym: error: {_one_line(error)}", file=sys.stderr)
         return 2
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    first = text.strip().splitlines()[0] if text.strip() else text
+    return first if len(first) <= 500 else first[:500] + "..."
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """Refuse an output folder that cannot be written before any work is done."""
+    out = getattr(args, "out", None)
+    if isinstance(out, Path):
+        check_output_dir(out)
+    cache = getattr(args, "cache", None)
+    if isinstance(cache, Path):
+        check_cache_dir(cache)
 
 
 def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | None = None) -> int:
@@ -101,6 +158,9 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
         progress=not args.no_progress,
     )
     print(format_table(report))
+    if report.get("write_error"):
+        print(f"tabletop-gym: error: {report['write_error']}", file=sys.stderr)
+        return 1
     print(f"report: {args.out / 'evaluation.json'}")
     if report.get("plot"):
         print(f"plot:   {report['plot']}")
@@ -111,7 +171,15 @@ def _train(spec: GameSpec, args: argparse.Namespace) -> int:
     from tabletop_gym.training.train import train
 
     path = train(
-        spec, args.steps, args.seed, args.out, args, n_envs=args.n_envs, progress=not args.no_progress
+        spec,
+        args.steps,
+        args.seed,
+        args.out,
+        args,
+        n_envs=args.n_envs,
+        progress=not args.no_progress,
+        checkpoint_every=args.checkpoint_every,
+        resume=args.resume,
     )
     config = json.loads((args.out / "config.json").read_text())
     print(f"model:  {path}  ({config['steps_done']} steps in {config['train_seconds']} s)")
@@ -124,14 +192,42 @@ def _demo(spec: GameSpec, args: argparse.Namespace) -> int:
     from tabletop_gym.training.train import train
 
     out: Path = args.out
-    print(f"[1/2] training MaskablePPO on {spec.environment(args)[0]} for {args.steps} steps")
+    env_id, env_kwargs = spec.environment(args)
+    settings = ", ".join(f"{k}={v}" for k, v in env_kwargs.items()) or "default rules"
+    if spec.oracle is not None:
+        # Fail before training, not after it, when the oracle does not serve these settings; the
+        # answer lands in the cache, where the evaluation finds it.
+        print(f"[0/2] checking that the oracle serves {env_id} ({settings}) on the first deal")
+        _first_deal_oracle(spec, args)
+    print(f"[1/2] training MaskablePPO on {env_id} ({settings}) for {args.steps} steps")
     model = train(
-        spec, args.steps, args.seed, out / "agent", args, n_envs=args.n_envs, progress=not args.no_progress
+        spec,
+        args.steps,
+        args.seed,
+        out / "agent",
+        args,
+        n_envs=args.n_envs,
+        progress=not args.no_progress,
+        checkpoint_every=args.checkpoint_every,
     )
     print(f"[2/2] evaluating on {args.episodes} deals against the oracle")
     args.out = out / "evaluation"
     baselines = [a for a in ("random", "greedy") if a in spec.agents]
     return _evaluate(spec, args, baselines + [str(model.parent)])
+
+
+def _first_deal_oracle(spec: GameSpec, args: argparse.Namespace) -> None:
+    import gymnasium as gym
+
+    from tabletop_gym.agents.base import RandomAgent
+    from tabletop_gym.training.evaluate import play_episode
+
+    env_id, env_kwargs = spec.environment(args)
+    env = gym.make(env_id, **env_kwargs)
+    # Some games show the deal only once the episode ends; a random player gets there fast.
+    deal = play_episode(env, RandomAgent(), args.seed).deal
+    env.close()
+    spec.oracle(deal, args)
 
 
 if __name__ == "__main__":

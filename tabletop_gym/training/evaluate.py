@@ -16,7 +16,7 @@ from tqdm import tqdm
 import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.agents.base import Agent
 from tabletop_gym.agents.policy import PlanAgent, load_policy
-from tabletop_gym.core import OracleResult, atomic_write_text
+from tabletop_gym.core import OracleResult, atomic_output, atomic_write_text, check_int, quote_input
 from tabletop_gym.training.games import GameSpec
 
 
@@ -26,10 +26,26 @@ def make_agent(spec: GameSpec, name: str, args: argparse.Namespace) -> Agent:
         return spec.agents[name](args)
     if name == "oracle" and spec.oracle is not None:
         return PlanAgent(lambda deal: spec.oracle(deal, args))
-    if Path(name).exists():
+    if name and Path(name).exists():
         return load_policy(name)
     known = sorted(spec.agents) + (["oracle"] if spec.oracle is not None else [])
-    raise ValueError(f"unknown agent {name!r} for {spec.name}: use one of {', '.join(known)} or a model path")
+    raise ValueError(
+        f"unknown agent {quote_input(name)} for {spec.name}: use one of {', '.join(known)} "
+        "or the path of a model saved by 'tabletop-gym train'"
+    )
+
+
+def _check_policy_fits(agent: Agent, name: str, env: gym.Env) -> None:
+    """A model trained on other settings (another deck size, player count...) cannot act here."""
+    model = getattr(agent, "model", None)
+    if model is None:
+        return
+    if model.observation_space != env.observation_space or model.action_space.n != env.action_space.n:
+        raise ValueError(
+            f"agent {name}: the model was trained for observations {model.observation_space} and "
+            f"{model.action_space.n} actions, but this environment has {env.observation_space} and "
+            f"{env.action_space.n}: evaluate with the settings it was trained on (see its config.json)"
+        )
 
 
 class Episode(NamedTuple):
@@ -79,11 +95,18 @@ def evaluate(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Play ``episodes`` seeded deals with each agent and compare every score with the oracle."""
-    if episodes < 1:
-        raise ValueError(f"episodes must be at least 1, got {episodes}")
+    episodes = check_int("episodes", episodes, 1)
+    seed = check_int("seed", seed, 0)
+    if not agent_names:
+        raise ValueError("no agent to evaluate: name at least one")
+    repeated = sorted({n for n in agent_names if list(agent_names).count(n) > 1})
+    if repeated:
+        raise ValueError(f"agent {', '.join(repeated)} named twice: each agent is one row of the report")
     env_id, env_kwargs = spec.environment(args)
     env = gym.make(env_id, **env_kwargs)
     agents = [(name, make_agent(spec, name, args)) for name in agent_names]
+    for name, agent in agents:
+        _check_policy_fits(agent, name, env.unwrapped)
     report: dict[str, Any] = {"game": spec.name, "episodes": episodes, "seed": seed, "agents": {}}
     oracle_results: dict[str, OracleResult] = {}
     final_infos: dict[str, list[dict[str, Any]]] = {}
@@ -106,9 +129,12 @@ def evaluate(
         results = [oracle_results.get(d) for d in entry["deals"]]
         entry.update(_summary(spec, entry["scores"], results, final_infos[name]))
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(out / "evaluation.json", json.dumps(report, indent=1))
-        report["plot"] = _plot(spec, report, out / "evaluation.png")
+        # The work is done: a report that cannot be written is said so, never lost with a traceback.
+        try:
+            atomic_write_text(out / "evaluation.json", json.dumps(report, indent=1))
+            report["plot"] = _plot(spec, report, out / "evaluation.png")
+        except OSError as error:
+            report["write_error"] = f"could not write the report to {out}: {error}"
     return report
 
 
@@ -182,8 +208,9 @@ def _plot(spec: GameSpec, report: dict[str, Any], path: Path) -> str | None:
     ax.set_title(f"{spec.name}: {report['episodes']} deals, seed {report['seed']}")
     ax.legend(loc="upper left")
     fig.tight_layout()
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(path)
+    try:
+        with atomic_output(path) as tmp:
+            fig.savefig(tmp, dpi=110)
+    finally:
+        plt.close(fig)
     return str(path)

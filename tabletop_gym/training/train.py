@@ -6,11 +6,12 @@ import argparse
 import importlib.util
 import json
 import platform
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from tabletop_gym.core import atomic_write_text
+from tabletop_gym.core import atomic_output, atomic_write_text, check_int
 from tabletop_gym.training.games import GameSpec
 
 DEFAULT_PPO: dict[str, Any] = {
@@ -25,6 +26,19 @@ DEFAULT_PPO: dict[str, Any] = {
 }
 
 
+def choose_policy(spec: GameSpec, observation_space: Any) -> str:
+    """The game's own choice, else ``MultiInputPolicy`` for a ``Dict`` observation (Nmbr9) and
+    ``MlpPolicy`` for a flat one."""
+    from gymnasium import spaces
+
+    if spec.policy is not None:
+        return spec.policy
+    return "MultiInputPolicy" if isinstance(observation_space, spaces.Dict) else "MlpPolicy"
+
+
+CHECKPOINT = "checkpoint.zip"
+
+
 def train(
     spec: GameSpec,
     steps: int,
@@ -34,12 +48,16 @@ def train(
     n_envs: int = 8,
     progress: bool = True,
     overrides: dict[str, Any] | None = None,
+    checkpoint_every: int = 50_000,
+    resume: bool = False,
 ) -> Path:
     """Train for ``steps`` environment steps; writes ``model.zip`` and ``config.json`` to ``out``.
 
     Environments run side by side in one process (the games step much faster than the network
-    updates, so worker processes would only add copying). TensorBoard logs go to ``out/tb`` when
-    tensorboard is installed. Returns the model's path.
+    updates, so worker processes would only add copying). Every ``checkpoint_every`` steps (0: never)
+    and on Ctrl-C the model so far goes to ``out/checkpoint.zip``; ``resume=True`` continues from
+    there (or from ``model.zip``) up to ``steps`` in all, with the same game settings. TensorBoard
+    logs go to ``out/tb`` when tensorboard is installed. Returns the model's path.
     """
     try:
         import gymnasium as gym
@@ -52,46 +70,52 @@ def train(
         raise ImportError("training needs the training extra: pip install 'tabletop-gym[train]'") from exc
     import tabletop_gym  # noqa: F401  (registers the environments)
 
-    if steps < 1:
-        raise ValueError(f"steps must be at least 1, got {steps}")
-    if n_envs < 1:
-        raise ValueError(f"n_envs must be at least 1, got {n_envs}")
+    steps = check_int("steps", steps, 1)
+    n_envs = check_int("n_envs", n_envs, 1)
+    seed = check_int("seed", seed, 0)
+    checkpoint_every = check_int("checkpoint_every", checkpoint_every, 0)
     settings = {**DEFAULT_PPO, **spec.ppo, **(overrides or {})}
     net_arch = settings.pop("net_arch")
     env_id, env_kwargs = spec.environment(args)
     out.mkdir(parents=True, exist_ok=True)
+    start_from = _resume_point(out, spec.name, env_id, env_kwargs) if resume else None
     torch.set_num_threads(1)  # small networks: one thread is fastest and leaves a core to the envs
     vec_env = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=n_envs, seed=seed)
+    policy = choose_policy(spec, vec_env.observation_space)
     tensorboard = str(out / "tb") if importlib.util.find_spec("tensorboard") else None
-    model = MaskablePPO(
-        "MlpPolicy",
-        vec_env,
-        seed=seed,
-        device="cpu",
-        verbose=0,
-        tensorboard_log=tensorboard,
-        policy_kwargs={"net_arch": net_arch},
-        **settings,
-    )
-    start = time.perf_counter()
-    model.learn(total_timesteps=steps, progress_bar=progress and importlib.util.find_spec("rich") is not None)
-    seconds = time.perf_counter() - start
-    path = out / "model.zip"
-    model.save(str(out / "model.tmp.zip"))
-    (out / "model.tmp.zip").replace(path)
+    if start_from is not None:
+        model = MaskablePPO.load(str(start_from), env=vec_env, device="cpu", tensorboard_log=tensorboard)
+        if model.num_timesteps >= steps:
+            vec_env.close()
+            raise ValueError(
+                f"--resume: {start_from} already has {model.num_timesteps} steps; ask for more with --steps"
+            )
+    else:
+        model = MaskablePPO(
+            policy,
+            vec_env,
+            seed=seed,
+            device="cpu",
+            verbose=0,
+            tensorboard_log=tensorboard,
+            policy_kwargs={"net_arch": net_arch},
+            **settings,
+        )
+    done_before = int(model.num_timesteps)
+    callbacks = [_Checkpoint(out / CHECKPOINT, checkpoint_every)] if checkpoint_every else []
     config = {
         "game": spec.name,
         "env_id": env_id,
         "env_kwargs": env_kwargs,
         "algorithm": "MaskablePPO",
-        "policy": "MlpPolicy",
+        "policy": policy,
         "net_arch": net_arch,
         "steps": steps,
-        "steps_done": int(model.num_timesteps),
         "seed": seed,
         "n_envs": n_envs,
         "ppo": settings,
-        "train_seconds": round(seconds, 2),
+        "resumed_from": str(start_from) if start_from else None,
+        "resumed_at_step": done_before if start_from else None,
         "tensorboard_log": tensorboard,
         "versions": {
             "python": platform.python_version(),
@@ -101,6 +125,87 @@ def train(
             "gymnasium": gym.__version__,
         },
     }
+    start = time.perf_counter()
+    try:
+        model.learn(
+            total_timesteps=steps - done_before,
+            callback=callbacks,
+            reset_num_timesteps=start_from is None,
+            progress_bar=progress and importlib.util.find_spec("rich") is not None,
+        )
+    except KeyboardInterrupt:
+        _save(model, out / CHECKPOINT)
+        config.update(steps_done=int(model.num_timesteps), interrupted=True)
+        config["train_seconds"] = round(time.perf_counter() - start, 2)
+        atomic_write_text(out / "config.json", json.dumps(config, indent=1))
+        vec_env.close()
+        print(
+            f"\ninterrupted after {model.num_timesteps} steps: checkpoint saved to {out / CHECKPOINT}; "
+            f"continue with --resume",
+            file=sys.stderr,
+        )
+        raise
+    seconds = time.perf_counter() - start
+    path = out / "model.zip"
+    _save(model, path)
+    config.update(steps_done=int(model.num_timesteps), interrupted=False, train_seconds=round(seconds, 2))
     atomic_write_text(out / "config.json", json.dumps(config, indent=1))
     vec_env.close()
     return path
+
+
+def _save(model: Any, path: Path) -> None:
+    with atomic_output(path) as tmp:
+        model.save(str(tmp))
+
+
+def _resume_point(out: Path, game: str, env_id: str, env_kwargs: dict[str, Any]) -> Path:
+    """The newest of ``checkpoint.zip`` and ``model.zip`` in ``out``, after checking that the run
+    there trained the same game with the same settings."""
+    candidates = [p for p in (out / CHECKPOINT, out / "model.zip") if p.is_file()]
+    if not candidates:
+        raise ValueError(f"--resume: no checkpoint.zip or model.zip in {out} to continue from")
+    config_path = out / "config.json"
+    if config_path.is_file():
+        try:
+            config = json.loads(config_path.read_text())
+        except (OSError, ValueError):
+            config = None
+        if isinstance(config, dict):
+            earlier = (config.get("game"), config.get("env_id"), config.get("env_kwargs"))
+            # JSON turns tuples into lists: compare through JSON.
+            now = json.loads(json.dumps((game, env_id, env_kwargs)))
+            if list(earlier) != now:
+                raise ValueError(
+                    f"--resume: the run in {out} trained {earlier[0]} {earlier[1]} with {earlier[2]}, "
+                    f"not {game} {env_id} with {env_kwargs}"
+                )
+    return max(candidates, key=lambda p: p.stat().st_mtime)
+
+
+def _checkpoint_callback() -> type:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Checkpoint(BaseCallback):
+        """Saves the model to one file, replaced atomically, every ``every`` environment steps."""
+
+        def __init__(self, path: Path, every: int) -> None:
+            super().__init__()
+            self.path = path
+            self.every = every
+            self._last = 0
+
+        def _on_training_start(self) -> None:
+            self._last = self.num_timesteps
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps - self._last >= self.every:
+                _save(self.model, self.path)
+                self._last = self.num_timesteps
+            return True
+
+    return Checkpoint
+
+
+def _Checkpoint(path: Path, every: int) -> Any:  # noqa: N802  (builds the callback lazily: SB3 is optional)
+    return _checkpoint_callback()(path, every)

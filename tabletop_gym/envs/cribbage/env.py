@@ -9,7 +9,6 @@ from gymnasium import spaces
 
 from tabletop_gym.core import (
     GameOverError,
-    IllegalActionError,
     InvalidDealError,
     LegalActionSpace,
     TabletopEnv,
@@ -104,7 +103,7 @@ class CribbageEnv(TabletopEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        deal_text = (options or {}).get("deal")
+        deal_text = self._deal_option(options)
         if deal_text is not None:
             deal = deal_text if isinstance(deal_text, Deal) else parse_deal(deal_text, self.pile_size)
         else:
@@ -121,9 +120,7 @@ class CribbageEnv(TabletopEnv):
         state = self._require_state()
         if state.done:
             raise GameOverError("the episode has ended (all cards played); call reset()")
-        if not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(action, state.legal_piles(), "an action is a pile index 0-3")
-        pile = int(action)
+        pile = self._action_index(action)
         points = state.play(pile)  # raises IllegalActionError for an illegal pile
         row = pile * PILE_SIZE
         # The pile's remaining cards move up one place: its top card is always at column 0.

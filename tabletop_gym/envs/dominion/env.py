@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop_gym.agents.dominion import DominionBot, PlayerView, game_seed, make_bot
-from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace, TabletopEnv
+from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv
 from tabletop_gym.envs.dominion import rules as R
 
 # Where each part of the observation lies (see the environments' docstrings).
@@ -90,7 +90,7 @@ class _DominionBase(TabletopEnv):
     # -- shared machinery ------------------------------------------------------------------------
     def _new_game(self, seed: int | None, options: dict[str, Any] | None) -> None:
         super().reset(seed=seed)
-        deal = (options or {}).get("deal")
+        deal = self._deal_option(options)
         if deal is not None:
             self.seed_value = R.parse_seed(deal)
         else:
@@ -102,9 +102,7 @@ class _DominionBase(TabletopEnv):
         state = self._require_state()
         if state.done:
             raise GameOverError("the episode has ended; call reset()")
-        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-            raise IllegalActionError(action, state.legal_actions(), "an action is an integer 0..17")
-        return int(action)
+        return self._action_index(action)
 
     def action_masks(self) -> np.ndarray:
         state = self._require_state()

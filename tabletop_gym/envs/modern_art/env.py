@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace, TabletopEnv
+from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv
 from tabletop_gym.envs.modern_art.rules import (
     DOUBLE_CARD,
     NUM_ACTIONS,
@@ -207,7 +207,7 @@ class ModernArtEnv(TabletopEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        deal = (options or {}).get("deal")
+        deal = self._deal_option(options)
         if deal is None:
             deal = random_deal(self.rules, self.np_random)
         cards = parse_deal(deal, self.rules)  # a clear error for a bad deal
@@ -223,9 +223,7 @@ class ModernArtEnv(TabletopEnv):
         state = self._require_state()
         if state.done:
             raise GameOverError("the episode has ended (round 4 was scored); call reset()")
-        if not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(action, state.legal_actions(), "an action is an integer 0-35")
-        self._points = state.apply(int(action))[self.seat]
+        self._points = state.apply(self._action_index(action))[self.seat]
         self._run_opponents()
         return observe(state, self.seat), float(self._points), state.done, False, self._info()
 

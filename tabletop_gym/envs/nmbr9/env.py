@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace, TabletopEnv
+from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
     NUM_ROTATIONS,
@@ -105,7 +105,7 @@ class Nmbr9Env(TabletopEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
-        deal_text = (options or {}).get("deal")
+        deal_text = self._deal_option(options)
         if deal_text is not None:
             deal = deal_text if isinstance(deal_text, Deal) else parse_deal(deal_text, self.variant)
         else:
@@ -118,9 +118,7 @@ class Nmbr9Env(TabletopEnv):
         state = self._require_state()
         if state.done:
             raise GameOverError("the episode has ended (every card placed); call reset()")
-        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-            raise IllegalActionError(action, state.legal_actions(), "an action is an integer index")
-        points = state.place(int(action))  # raises IllegalActionError for an illegal placement
+        points = state.place(self._action_index(action))  # raises IllegalActionError for an illegal placement
         return self._observation(), float(points), state.done, False, self._info()
 
     def render(self) -> str | None:

@@ -9,7 +9,6 @@ from gymnasium import spaces
 
 from tabletop_gym.core import (
     GameOverError,
-    IllegalActionError,
     InvalidDealError,
     LegalActionSpace,
     TabletopEnv,
@@ -116,7 +115,7 @@ class WarEnv(TabletopEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        deal_text = (options or {}).get("deal")
+        deal_text = self._deal_option(options)
         if deal_text is not None:
             deal = parse_deal(deal_text, self.rules)
         else:
@@ -132,9 +131,7 @@ class WarEnv(TabletopEnv):
         game = self._require_game()
         if game.over:
             raise GameOverError(f"the episode has ended ({game.state.end_reason}); call reset()")
-        if not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(action, game.legal_ranks(), "an action is a rank index")
-        game.choose(int(action))  # raises IllegalActionError naming the legal ranks
+        game.choose(self._action_index(action))  # raises IllegalActionError naming the legal ranks
         terminated = truncated = False
         reward = 0.0
         if game.over:

@@ -45,6 +45,10 @@ class GameSpec:
     - ``ppo``: MaskablePPO settings that suit the game (override the defaults of ``train``).
     - ``env_id_for(args)``: for a game with several environments, the one the command line asked
       for (e.g. Dominion's versus game with ``--opponents``); ``env_id`` otherwise.
+    - ``demo``: argument defaults of ``tabletop-gym demo <game>`` (``steps``, ``episodes`` and game
+      options): settings the game's oracle serves within a demo's time, stated in the README.
+    - ``policy``: the stable-baselines3 policy for ``train``; None chooses from the observation
+      space (``MultiInputPolicy`` for a ``Dict``, ``MlpPolicy`` otherwise).
     """
 
     name: str
@@ -60,6 +64,8 @@ class GameSpec:
     score_name: str = "score"
     ppo: dict[str, Any] = field(default_factory=dict)
     env_id_for: Callable[[argparse.Namespace], str] | None = None
+    demo: dict[str, Any] = field(default_factory=dict)
+    policy: str | None = None
 
     def environment(self, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
         """The environment id and keyword arguments that the command-line arguments select."""

@@ -1,0 +1,128 @@
+"""Command-line argument types shared by every game: numbers checked for range (and finiteness),
+seeds, output folders, and a parser whose errors are one line.
+
+Every numeric option of every command uses one of these types, so a bad value stops the command
+before any work with a message that names the option (argparse adds ``argument --seed:``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+SEED_MAX = 2**63 - 1
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line: what is wrong and where to look for help
+    (argparse's default prints the whole usage first, which buries the message)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see: {self.prog} --help)\n")
+
+
+def _range_text(low: float | None, high: float | None, low_open: bool = False) -> str:
+    if low is not None and high is not None:
+        return f"from {low:g} to {high:g}" if not low_open else f"above {low:g} and at most {high:g}"
+    if low is not None:
+        return f"{'above' if low_open else 'at least'} {low:g}"
+    return f"at most {high:g}" if high is not None else ""
+
+
+def int_arg(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer within ``[low, high]``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip(), 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {_range_text(low, high)}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def float_arg(
+    low: float | None = None, high: float | None = None, low_open: bool = False
+) -> Callable[[str], float]:
+    """An argparse type: a finite number within ``[low, high]`` (``(low, high]`` with ``low_open``);
+    NaN and infinities are refused, so a time limit always binds."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        too_low = low is not None and (value <= low if low_open else value < low)
+        if too_low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {_range_text(low, high, low_open)}, got {value:g}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+seed_arg = int_arg(0, SEED_MAX)
+"""An argparse type for ``--seed``: a non-negative integer (what Gymnasium's ``reset(seed=...)``
+and numpy accept)."""
+
+
+def nonempty(text: str) -> str:
+    """An argparse type: any text but the empty string (``--agent ""``, ``--deal ""``)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
+def path_arg(text: str) -> Path:
+    """An argparse type for ``--out`` and ``--cache``: a non-empty path (``Path("")`` would
+    silently mean the current folder)."""
+    return Path(nonempty(text))
+
+
+def check_output_dir(path: Path, option: str = "--out") -> None:
+    """Make sure ``path`` is (or can become) a writable folder, before any work starts: a report
+    computed for an hour and then lost to a typo in ``--out`` is the failure this prevents."""
+    for parent in (path, *path.parents):
+        if parent.exists() and not parent.is_dir():
+            where = "is a file" if parent == path else f"lies under {parent}, which is a file"
+            raise ValueError(f"{option} {path} {where}; expected a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".write-test-{uuid.uuid4().hex[:8]}"
+        probe.touch()
+        probe.unlink()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ValueError(f"{option} {path} is not a writable folder ({reason})") from None
+
+
+def check_cache_dir(path: Path | None, option: str = "--cache") -> None:
+    """A cache folder that is a file (or lies under one) is refused; an unwritable cache is only
+    read (the oracle cache warns and keeps every result in memory)."""
+    if path is None:
+        return
+    for parent in (path, *path.parents):
+        if parent.exists() and not parent.is_dir():
+            raise ValueError(f"{option} {path}: {parent} is a file; expected a folder")
+
+
+def stop_on_broken_pipe() -> int:
+    """After stdout's reader went away (``| head``): silence the rest of the output, exit quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 1
