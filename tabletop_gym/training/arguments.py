@@ -48,6 +48,7 @@ def int_arg(low: int | None = None, high: int | None = None) -> Callable[[str], 
         return value
 
     parse.__name__ = "integer"
+    parse.bounds = (low, high)  # type: ignore[attr-defined]  (read by the tests' option matrix)
     return parse
 
 
@@ -70,6 +71,7 @@ def float_arg(
         return value
 
     parse.__name__ = "number"
+    parse.bounds = (low, high)  # type: ignore[attr-defined]
     return parse
 
 

@@ -9,7 +9,6 @@ from gymnasium import spaces
 
 from tabletop_gym.core import (
     GameOverError,
-    InvalidDealError,
     LegalActionSpace,
     TabletopEnv,
 )
@@ -20,6 +19,7 @@ from tabletop_gym.envs.cribbage.rules import (
     STACK_LIMIT,
     CribbageState,
     Deal,
+    check_pile_size,
     parse_deal,
     random_deal,
 )
@@ -81,10 +81,8 @@ class CribbageEnv(TabletopEnv):
 
     def __init__(self, render_mode: str | None = None, pile_size: int = PILE_SIZE) -> None:
         self._check_render_mode(render_mode)
-        if not isinstance(pile_size, int) or not 1 <= pile_size <= PILE_SIZE:
-            raise InvalidDealError(f"pile_size must be an integer from 1 to {PILE_SIZE}, got {pile_size!r}")
         self.render_mode = render_mode
-        self.pile_size = pile_size
+        self.pile_size = check_pile_size(pile_size)
         nvec = (
             [len(RANK_CHARS) + 1] * (NUM_PILES * PILE_SIZE)
             + [STACK_LIMIT + 1]

@@ -14,7 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, check_characters, make_rng
+from tabletop_gym.core import (
+    GameOverError,
+    IllegalActionError,
+    InvalidDealError,
+    check_characters,
+    check_int,
+    make_rng,
+    quote_input,
+)
 
 RANK_CHARS = "A23456789TJQK"
 NUM_PILES = 4
@@ -58,32 +66,33 @@ def parse_deal(text: str, pile_size: int = PILE_SIZE) -> Deal:
     A full deal (``pile_size=13``) holds every rank exactly four times. A reduced deal (fewer cards
     per pile, for tests that enumerate every play) holds each rank at most four times.
     """
-    _check_pile_size(pile_size)
+    check_pile_size(pile_size)
     if not isinstance(text, str):
         raise InvalidDealError(f"a deal must be a string 'P1/P2/P3/P4', got {type(text).__name__}")
     parts = text.strip().split("/")
+    shown = quote_input(text)
     if len(parts) != NUM_PILES:
         raise InvalidDealError(
-            f"deal {text!r} has {len(parts)} pile(s); expected {NUM_PILES} piles separated by '/'"
+            f"deal {shown} has {len(parts)} pile(s); expected {NUM_PILES} piles separated by '/'"
         )
     for i, part in enumerate(parts):
-        check_characters(part, RANK_CHARS, f"pile {i + 1} of deal {text!r}")
+        check_characters(part, RANK_CHARS, f"pile {i + 1} of deal {shown}")
         if len(part) != pile_size:
             raise InvalidDealError(
-                f"pile {i + 1} of deal {text!r} has {len(part)} cards; expected {pile_size}"
+                f"pile {i + 1} of deal {shown} has {len(part)} cards; expected {pile_size}"
             )
     counts = Counter("".join(parts))
     for char in RANK_CHARS:
         n = counts.get(char, 0)
         if n > COPIES or (pile_size == PILE_SIZE and n != COPIES):
             expected = "exactly" if pile_size == PILE_SIZE else "at most"
-            raise InvalidDealError(f"deal {text!r} holds rank {char} {n} times; expected {expected} {COPIES}")
+            raise InvalidDealError(f"deal {shown} holds rank {char} {n} times; expected {expected} {COPIES}")
     return Deal(tuple(tuple(rank_of(c) for c in part) for part in parts))
 
 
 def random_deal(seed: int | np.random.Generator | None = None, pile_size: int = PILE_SIZE) -> Deal:
     """A uniformly shuffled deck dealt into four piles (``pile_size`` cards each, from the top)."""
-    _check_pile_size(pile_size)
+    check_pile_size(pile_size)
     rng = make_rng(seed)
     deck = np.repeat(np.arange(1, 14), COPIES)
     rng.shuffle(deck)
@@ -91,9 +100,11 @@ def random_deal(seed: int | np.random.Generator | None = None, pile_size: int = 
     return Deal(tuple(tuple(cards[i * pile_size : (i + 1) * pile_size]) for i in range(NUM_PILES)))
 
 
-def _check_pile_size(pile_size: int) -> None:
-    if not isinstance(pile_size, (int, np.integer)) or not 1 <= pile_size <= PILE_SIZE:
-        raise InvalidDealError(f"pile_size must be an integer from 1 to {PILE_SIZE}, got {pile_size!r}")
+def check_pile_size(pile_size: int) -> int:
+    try:
+        return check_int("pile_size", pile_size, 1, PILE_SIZE)
+    except ValueError as error:
+        raise InvalidDealError(str(error)) from None
 
 
 def score_card(stack: Sequence[int], total: int) -> int:

@@ -16,10 +16,12 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.cribbage import CribbageGreedyAgent
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage.env import render_text
-from tabletop_gym.envs.cribbage.rules import TARGET, parse_deal, random_deal
+from tabletop_gym.envs.cribbage.rules import STACK_LIMIT, TARGET, parse_deal, random_deal
 from tabletop_gym.oracles import cribbage as oracle
+from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
 from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.terminal import QUIT_WORDS, ask
 
 ENV_ID = "tabletop/Cribbage-v0"
 
@@ -31,14 +33,24 @@ def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "play"):
-        parser.add_argument("--deal", help="deal string P1/P2/P3/P4, 13 cards each, top card first")
         parser.add_argument(
-            "--seed", type=int, default=None, help="without --deal: the seed of a random deal"
+            "--deal", type=nonempty, help="deal string P1/P2/P3/P4, 13 cards each, top card first"
         )
+        parser.add_argument(
+            "--seed", type=seed_arg, default=None, help="without --deal: the seed of a random deal"
+        )
+    if command in ("evaluate", "demo"):
+        parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     if command == "bench":
-        parser.add_argument("--deals", type=int, default=20, help="deals for the oracle timing (default 20)")
-        parser.add_argument("--env-steps", type=int, default=50_000, help="steps per environment timing")
-        parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for cribbage.json")
+        parser.add_argument(
+            "--deals", type=int_arg(1), default=20, help="deals for the oracle timing (default 20)"
+        )
+        parser.add_argument(
+            "--env-steps", type=int_arg(1), default=50_000, help="steps per environment timing (default 50000)"
+        )
+        parser.add_argument(
+            "--out", type=path_arg, default=Path("runs/bench"), help="folder for cribbage.json"
+        )
 
 
 def _figures(
@@ -58,27 +70,25 @@ def _solve_command(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace) -> int:
     env = gym.make(ENV_ID)
-    options = {"deal": args.deal} if args.deal else None
+    options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
     state = env.unwrapped.state
-    print(f"deal {info['deal']}\nType a pile number (0-3) to play its top card, q to quit.\n")
+    print(f"deal {info['deal']}\nType a pile number (0-3) to play its top card, quit to stop.\n")
     while not state.done:
         print(render_text(state))
-        try:
-            answer = input("pile> ").strip()
-        except EOFError:
-            print()
-            break
-        if answer in ("q", "quit"):
+        answer = ask("pile> ")
+        if answer is None or answer.lower() in QUIT_WORDS:
             break
         if answer not in ("0", "1", "2", "3"):
-            print(f"'{answer}' is not a pile: type 0, 1, 2 or 3\n")
+            print(f"{answer!r} is not a pile: type 0, 1, 2 or 3 (or quit)\n")
             continue
-        try:
-            _, points, _, _, info = env.step(int(answer))
-        except ValueError as error:
-            print(f"{error}\n")
+        pile = int(answer)
+        if not state.is_legal(pile):
+            why = "is empty" if state.top(pile) == 0 else f"would take the stack past {STACK_LIMIT}"
+            playable = ", ".join(str(p) for p in state.legal_piles())
+            print(f"pile {pile} {why}; you can play pile {playable}\n")
             continue
+        _, points, _, _, info = env.step(pile)
         print(f"+{int(points)}\n" if points else "")
     result = oracle.solve(parse_deal(info["deal"]))
     ended = "game over" if state.done else "stopped"
