@@ -2,7 +2,9 @@
 
 import builtins
 import json
+from pathlib import Path
 
+import gymnasium as gym
 import pytest
 
 from tabletop_gym.envs.cribbage.rules import parse_deal, replay
@@ -74,7 +76,7 @@ def test_train_then_evaluate_the_saved_policy(tmp_path, monkeypatch) -> None:
 
 
 def test_play_in_the_terminal(monkeypatch, capsys) -> None:
-    answers = iter(["x", "0", "q"])
+    answers = iter(["x", "q", "²", "0", "quit"])
     monkeypatch.setattr(builtins, "input", lambda prompt="": next(answers))
     assert main(["play", "cribbage", "--deal", KNOWN]) == 0
     out = capsys.readouterr().out
@@ -112,3 +114,135 @@ def test_evaluate_picks_the_environment_the_arguments_ask_for(tmp_path, capsys) 
     assert "mean_ratio" not in entry
     assert entry["share_win"] + entry["share_shared"] + entry["share_loss"] == 1.0
     assert "win" in capsys.readouterr().out
+
+
+def _one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("where", ["file", "under-file", "unwritable"])
+def test_a_bad_out_folder_stops_the_command_before_any_work(where, tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("TABLETOP_GYM_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "f").write_text("")
+    out = {
+        "file": tmp_path / "f",
+        "under-file": tmp_path / "f" / "report",
+        "unwritable": Path("/proc/tabletop-gym-test"),
+    }[where]
+    code = main(["evaluate", "cribbage", "--agent", "oracle", "--episodes", "1", "--out", str(out)])
+    assert code == 2
+    assert f"--out {out}" in _one_line_error(capsys)
+    assert not (tmp_path / "cache").exists()  # nothing was solved before the refusal
+
+
+def test_a_report_that_cannot_be_written_is_still_shown(tmp_path, monkeypatch, capsys) -> None:
+    def disk_full(path, text):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("tabletop_gym.training.evaluate.atomic_write_text", disk_full)
+    code = main(["evaluate", "cribbage", "--agent", "random", "--episodes", "1", "--out", str(tmp_path)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "random" in captured.out and "mean score" in captured.out  # the work is not lost
+    assert "could not write the report" in captured.err and "No space left" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("agents", "message"),
+    [
+        ("random,random", "named twice"),
+        ("", "argument --agent: must not be empty"),
+        ("random,,greedy", "empty agent name"),
+    ],
+)
+def test_agent_lists_are_checked(agents, message, tmp_path, capsys) -> None:
+    try:
+        code = main(["evaluate", "cribbage", "--agent", agents, "--episodes", "1", "--out", str(tmp_path)])
+    except SystemExit as stop:
+        code = stop.code
+    assert code == 2 and message in _one_line_error(capsys)
+
+
+def test_a_file_that_is_not_a_model_is_a_clear_error(tmp_path, capsys) -> None:
+    fake = tmp_path / "model.zip"
+    fake.write_bytes(b"PK\x03\x04 not really a zip")
+    code = main(["evaluate", "cribbage", "--agent", str(fake), "--episodes", "1", "--out", str(tmp_path)])
+    assert code == 2 and "is not a model saved by 'tabletop-gym train'" in _one_line_error(capsys)
+
+
+def test_ctrl_c_stops_with_one_line(monkeypatch, capsys) -> None:
+    def interrupt(prompt: str = "") -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(builtins, "input", interrupt)
+    assert main(["play", "cribbage", "--seed", "1"]) == 130
+    assert _one_line_error(capsys) == "tabletop-gym: interrupted"
+
+
+def test_a_closed_output_pipe_ends_quietly(monkeypatch, capsys) -> None:
+    class ClosedPipe:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self) -> int:
+            raise OSError("no file descriptor")
+
+    monkeypatch.setattr("sys.stdout", ClosedPipe())
+    assert main(["solve", "cribbage", "--deal", KNOWN]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_train_saves_a_checkpoint_on_ctrl_c_and_resumes(tmp_path, monkeypatch, capsys) -> None:
+    import tabletop_gym.training.train as training
+
+    real = training._checkpoint_callback
+
+    def interrupting_callback() -> type:
+        base = real()
+
+        class InterruptAfterAWhile(base):
+            def _on_step(self) -> bool:
+                super()._on_step()
+                if self.num_timesteps >= 600:
+                    raise KeyboardInterrupt
+                return True
+
+        return InterruptAfterAWhile
+
+    out = tmp_path / "run"
+    args = ["train", "cribbage", "--steps", "1500", "--n-envs", "2", "--no-progress", "--out", str(out)]
+    monkeypatch.setattr(training, "_checkpoint_callback", interrupting_callback)
+    assert main(args + ["--checkpoint-every", "300"]) == 130
+    err = capsys.readouterr().err
+    assert "checkpoint saved to" in err and "--resume" in err
+    config = json.loads((out / "config.json").read_text())
+    assert config["interrupted"] is True and 600 <= config["steps_done"] < 1500
+    assert (out / "checkpoint.zip").is_file() and not (out / "model.zip").exists()
+    monkeypatch.setattr(training, "_checkpoint_callback", real)
+    assert main(args + ["--resume"]) == 0
+    config = json.loads((out / "config.json").read_text())
+    assert config["interrupted"] is False and config["steps_done"] >= 1500
+    assert config["resumed_at_step"] >= 600 and config["resumed_from"].endswith("checkpoint.zip")
+    # Resuming with other game settings is refused rather than mixed.
+    code = main(["train", "war", "--steps", "3000", "--resume", "--out", str(out), "--no-progress"])
+    assert code == 2 and "--resume" in _one_line_error(capsys)
+
+
+def test_a_model_for_other_settings_is_refused(tmp_path, capsys) -> None:
+    from tabletop_gym.training.evaluate import _check_policy_fits
+
+    class Model:
+        observation_space = gym.spaces.Box(0, 1, (3,))
+        action_space = gym.spaces.Discrete(4)
+
+    class Agent:
+        model = Model()
+
+    env = gym.make("tabletop/Cribbage-v0").unwrapped
+    with pytest.raises(ValueError, match="trained for observations"):
+        _check_policy_fits(Agent(), "run", env)

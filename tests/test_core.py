@@ -1,10 +1,24 @@
 """Shared pieces: OracleResult, the cache's atomic writes, environment registration."""
 
+import os
+import stat
+
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import tabletop_gym  # noqa: F401
-from tabletop_gym.core import IllegalActionError, OracleCache, OracleResult, atomic_write_text
+from tabletop_gym.core import (
+    CacheError,
+    IllegalActionError,
+    OracleCache,
+    OracleResult,
+    atomic_output,
+    atomic_write_text,
+    check_float,
+    check_int,
+    quote_input,
+)
 from tabletop_gym.training.games import game_names, get_game
 
 
@@ -46,3 +60,83 @@ def test_every_game_module_registers_its_environment() -> None:
         assert spec.env_id in gym.registry, f"{name}: {spec.env_id} is not registered"
     with pytest.raises(ValueError, match="unknown game"):
         get_game("chess")
+
+
+def _forge(path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["[1, 2, 3]", "null", "42", '"text"', "[" * 100_000 + "]" * 100_000, '{"result": 5}', "{bad"]
+)
+def test_any_unreadable_cache_entry_is_recomputed_not_a_crash(tmp_path, text) -> None:
+    cache = OracleCache(tmp_path)
+    _forge(cache.path("g", "v", "d"), text)
+    assert cache.load("g", "v", "d") is None and cache.rejected == 1
+    fresh = OracleResult(score=3, bound=3, plan=(1,))
+    assert cache.solve("g", "v", "d", lambda: fresh) == fresh
+    assert cache.load("g", "v", "d") == fresh  # the recomputed entry replaced the bad one
+
+
+def test_cache_refuses_a_fifo_a_folder_and_a_root_that_is_a_file(tmp_path) -> None:
+    cache = OracleCache(tmp_path / "cache")
+    entry = cache.path("g", "v", "d")
+    entry.parent.mkdir(parents=True)
+    os.mkfifo(entry)  # reading it would block forever
+    with pytest.raises(CacheError, match="not a regular file"):
+        cache.load("g", "v", "d")
+    entry.unlink()
+    entry.mkdir()
+    with pytest.raises(CacheError, match="not a regular file"):
+        cache.solve("g", "v", "d", lambda: OracleResult(score=1, bound=1, plan=()))
+    (tmp_path / "file").write_text("")
+    with pytest.raises(CacheError, match="not a folder"):
+        OracleCache(tmp_path / "file").load("g", "v", "d")
+
+
+def test_a_read_only_cache_keeps_the_result_and_warns_once(tmp_path, monkeypatch, capsys) -> None:
+    def read_only(path, text):
+        raise OSError(30, "Read-only file system", str(path))
+
+    # Permissions do not stop root (CI runs as root), so the file system's refusal is simulated.
+    monkeypatch.setattr("tabletop_gym.core.atomic_write_text", read_only)
+    cache = OracleCache(tmp_path)
+    result = OracleResult(score=2, bound=2, plan=(0,))
+    assert cache.solve("g", "v", "d", lambda: result) == result
+    assert cache.solve("g", "v", "e", lambda: result) == result
+    assert capsys.readouterr().err.count("oracle cache not written (") == 1
+
+
+def test_written_files_follow_the_umask_and_temporary_names_are_unique(tmp_path) -> None:
+    old = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "report.json", "{}")
+        assert stat.S_IMODE((tmp_path / "report.json").stat().st_mode) == 0o644
+        with atomic_output(tmp_path / "model.zip") as first, atomic_output(tmp_path / "model.zip") as second:
+            assert first != second and first.suffix == second.suffix == ".zip"
+            first.write_text("a")
+            second.write_text("b")
+        assert (tmp_path / "model.zip").read_text() == "a"  # the outer write lands last
+        assert stat.S_IMODE((tmp_path / "model.zip").stat().st_mode) == 0o644
+    finally:
+        os.umask(old)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.zip", "report.json"]
+
+
+def test_numbers_are_checked_with_the_parameter_named() -> None:
+    assert check_int("horizon", np.int64(5), 1) == 5 and type(check_int("horizon", np.int32(5), 1)) is int
+    assert check_int("horizon", None, 1, optional=True) is None
+    for bad, match in ((0, "horizon must be at least 1"), (True, "must be an integer"), (2.0, "integer")):
+        with pytest.raises(ValueError, match=match):
+            check_int("horizon", bad, 1)
+    assert check_float("time_limit", np.float32(1.5), 0, low_open=True) == 1.5
+    for bad in (float("nan"), float("inf"), 0.0, -1, "5"):
+        with pytest.raises(ValueError, match="time_limit"):
+            check_float("time_limit", bad, 0, low_open=True)
+
+
+def test_long_input_is_quoted_with_a_bounded_prefix() -> None:
+    text = quote_input("A" * 10_000_000)
+    assert len(text) < 200 and "10000000 characters" in text
+    assert quote_input("short") == "'short'"
