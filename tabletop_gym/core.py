@@ -201,10 +201,13 @@ def default_cache_dir() -> Path:
 class OracleCache:
     """Oracle results on disk, one JSON file per (game, variant, deal).
 
-    Every entry carries the game, variant and deal it answers and a checksum of its result; an entry
-    that fails to parse, answers another question or fails the caller's check (normally a replay of
-    its plan through the engine) is ignored and recomputed, never trusted. Writes are atomic, so an
-    interrupted run never leaves a half-written entry behind.
+    Every entry carries the game, variant and deal it answers and a checksum of its result. An
+    entry that does not parse as one, answers another question, fails its checksum or fails the
+    caller's check (normally a replay of its plan through the engine) is ignored and recomputed.
+    What that guarantees: a cached score is achieved by its plan, re-proven on every load. The
+    bound, and so the claim of optimality, is trusted as written: the checksum catches damage, not
+    forgery by someone who can write the folder. Writes are atomic, so an interrupted run never
+    leaves a half-written entry; a cache that cannot be written costs a warning, not the result.
     """
 
     FORMAT = 1

@@ -11,11 +11,12 @@ from typing import Any
 import gymnasium as gym
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.core import atomic_write_text
+from tabletop_gym.core import atomic_write_text, check_int
 
 
 def env_steps_per_second(env: gym.Env, steps: int, seed: int) -> float:
     """Steps per second of one environment driven by random legal actions (resets included)."""
+    steps = check_int("env_steps", steps, 1)
     agent = RandomAgent(seed)
     obs, info = env.reset(seed=seed)
     start = time.perf_counter()
