@@ -7,7 +7,8 @@ import json
 import pytest
 
 from tabletop_gym.core import OracleResult
-from tabletop_gym.training.cli import main
+from tabletop_gym.oracles import dominion as oracle
+from tabletop_gym.training.cli import build_parser, main
 from tabletop_gym.training.evaluate import score_ratio
 from tabletop_gym.training.games import get_game
 
@@ -22,8 +23,10 @@ def test_tournament_command_writes_json(tmp_path, capsys):
 
 
 def test_tournament_unknown_bot_is_a_clear_error(tmp_path, capsys):
-    code = main(["tournament", "dominion", "--players", "big-money,nobody", "--out", str(tmp_path)])
-    assert code == 2 and "unknown Dominion bot" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(["tournament", "dominion", "--players", "big-money,nobody", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "argument --players: unknown Dominion bot 'nobody'" in err
 
 
 def test_solve_command(capsys):
@@ -69,3 +72,101 @@ def test_evaluate_a_kingdom_the_oracle_does_not_support_runs_without_it(tmp_path
     report = json.loads((tmp_path / "evaluation.json").read_text())
     entry = report["agents"]["greedy"]
     assert "mean_ratio" not in entry and entry["mean_turns"] == -entry["mean_score"]
+
+
+# Every numeric option of every Dominion command, with a bad value: a one-line error naming it.
+BAD_VALUES = [
+    (["solve", "dominion"], "--target", "0"),
+    (["solve", "dominion"], "--target", "9"),
+    (["solve", "dominion"], "--seed", "-1"),
+    (["solve", "dominion"], "--oracle-time-limit", "nan"),
+    (["solve", "dominion"], "--oracle-time-limit", "0"),
+    (["solve", "dominion"], "--oracle-time-limit", "inf"),
+    (["solve", "dominion"], "--kingdom", "smithy,chapel"),
+    (["play", "dominion"], "--seed", "-1"),
+    (["play", "dominion"], "--target", "0"),
+    (["play", "dominion"], "--oracle-time-limit", "-1"),
+    (["play", "dominion"], "--opponents", "big-money,big-money,big-money,big-money"),
+    (["play", "dominion"], "--opponents", ""),
+    (["evaluate", "dominion", "--agent", "greedy"], "--target", "0"),
+    (["evaluate", "dominion", "--agent", "greedy"], "--oracle-time-limit", "nan"),
+    (["evaluate", "dominion", "--agent", "greedy"], "--opponents", "nobody"),
+    (["train", "dominion"], "--target", "-3"),
+    (["train", "dominion"], "--province-reward", "-1"),
+    (["train", "dominion"], "--money-reward", "nan"),
+    (["demo", "dominion"], "--target", "0"),
+    (["demo", "dominion"], "--oracle-time-limit", "0"),
+    (["demo", "dominion"], "--money-reward", "inf"),
+    (["tournament", "dominion", "--players", "big-money"], "--games", "0"),
+    (["tournament", "dominion", "--players", "big-money"], "--games", "-1"),
+    (["tournament", "dominion", "--players", "big-money"], "--seed", "-1"),
+    (["tournament", "dominion", "--players", "big-money"], "--kingdom", "chapel"),
+    (["bench", "dominion"], "--seeds", "0"),
+    (["bench", "dominion"], "--games", "1"),
+    (["bench", "dominion"], "--seed-games", "0"),
+    (["bench", "dominion"], "--deals", "0"),
+    (["bench", "dominion"], "--env-steps", "-1"),
+    (["bench", "dominion"], "--oracle-time-limit", "nan"),
+    (["bench", "dominion"], "--target", "0"),
+    (["bench", "dominion"], "--oracle-kingdom", "cellar"),
+]
+
+
+@pytest.mark.parametrize(("command", "option", "value"), BAD_VALUES)
+def test_a_bad_value_is_refused_in_one_line_naming_the_option(command, option, value, tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([*command, option, value, "--out", str(tmp_path)] if command[0] in ("tournament", "bench")
+             else [*command, option, value])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2
+    assert len(err.strip().splitlines()) == 1 and f"argument {option}: " in err
+
+
+def test_valid_edge_values_are_taken_as_given():
+    parser = build_parser()
+    args = parser.parse_args(["train", "dominion", "--target", "8", "--province-reward", "0",
+                              "--money-reward", "0"])
+    assert (args.target, args.province_reward, args.money_reward) == (8, 0.0, 0.0)
+    spec = get_game("dominion")
+    assert spec.env_kwargs(args)["target"] == 8  # never replaced by the default 4
+    assert spec.env_kwargs(args)["money_reward"] == 0.0
+    args = parser.parse_args(["play", "dominion", "--seed", "0", "--target", "1"])
+    assert args.seed == 0 and args.target == 1
+    args = parser.parse_args(["tournament", "dominion", "--players", "big-money", "--games", "1"])
+    assert args.games == 1 and args.seed == 0
+
+
+def test_kingdom_defaults_follow_the_game():
+    parser = build_parser()
+    spec = get_game("dominion")
+    solitaire = parser.parse_args(["evaluate", "dominion", "--agent", "greedy"])
+    versus = parser.parse_args(["evaluate", "dominion", "--agent", "greedy", "--opponents", "big-money"])
+    treasure_versus = parser.parse_args(["evaluate", "dominion", "--agent", "greedy", "--opponents",
+                                         "big-money", "--kingdom", ""])
+    assert spec.env_kwargs(solitaire)["kingdom"] == ""
+    assert spec.env_kwargs(versus)["kingdom"] == "first-game"
+    assert spec.env_kwargs(treasure_versus)["kingdom"] == ""  # "" is a choice, not a missing value
+
+
+@pytest.mark.parametrize("deal", ["²", "-3", "1" * 100_000, "18446744073709551616"])
+def test_a_bad_deal_is_one_short_line_naming_deal(deal, capsys):
+    assert main(["solve", "dominion", "--deal", deal]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tabletop-gym: error: --deal: ") and len(err) < 300
+
+
+def test_a_huge_kingdom_is_quoted_briefly(capsys):
+    with pytest.raises(SystemExit):
+        main(["solve", "dominion", "--kingdom", "x" * 100_000])
+    err = capsys.readouterr().err
+    assert "argument --kingdom: unknown card 'xxxx" in err and len(err) < 600
+
+
+def test_demo_settings_are_served_by_the_oracle():
+    spec = get_game("dominion")
+    assert spec.demo["target"] == 2 and "opponents" not in spec.demo
+    args = build_parser().parse_args(["demo", "dominion"])
+    assert args.target == 2 and args.steps == spec.demo["steps"] and args.episodes == spec.demo["episodes"]
+    # The demo's first deals: proven optimal (well under a second each on 2 busy cores).
+    for seed in range(3):
+        assert oracle.solve(seed, args.target, args.oracle_time_limit).optimal

@@ -128,3 +128,12 @@ def test_turn_limit_truncates():
         _, reward, terminated, truncated, info = env.step(R.PASS)
         steps += 1
     assert truncated and not terminated and steps == 3 and info["score"] == -3
+
+
+def test_versus_render_shows_what_the_agent_may_see():
+    env = DominionEnv(opponents="big-money", render_mode="ansi")
+    env.reset(seed=3)
+    text = env.render()
+    me = next(line for line in text.splitlines() if line.startswith("player 0:"))
+    bot = next(line for line in text.splitlines() if line.startswith("player 1:"))
+    assert "hand [" in me and "hand [" not in bot and "5 cards in hand" in bot

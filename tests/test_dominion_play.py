@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import builtins
+import re
 
 import pytest
 
-from tabletop_gym.agents.dominion import solitaire_turns
+from tabletop_gym.agents.dominion import BigMoney, PlayerView, solitaire_turns
+from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.training.cli import main
+from tabletop_gym.training.games.dominion import _Narrator
 
 
 class BigMoneyAtTheTerminal:
-    """Reads the position the command printed and types big money's answer (Province, Gold, Silver,
-    else pass); ``script`` answers come first, verbatim."""
+    """Reads the screen the command printed and types big money's answer (Province, Gold, Silver,
+    else pass) by name; ``script`` answers come first, verbatim; None stands for end of input."""
 
-    def __init__(self, capsys: pytest.CaptureFixture[str], script: tuple[str, ...] = ()) -> None:
+    def __init__(self, capsys: pytest.CaptureFixture[str], script: tuple[str | None, ...] = ()) -> None:
         self.capsys = capsys
         self.script = list(script)
         self.transcript: list[str] = []
@@ -25,9 +28,13 @@ class BigMoneyAtTheTerminal:
         self.transcript.append(out)
         self.prompts.append(prompt)
         if self.script:
-            return self.script.pop(0)
-        legal = [line for line in out.splitlines() if line.startswith("legal: ")][-1]
-        options = legal.removeprefix("legal: ").split(", ")
+            answer = self.script.pop(0)
+            if answer is None:
+                raise EOFError
+            return answer
+        screen = "".join(self.transcript)  # a re-prompt prints no new screen: the last one holds
+        choices = [line for line in screen.splitlines() if line.startswith("choices: ")][-1]
+        options = [re.sub(r"^\d+ | \(\$\d+\)$", "", c) for c in choices.removeprefix("choices: ").split(", ")]
         return next((card.lower() for card in ("Province", "Gold", "Silver") if card in options), "pass")
 
     def output(self) -> str:
@@ -35,17 +42,32 @@ class BigMoneyAtTheTerminal:
 
 
 def test_play_solitaire_to_the_end_then_compare_with_the_oracle(monkeypatch, capsys, tmp_path):
-    # Two refused answers first: not a card, then a Duchy the first hand of seed 5 cannot afford.
-    player = BigMoneyAtTheTerminal(capsys, script=("nonsense", "duchy"))
+    # Refused answers first: not a card, a Duchy the first hand of seed 5 cannot afford, a choice
+    # number out of range, and a typo that str.isdigit() takes for a digit.
+    player = BigMoneyAtTheTerminal(capsys, script=("nonsense", "duchy", "99", "²", "³3"))
     monkeypatch.setattr(builtins, "input", player)
     assert main(["play", "dominion", "--seed", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
     out = player.output()
-    assert "'nonsense' is not a card or pass" in out
+    assert "'nonsense' is not a card name, a choice's number or pass" in out
     assert "Duchy costs $5 and only $" in out
+    assert "there is no choice 99; the choices are numbered 1 to " in out
+    assert "'²' is not a card name" in out and "'³3' is not a card name" in out
     assert all(p == "buy> " for p in player.prompts)
     turns = solitaire_turns("big-money", 5, target=1)
-    assert f"game over after {turns} turns" in out
+    assert f"game over after {turns} turns: 1 Provinces" in out
     assert "the fewest turns any play of this seed needs: " in out and "big-money: " in out
+    # The screen speaks in card names and prices, never in the engine's action indices.
+    assert "legal actions" not in out and "choices: 1 Copper ($0), 2 Silver ($3)" in out
+
+
+def test_a_choice_number_plays_the_choice_shown(monkeypatch, capsys, tmp_path):
+    # Seed 5's first hand has $3: choice 2 is Silver; then end of input.
+    player = BigMoneyAtTheTerminal(capsys, script=("2", None))
+    monkeypatch.setattr(builtins, "input", player)
+    assert main(["play", "dominion", "--seed", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
+    out = player.output()
+    assert "you: 3 VP, 11 cards" in out  # the Silver was bought
+    assert "stopped after 1 turns: 0 of 1 Provinces, 3 VP" in out
 
 
 def test_play_with_a_kingdom_uses_the_kingdom_oracle(monkeypatch, capsys, tmp_path):
@@ -58,16 +80,44 @@ def test_play_with_a_kingdom_uses_the_kingdom_oracle(monkeypatch, capsys, tmp_pa
     assert "smithy-big-money: " in out and "the fewest turns any play of this seed needs" in out
 
 
-def test_play_quits_and_survives_end_of_input(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(builtins, "input", lambda prompt="": "q")
+def test_only_a_whole_word_quits(monkeypatch, capsys, tmp_path):
+    player = BigMoneyAtTheTerminal(capsys, script=("q", "quit"))
+    monkeypatch.setattr(builtins, "input", player)
     assert main(["play", "dominion", "--seed", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
-    assert "stopped after 0 turns" in capsys.readouterr().out
+    out = player.output()
+    assert "'q' is not a card name" in out and len(player.prompts) == 2
+    assert "stopped after 0 turns: 0 of 1 Provinces, 3 VP" in out
 
-    def end_of_input(prompt: str = "") -> str:
-        raise EOFError
 
-    monkeypatch.setattr(builtins, "input", end_of_input)
+def test_end_of_input_in_solitaire_ends_with_a_summary_and_the_oracle(monkeypatch, capsys, tmp_path):
+    player = BigMoneyAtTheTerminal(capsys, script=("²", None))
+    monkeypatch.setattr(builtins, "input", player)
+    assert main(["play", "dominion", "--seed", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
+    out = player.output()
+    assert "'²' is not a card name" in out
+    assert "stopped after 0 turns: 0 of 1 Provinces, 3 VP" in out
+    turns = solitaire_turns("big-money", 5, target=1)
+    assert "the fewest turns any play of this seed needs: " in out and f"big-money: {turns}" in out
+
+
+def test_versus_screen_shows_the_opponents_hand_size_not_its_cards(monkeypatch, capsys):
+    player = BigMoneyAtTheTerminal(capsys, script=("pass", "²", None))
+    monkeypatch.setattr(builtins, "input", player)
     assert main(["play", "dominion", "--opponents", "big-money", "--seed", "3"]) == 0
+    out = player.output()
+    screens = out.split("--- ")[1:]
+    assert len(screens) == 2
+    for screen in screens:
+        # One hand is listed, the person's own; the bot's appears as its size.
+        assert [line.split(":")[0] for line in screen.splitlines() if "hand:" in line] == ["you"]
+        bot = next(line for line in screen.splitlines() if line.startswith("bot 1 (big-money): "))
+        assert re.search(r"; 5 cards in hand; draw pile \d+, discard pile \d+$", bot)
+    # The bot's turn is told in words; the engine's record says what it bought.
+    line = next(line for line in out.splitlines() if line.startswith("bot 1 (big-money), turn 1: "))
+    assert re.fullmatch(r"bot 1 \(big-money\), turn 1: with \$\d buys (Silver|nothing)", line)
+    assert "'²' is not a card name" in out
+    assert ("stopped in turn 2. VP so far: you 3, bot 1 (big-money) 3; "
+            "turns: you 1, bot 1 (big-money) 1") in out
 
 
 def test_play_against_a_bot_reports_the_outcome(monkeypatch, capsys):
@@ -75,4 +125,31 @@ def test_play_against_a_bot_reports_the_outcome(monkeypatch, capsys):
     monkeypatch.setattr(builtins, "input", player)
     assert main(["play", "dominion", "--opponents", "big-money", "--kingdom", "", "--seed", "3"]) == 0
     out = player.output()
-    assert "game over: you " in out and "VP [" in out
+    assert re.search(r"game over: (you won|you lost|you shared the win|the game was cut off)", out)
+    assert "VP: you " in out and "bot 1 (big-money) " in out
+
+
+class _MilitiaBot(BigMoney):
+    name = "militia"
+    action_priority = (R.MILITIA,)
+
+    def buy(self, view):
+        return R.MILITIA if 4 <= view.coins <= 5 and view.supply[R.MILITIA] else super().buy(view)
+
+
+def test_narration_tells_actions_buys_and_discards_from_the_engine_record():
+    # Two bots in the engine; the narrator, told player 0 is "you", tells player 1's moves only.
+    state = R.DominionState(2, "first-game", 11)
+    bots = [_MilitiaBot(), _MilitiaBot()]
+    narrator = _Narrator(state, 0, {0: "you", 1: "bot 1 (militia)"})
+    views = [PlayerView(state, p) for p in range(2)]
+    lines: list[str] = []
+    while not state.done and sum(state.turns) < 30:
+        state.step(bots[state.decider].choose(views[state.decider]))
+        lines += narrator.news(state)
+    assert lines and all(line.startswith("bot 1 (militia)") for line in lines)
+    assert any("plays Militia" in line for line in lines)
+    assert any(re.fullmatch(r"bot 1 \(militia\): (discards \w+ to Militia; )*discards \w+ to Militia", line)
+               for line in lines)
+    bought = [b for line in lines for b in re.findall(r"buys ([\w, ]+)$", line)]
+    assert sum(b.count("Militia") for b in bought) == state.gains[1][R.MILITIA] >= 1

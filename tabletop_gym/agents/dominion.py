@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_gym.core import check_int
 from tabletop_gym.envs.dominion import rules
 from tabletop_gym.envs.dominion.rules import (
     BUY,
@@ -353,8 +354,9 @@ def tournament(
     """
     if not 1 <= len(names) <= rules.MAX_PLAYERS:
         raise ValueError(f"a tournament needs 1..{rules.MAX_PLAYERS} players, got {len(names)}")
-    if not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a positive integer, got {games!r}")
+    games = check_int("games", games, 1)
+    seed = check_int("seed", seed, 0)
+    turn_limit = check_int("turn_limit", turn_limit, 1, optional=True)
     bots = [make_bot(n) for n in names]
     n = len(bots)
     labels = [

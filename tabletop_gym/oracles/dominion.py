@@ -48,7 +48,7 @@ import time
 from typing import Any
 
 from tabletop_gym.agents.dominion import BOTS, play_game
-from tabletop_gym.core import OracleCache, OracleResult
+from tabletop_gym.core import OracleCache, OracleResult, check_float, check_int
 from tabletop_gym.envs.dominion import rules as R
 
 GAME = "dominion"
@@ -566,11 +566,10 @@ def solve(deal: int | str, target: int = R.DEFAULT_TARGET, time_limit: float = 6
     ``SUPPORTED_KINGDOM`` (Market, Merchant, Militia, Moat, Smithy, Village), as for the engine
     (e.g. "smithy,village"); other cards raise ``ValueError``. Returns ``score = -turns`` of the
     best plan found and ``bound = -(proven lower bound)``; with enough time they meet (``optimal``).
-    ``time_limit`` seconds caps the search; a search cut off reports its bound, not an optimum.
+    ``time_limit`` seconds (finite, above 0) caps the search; a search cut off reports its bound, not
+    an optimum. ``target`` is 1..8 Provinces.
     """
-    seed = R.parse_seed(deal)
-    if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target <= 8:
-        raise ValueError(f"target must be a number of Provinces 1..8, got {target!r}")
+    seed, target, time_limit = _checked(deal, target, time_limit)
     cards = oracle_kingdom(kingdom)
     if cards:
         return _solve_kingdom(seed, target, cards, time_limit)
@@ -583,6 +582,13 @@ def solve(deal: int | str, target: int = R.DEFAULT_TARGET, time_limit: float = 6
         search.lower_bound(root, target))
     return _result(seed, target, (), upper, lower, plan, start, search, iterations,
                    {"positions_refuted": len(search.failed)})
+
+
+def _checked(deal: int | str, target: Any, time_limit: Any) -> tuple[int, int, float]:
+    """The seed, target and time limit, or a ValueError naming the bad one (a NaN or infinite
+    limit would never stop the search)."""
+    return (R.parse_seed(deal), check_int("target", target, 1, R.MAX_TARGET),
+            check_float("time_limit", time_limit, 0, low_open=True))
 
 
 def _solve_kingdom(seed: int, target: int, kingdom: tuple[int, ...], time_limit: float) -> OracleResult:
@@ -633,7 +639,7 @@ def cache_variant(target: int, kingdom: Any = "") -> str:
 def solve_cached(deal: int | str, target: int = R.DEFAULT_TARGET, cache: OracleCache | None = None,
                  time_limit: float = 600.0, kingdom: Any = "") -> OracleResult:
     """``solve`` through the on-disk cache; cached entries are replayed before they are trusted."""
-    seed = R.parse_seed(deal)
+    seed, target, time_limit = _checked(deal, target, time_limit)
     cache = cache if cache is not None else OracleCache()
     return cache.solve(GAME, cache_variant(target, kingdom), str(seed),
                        lambda: solve(seed, target, time_limit, kingdom),

@@ -27,12 +27,18 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see: {self.prog} --help)\n")
 
 
+def _number(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
 def _range_text(low: float | None, high: float | None, low_open: bool = False) -> str:
     if low is not None and high is not None:
-        return f"from {low:g} to {high:g}" if not low_open else f"above {low:g} and at most {high:g}"
+        if low_open:
+            return f"above {_number(low)} and at most {_number(high)}"
+        return f"from {_number(low)} to {_number(high)}"
     if low is not None:
-        return f"{'above' if low_open else 'at least'} {low:g}"
-    return f"at most {high:g}" if high is not None else ""
+        return f"{'above' if low_open else 'at least'} {_number(low)}"
+    return f"at most {_number(high)}" if high is not None else ""
 
 
 def int_arg(low: int | None = None, high: int | None = None) -> Callable[[str], int]:

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop_gym.agents.dominion import DominionBot, PlayerView, game_seed, make_bot
-from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv
+from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv, check_float, check_int
 from tabletop_gym.envs.dominion import rules as R
 
 # Where each part of the observation lies (see the environments' docstrings).
@@ -77,10 +77,11 @@ class _DominionBase(TabletopEnv):
         self._check_render_mode(render_mode)
         self.render_mode = render_mode
         self.kingdom = R.parse_kingdom(kingdom)
-        self.num_players = num_players
-        self.turn_limit = turn_limit
-        self.target = target
-        R.DominionState(num_players, self.kingdom, 0, target, turn_limit)  # validates the arguments
+        self.num_players = check_int("num_players", num_players, 1, R.MAX_PLAYERS)
+        # Always a limit: without one, a policy that never buys would make an endless episode.
+        self.turn_limit = check_int("turn_limit", turn_limit, 1)
+        self.target = check_int("target", target, 1, R.MAX_TARGET, optional=True)
+        R.DominionState(self.num_players, self.kingdom, 0, self.target, self.turn_limit)  # the rest
         self.action_space = LegalActionSpace(R.NUM_ACTIONS, self)
         self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.state: R.DominionState | None = None
@@ -126,13 +127,7 @@ class _DominionBase(TabletopEnv):
             base = PLAYERS.start + i * PLAYER_SIZE
             obs[base : base + _N] = state.owned[p]
             obs[base + _N : base + PLAYER_SIZE] = (state.vp(p), state.turns[p], state.hand_size(p), 1)
-        limit = 0
-        if state.decision == R.MINE_GAIN:
-            limit = R.COST[state.trashed] + 3
-        elif state.decision == R.REMODEL_GAIN:
-            limit = R.COST[state.trashed] + 2
-        elif state.decision == R.WORKSHOP_GAIN:
-            limit = 4
+        limit = state.gain_limit()
         over = max(0, state.hand_size(me) - R.MILITIA_KEEP) if state.decision == R.MILITIA_DISCARD else 0
         obs[COUNTER] = (state.coins, state.actions, state.buys, limit, over, state.cellar_discarded,
                         float(state.player == me), state.merchants)
@@ -151,7 +146,8 @@ class _DominionBase(TabletopEnv):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        return self._require_state().describe()
+        # What the agent may see: the other players' hands as their sizes.
+        return self._require_state().describe(viewer=self.seat)
 
 
 class DominionEnv(_DominionBase):
@@ -186,9 +182,9 @@ class DominionEnv(_DominionBase):
     - `opponents`: a bot name or a list of 1-3 (default "big-money"; see tabletop_gym.agents.dominion).
     - `kingdom`: kingdom cards, a comma-separated string or a list (default: the first-game set;
       "" = treasures and victory cards only).
-    - `seat`: the agent's seat, 0 = first player (default 0).
-    - `vp_shaping`: weight of the VP-difference shaping reward (default 0).
-    - `turn_limit`: turns per player before truncation (default 100).
+    - `seat`: the agent's seat, 0 = first player .. number of opponents (default 0).
+    - `vp_shaping`: weight of the VP-difference shaping reward, >= 0 (default 0).
+    - `turn_limit`: turns per player before truncation, at least 1 (default 100).
     - `render_mode`: None or "ansi".
     """
 
@@ -200,18 +196,17 @@ class DominionEnv(_DominionBase):
             raise ValueError(f"opponents must name 1 to {R.MAX_PLAYERS - 1} bots, got {len(names)}")
         self.opponents = [make_bot(n) for n in names]
         num_players = len(self.opponents) + 1
-        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
-            raise ValueError(f"seat must be 0..{num_players - 1}, got {seat!r}")
+        seat = check_int("seat", seat, 0, num_players - 1)
+        self.vp_shaping = check_float("vp_shaping", vp_shaping, 0)
         super().__init__(num_players, kingdom, render_mode, turn_limit, None)
-        self.seat = int(seat)
-        self.vp_shaping = float(vp_shaping)
+        self.seat = seat
         self._bots: dict[int, DominionBot] = {}
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         self._new_game(seed, options)
-        others = [p for p in range(self.num_players) if p != self.seat]
-        self._bots = dict(zip(others, self.opponents, strict=True))
+        self._bots = self.bots
+        others = list(self._bots)
         for i, bot in enumerate(self.opponents):
             bot.reset(game_seed(self.seed_value, i + 1))
         self._views = {p: PlayerView(self.state, p) for p in others}
@@ -233,6 +228,12 @@ class DominionEnv(_DominionBase):
         if terminated:
             reward += state.results()[self.seat]
         return self.observation(), reward, terminated, state.truncated, self._info()
+
+    @property
+    def bots(self) -> dict[int, DominionBot]:
+        """The bot in each seat other than the agent's (seat -> bot), in seat order."""
+        others = [p for p in range(self.num_players) if p != self.seat]
+        return dict(zip(others, self.opponents, strict=True))
 
     def _play_bots(self) -> None:
         state = self.state
@@ -289,22 +290,19 @@ class DominionSolitaireEnv(_DominionBase):
     ## Arguments
     - `kingdom`: kingdom cards (default "": treasures and victory cards only, the game the oracle
       solves; "first-game" for the ten first-game cards).
-    - `target`: Provinces to own (default 4).
-    - `turn_limit`: turns before truncation (default 60).
-    - `province_reward`: reward per Province bought, added to the -1 per turn (default 0).
-    - `money_reward`: weight of the money-density shaping (default 0).
+    - `target`: Provinces to own, 1..8 (default 4).
+    - `turn_limit`: turns before truncation, at least 1 (default 60).
+    - `province_reward`: reward per Province bought, added to the -1 per turn, >= 0 (default 0).
+    - `money_reward`: weight of the money-density shaping, >= 0 (default 0).
     - `render_mode`: None or "ansi".
     """
 
     def __init__(self, kingdom: Any = "", target: int = R.DEFAULT_TARGET, turn_limit: int = 60,
                  province_reward: float = 0.0, money_reward: float = 0.0,
                  render_mode: str | None = None) -> None:
-        super().__init__(1, kingdom, render_mode, turn_limit, target)
-        for name, value in (("province_reward", province_reward), ("money_reward", money_reward)):
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
-                raise ValueError(f"{name} must be a number >= 0, got {value!r}")
-        self.province_reward = float(province_reward)
-        self.money_reward = float(money_reward)
+        super().__init__(1, kingdom, render_mode, turn_limit, check_int("target", target, 1, R.MAX_TARGET))
+        self.province_reward = check_float("province_reward", province_reward, 0)
+        self.money_reward = check_float("money_reward", money_reward, 0)
 
     def _density(self) -> float:
         owned = self.state.owned[0]

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, check_int, quote_input
 
 # --- cards -----------------------------------------------------------------------------------------
 CARD_NAMES = (
@@ -60,6 +60,7 @@ HAND_SIZE = 5
 MILITIA_KEEP = 3
 DEFAULT_TARGET = 4  # solitaire: own this many Provinces
 MAX_SEED = 2**64
+MAX_TARGET = 8  # a Province pile holds 8 cards in the 2-player (and solitaire) supply
 
 
 def card_id(card: int | str) -> int:
@@ -67,11 +68,11 @@ def card_id(card: int | str) -> int:
     if isinstance(card, str):
         key = card.strip().lower()
         if key not in CARD_ID:
-            raise ValueError(f"unknown card {card!r}; cards: {', '.join(CARD_NAMES)}")
+            raise ValueError(f"unknown card {quote_input(card.strip())}; cards: {', '.join(CARD_NAMES)}")
         return CARD_ID[key]
-    if isinstance(card, (int, np.integer)) and 0 <= card < NUM_CARDS:
+    if isinstance(card, (int, np.integer)) and not isinstance(card, bool) and 0 <= card < NUM_CARDS:
         return int(card)
-    raise ValueError(f"card must be a name or an id 0..{NUM_CARDS - 1}, got {card!r}")
+    raise ValueError(f"card must be a name or an id 0..{NUM_CARDS - 1}, got {quote_input(card)}")
 
 
 def parse_kingdom(kingdom: str | Iterable[int | str] | None) -> tuple[int, ...]:
@@ -86,6 +87,9 @@ def parse_kingdom(kingdom: str | Iterable[int | str] | None) -> tuple[int, ...]:
         if text in ("", "none", "empty"):
             return ()
         kingdom = [part for part in text.split(",") if part.strip()]
+    elif not isinstance(kingdom, Iterable):
+        raise ValueError(f"kingdom must be card names separated by commas or a list of cards, "
+                         f"got {quote_input(kingdom)}")
     ids = sorted({card_id(c) for c in kingdom})
     for c in ids:
         if c not in KINGDOM_CARDS:
@@ -94,15 +98,22 @@ def parse_kingdom(kingdom: str | Iterable[int | str] | None) -> tuple[int, ...]:
     return tuple(ids)
 
 
+_SEED_DIGITS = len(str(MAX_SEED - 1))
+
+
 def parse_seed(deal: str | int) -> int:
     """The deal string of Dominion is the episode seed, a decimal integer 0 <= seed < 2**64: it fixes
     every shuffle through the randomness model."""
-    if isinstance(deal, (int, np.integer)) and not isinstance(deal, bool):
+    if isinstance(deal, (int, np.integer)) and not isinstance(deal, (bool, np.bool_)):
         seed = int(deal)
-    elif isinstance(deal, str) and deal.strip().isdigit():
-        seed = int(deal.strip())
     else:
-        raise InvalidDealError(f"a Dominion deal is the episode seed, a decimal integer; got {deal!r}")
+        text = deal.strip() if isinstance(deal, str) else None
+        # ASCII digits only ('²'.isdigit() is True, and int() refuses it); no more digits than the
+        # largest seed has (int() of a megabyte of digits is slow, then refused).
+        if not text or not (text.isascii() and text.isdigit()) or len(text.lstrip("0")) > _SEED_DIGITS:
+            raise InvalidDealError(
+                f"a Dominion deal is the episode seed, a decimal integer 0..2**64-1; got {quote_input(deal)}")
+        seed = int(text.lstrip("0") or "0")
     if not 0 <= seed < MAX_SEED:
         raise InvalidDealError(f"seed must be in 0..2**64-1, got {seed}")
     return seed
@@ -110,9 +121,7 @@ def parse_seed(deal: str | int) -> int:
 
 def supply_sizes(num_players: int, kingdom: Sequence[int] = FIRST_GAME) -> list[int]:
     """Pile sizes at the start (0 for cards not in the game). Solitaire uses the 2-player sizes."""
-    if not isinstance(num_players, (int, np.integer)) or not 1 <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be 1..{MAX_PLAYERS}, got {num_players!r}")
-    n = max(2, int(num_players))
+    n = max(2, check_int("num_players", num_players, 1, MAX_PLAYERS))
     sizes = [0] * NUM_CARDS
     sizes[COPPER] = 60 - 7 * n if n <= 2 else (39 if n == 3 else 32)
     sizes[SILVER] = 40
@@ -187,19 +196,16 @@ class DominionState:
         turn_limit: int | None = None,
     ) -> None:
         self.kingdom = parse_kingdom(kingdom)
-        self.supply = supply_sizes(num_players, self.kingdom)
-        self.num_players = int(num_players)
+        self.num_players = check_int("num_players", num_players, 1, MAX_PLAYERS)
+        self.supply = supply_sizes(self.num_players, self.kingdom)
         self.seed = parse_seed(seed)
-        if target is not None and not (isinstance(target, (int, np.integer)) and 1 <= target <= 8):
-            raise ValueError(f"target must be a number of Provinces 1..8, got {target!r}")
+        target = check_int("target", target, 1, MAX_TARGET, optional=True)
         if self.num_players == 1 and target is None:
             target = DEFAULT_TARGET
         if target is not None and self.num_players != 1:
             raise ValueError("a Province target is for the solitaire game (num_players=1) only")
-        if turn_limit is not None and not (isinstance(turn_limit, (int, np.integer)) and turn_limit >= 1):
-            raise ValueError(f"turn_limit must be a positive integer or None, got {turn_limit!r}")
-        self.target = None if target is None else int(target)
-        self.turn_limit = None if turn_limit is None else int(turn_limit)
+        self.target = target
+        self.turn_limit = check_int("turn_limit", turn_limit, 1, optional=True)
         self.piles = BASE_CARDS + self.kingdom  # the supply piles in this game
         self._not_in_game = NUM_CARDS - len(self.piles)  # cards whose supply count is always 0
         n = self.num_players
@@ -380,7 +386,7 @@ class DominionState:
                 self._cleanup()
                 return
             if not (0 <= a < NUM_CARDS and a in self.piles and self.supply[a] > 0 and COST[a] <= self.coins):
-                raise IllegalActionError(a, self.legal_actions(), self._why(a))
+                raise IllegalActionError(a, self.legal_actions(), self.why_illegal(a))
             self.history.append((p, a))
             self._gain(p, a)
             self.coins -= COST[a]
@@ -390,7 +396,7 @@ class DominionState:
             return
         legal = self.legal_actions()
         if a not in legal:
-            raise IllegalActionError(a, legal, self._why(a))
+            raise IllegalActionError(a, legal, self.why_illegal(a))
         self.history.append((p, a))
         hand = self.hand[p]
         if d == ACTION:
@@ -434,18 +440,65 @@ class DominionState:
             self._gain(p, a, to_hand=d == MINE_GAIN)
             self._action_phase()
 
-    def _why(self, a: int) -> str:
+    def gain_limit(self) -> int:
+        """The most a pending gain may cost (Mine, Remodel, Workshop); 0 when no gain is pending."""
+        d = self.decision
+        if d == MINE_GAIN:
+            return COST[self.trashed] + 3
+        if d == REMODEL_GAIN:
+            return COST[self.trashed] + 2
+        return 4 if d == WORKSHOP_GAIN else 0
+
+    def question(self) -> str:
+        """The current decision as a question to its player, in the game's words."""
+        d = self.decision
+        s = "" if self.actions == 1 else "s"
+        texts = {
+            ACTION: f"play an Action card ({self.actions} Action{s} left), or pass to buy",
+            BUY: f"buy a card: ${self.coins}, {self.buys} Buy{'' if self.buys == 1 else 's'}; "
+                 "or pass to end the turn",
+            CELLAR_DISCARD: "discard a card to Cellar, or pass to draw one card per card discarded",
+            MILITIA_DISCARD: f"Militia: discard down to {MILITIA_KEEP} cards, one card at a time",
+            MOAT_REVEAL: "Militia attacks: reveal Moat to be unaffected, or pass",
+            MINE_TRASH: "Mine: trash a Treasure from your hand, or pass",
+            MINE_GAIN: f"Mine: gain a Treasure costing up to ${self.gain_limit()} to your hand",
+            REMODEL_TRASH: "Remodel: trash a card from your hand",
+            REMODEL_GAIN: f"Remodel: gain a card costing up to ${self.gain_limit()}",
+            WORKSHOP_GAIN: "Workshop: gain a card costing up to $4",
+            GAME_OVER: "the game is over",
+        }
+        return texts[d]
+
+    def why_illegal(self, a: int) -> str:
+        """Why ``a`` is not a legal answer to the current decision, in the game's words."""
         if not 0 <= a <= PASS:
             return f"actions are card ids 0..{NUM_CARDS - 1} and {PASS} (pass)"
-        what = "pass" if a == PASS else CARD_NAMES[a]
         d = self.decision
-        if d == BUY and a != PASS:
+        if d == GAME_OVER:
+            return "the game is over"
+        what = "pass" if a == PASS else CARD_NAMES[a]
+        if a == PASS:
+            return "passing is not allowed here: a card must be chosen"
+        if d == MOAT_REVEAL:
+            return f"{what} is not an answer here: reveal Moat or pass"
+        if d in (ACTION, CELLAR_DISCARD, MILITIA_DISCARD, MINE_TRASH, REMODEL_TRASH):
+            if not self.hand[self.decider][a]:
+                return f"there is no {what} in your hand"
+            if d == ACTION:
+                return f"{what} is not an Action card"
+            if d == MINE_TRASH:
+                return f"Mine trashes a Treasure, and {what} is not one"
+        if d in (BUY, MINE_GAIN, REMODEL_GAIN, WORKSHOP_GAIN):
             if a not in self.piles:
                 return f"{what} is not in this game's supply"
             if self.supply[a] == 0:
                 return f"the {what} pile is empty"
-            return f"{what} costs ${COST[a]} and only ${self.coins} is available"
-        return f"{what} is not a legal answer to the {DECISION_NAMES[d]} decision"
+            if d == MINE_GAIN and a not in TREASURES:
+                return f"Mine gains a Treasure, and {what} is not one"
+            if d == BUY:
+                return f"{what} costs ${COST[a]} and only ${self.coins} is available"
+            return f"{what} costs ${COST[a]}, more than ${self.gain_limit()}"
+        return f"{what} is not a legal answer here ({self.question()})"
 
     def _play_action(self, card: int) -> None:
         p = self.player
@@ -569,17 +622,20 @@ class DominionState:
             counts[c] += 1
         return counts
 
-    def describe(self) -> str:
-        """The position as text (what ``render_mode="ansi"`` shows)."""
+    def describe(self, viewer: int | None = None) -> str:
+        """The position as text (what ``render_mode="ansi"`` shows). With ``viewer``, only what that
+        player may see: the other players' hands appear as their sizes, never their cards."""
         lines = [f"turn {self.turns[self.player] + 1} of player {self.player}; decision: "
                  f"{DECISION_NAMES[self.decision]} (player {self.decider}); "
                  f"actions {self.actions}, buys {self.buys}, coins ${self.coins}"]
         lines.append("supply: " + ", ".join(f"{CARD_NAMES[c]} {self.supply[c]}" for c in self.piles))
         for p in range(self.num_players):
-            lines.append(f"player {p}: VP {self.vp(p)}, turns {self.turns[p]}, "
-                         f"hand [{_names(self.hand[p])}], in play [{_names(self.in_play[p])}], "
+            hand = (f"hand [{_names(self.hand[p])}]" if viewer is None or p == viewer
+                    else f"{self.hand_size(p)} cards in hand")
+            lines.append(f"player {p}: VP {self.vp(p)}, turns {self.turns[p]}, {hand}, "
+                         f"in play [{_names(self.in_play[p])}], "
                          f"draw {len(self.draw[p])}, discard {sum(self.discard[p])}")
-        if not self.done:
+        if not self.done and (viewer is None or viewer == self.decider):
             lines.append("legal: " + ", ".join(action_name(a) for a in self.legal_actions()))
         return "\n".join(lines)
 

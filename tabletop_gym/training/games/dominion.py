@@ -5,8 +5,9 @@ The environment that ``evaluate`` and ``train`` use is the solitaire benchmark
 kingdom cards), whose every seed the oracle solves; its score is minus the turns taken. The oracle
 supports the kingdom cards without inner choices (Market, Merchant, Militia, Moat, Smithy,
 Village); for other kingdoms evaluation runs without it. The game against bots
-(``tabletop/Dominion-v0``) is reached through ``play --opponents`` and ``tournament``; ``figures``
-reports its win rate from the episodes' final infos (``result``) when given them.
+(``tabletop/Dominion-v0``, the first-game kingdom unless ``--kingdom`` says otherwise) is reached
+through ``--opponents`` and ``tournament``; ``figures`` reports its win rate from the episodes'
+final infos (``result``) when given them.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from tqdm import tqdm
 import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.dominion import BOTS, BigMoney, make_bot, solitaire_turns, tournament, wilson
-from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text
+from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.oracles import dominion as oracle
+from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.terminal import QUIT_WORDS, ask
 
 ENV_ID = "tabletop/DominionSolitaire-v0"
 VERSUS_ENV_ID = "tabletop/Dominion-v0"
@@ -38,27 +41,41 @@ SEED_PAIRINGS = (
     ("just-buy-money", "buy-money-and-duchy"),
     ("just-buy-money", "buy-money-and-duchy-and-estate"),
 )
+ORACLE_SECONDS = 600.0  # the oracle's default time limit per seed (solve, evaluate, demo)
+PLAY_ORACLE_SECONDS = 30.0  # at the end of ``play`` the comparison must come quickly
+# The demo: 2 Provinces in the treasure game, which the oracle proves in well under a second a seed
+# (median about 0.05 s, at most 0.3 s over seeds 0-7 on a busy 2-core machine). 100,000 steps train
+# in about a minute there, enough for the agent to reach big money's turns (it does by 60,000).
+DEMO = {"steps": 100_000, "episodes": 100, "target": 2, "oracle_time_limit": 60.0}
 
 
 def _target(args: argparse.Namespace) -> int:
-    return int(getattr(args, "target", None) or R.DEFAULT_TARGET)
-
-
-def _kingdom(args: argparse.Namespace) -> str:
-    """The solitaire kingdom of the command line ("" = treasure and victory cards only)."""
-    return getattr(args, "kingdom", None) or ""
-
-
-def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
-    cache_dir = getattr(args, "cache", None)
-    return oracle.solve_cached(deal, _target(args), OracleCache(cache_dir) if cache_dir else None,
-                               time_limit=float(getattr(args, "oracle_time_limit", 600.0)),
-                               kingdom=_kingdom(args))
+    return getattr(args, "target", R.DEFAULT_TARGET)
 
 
 def _opponents(args: argparse.Namespace) -> list[str]:
     """The bots of the versus game; none means the solitaire game."""
-    return [o for o in (getattr(args, "opponents", "") or "").split(",") if o]
+    text = getattr(args, "opponents", None)
+    if text is None:
+        return []
+    return [o.strip() for o in text.split(",") if o.strip()] if isinstance(text, str) else list(text)
+
+
+def _kingdom(args: argparse.Namespace) -> str:
+    """The kingdom of the command line; without ``--kingdom``, none in solitaire (the oracle's
+    treasure game) and the first-game set against bots."""
+    kingdom = getattr(args, "kingdom", None)
+    if kingdom is None:
+        return "first-game" if _opponents(args) else ""
+    return kingdom
+
+
+def _solve(deal: str, args: argparse.Namespace, time_limit: float | None = None) -> OracleResult:
+    cache_dir = getattr(args, "cache", None)
+    if time_limit is None:
+        time_limit = getattr(args, "oracle_time_limit", ORACLE_SECONDS)
+    return oracle.solve_cached(deal, _target(args), OracleCache(cache_dir) if cache_dir is not None else None,
+                               time_limit=time_limit, kingdom=_kingdom(args))
 
 
 def _env_id(args: argparse.Namespace) -> str:
@@ -83,66 +100,108 @@ def _oracle_supports(kingdom: str) -> bool:
 
 def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     if _opponents(args):
-        return {"opponents": _opponents(args), "kingdom": getattr(args, "kingdom", None) or "first-game"}
+        return {"opponents": _opponents(args), "kingdom": _kingdom(args)}
     # The Province reward only shapes training (scores are minus the turns either way).
     return {"target": _target(args), "kingdom": _kingdom(args),
-            "province_reward": float(getattr(args, "province_reward", 0.0) or 0.0),
-            "money_reward": float(getattr(args, "money_reward", 0.0) or 0.0)}
+            "province_reward": float(getattr(args, "province_reward", 0.0)),
+            "money_reward": float(getattr(args, "money_reward", 0.0))}
+
+
+def _bot_names(low: int, high: int):
+    """An argparse type: ``low``..``high`` known bot names separated by commas."""
+
+    def parse(text: str) -> str:
+        names = [n.strip() for n in nonempty(text).split(",")]
+        if not all(names):
+            raise argparse.ArgumentTypeError(f"an empty bot name in {text!r}")
+        unknown = [n for n in names if n not in BOTS]
+        if unknown:
+            raise argparse.ArgumentTypeError(f"unknown Dominion bot {unknown[0]!r}; bots: {', '.join(BOTS)}")
+        if not low <= len(names) <= high:
+            raise argparse.ArgumentTypeError(f"{low} to {high} bots, got {len(names)}")
+        return ",".join(names)
+
+    parse.__name__ = "bots"
+    return parse
+
+
+def _kingdom_arg(text: str) -> str:
+    """An argparse type: kingdom cards the engine knows (checked now, so the error names the option)."""
+    try:
+        R.parse_kingdom(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _oracle_kingdom_arg(text: str) -> str:
+    """An argparse type: a kingdom the oracle solves, or "" for none."""
+    try:
+        if text.strip():
+            oracle.oracle_kingdom(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "play", "evaluate", "train", "demo", "bench"):
-        parser.add_argument("--target", type=int, default=R.DEFAULT_TARGET,
-                            help="solitaire: Provinces to own (default 4)")
-    if command in ("solve", "evaluate", "train", "demo"):
-        parser.add_argument("--kingdom", default="",
-                            help="solitaire kingdom cards, comma-separated (default: none, treasure and "
-                                 "victory cards only); the oracle supports Market, Merchant, Militia, "
-                                 "Moat, Smithy, Village")
-    if command in ("evaluate", "train", "demo"):
-        parser.add_argument("--opponents", default="",
-                            help="comma-separated bots: play the versus game against them and report "
-                                 "the win rate (default: none, the solitaire game against the oracle)")
+        parser.add_argument("--target", type=int_arg(1, R.MAX_TARGET), default=R.DEFAULT_TARGET,
+                            help=f"solitaire: Provinces to own, 1-{R.MAX_TARGET} "
+                                 f"(default {R.DEFAULT_TARGET})")
+    if command in ("solve", "evaluate", "train", "demo", "play"):
+        parser.add_argument("--kingdom", type=_kingdom_arg, default=None,
+                            help="kingdom cards, comma-separated (default: none in solitaire, the "
+                                 "treasure and victory cards only; the first-game set against bots); "
+                                 "the oracle supports Market, Merchant, Militia, Moat, Smithy, Village")
+    if command in ("evaluate", "train", "demo", "play"):
+        parser.add_argument("--opponents", type=_bot_names(1, R.MAX_PLAYERS - 1), default=None,
+                            help=f"1-{R.MAX_PLAYERS - 1} comma-separated bots ({', '.join(BOTS)}): play "
+                                 "the versus game against them (default: none, the solitaire game)")
     if command in ("train", "demo"):
-        parser.add_argument("--province-reward", type=float, default=1.0,
+        parser.add_argument("--province-reward", type=float_arg(0), default=1.0,
                             help="training reward per Province bought, besides -1 a turn (default 1; "
                                  "a random start rarely reaches the target, so -1 a turn alone is flat)")
-        parser.add_argument("--money-reward", type=float, default=3.0,
+        parser.add_argument("--money-reward", type=float_arg(0), default=3.0,
                             help="training: weight of the money-density shaping (default 3; 0 = none)")
     if command in ("solve", "evaluate", "demo", "play"):
-        parser.add_argument("--oracle-time-limit", type=float, default=600.0,
-                            help="seconds per seed before the oracle reports a bound (default 600)")
-        parser.add_argument("--cache", default=None,
+        default = PLAY_ORACLE_SECONDS if command == "play" else ORACLE_SECONDS
+        parser.add_argument("--oracle-time-limit", type=float_arg(0, low_open=True), default=default,
+                            help=f"seconds per seed before the oracle reports a bound (default {default:g})")
+        parser.add_argument("--cache", type=path_arg, default=None,
                             help="oracle cache folder (default ~/.cache/tabletop-gym)")
     if command in ("solve", "play"):
-        parser.add_argument("--deal", help="the deal: the episode seed, a decimal integer")
-        parser.add_argument("--seed", type=int, default=None,
+        parser.add_argument("--deal", type=nonempty, help="the deal: the episode seed, a decimal integer")
+        parser.add_argument("--seed", type=seed_arg, default=None,
                             help="without --deal: the seed (default random)")
-    if command == "play":
-        parser.add_argument("--opponents", default="",
-                            help="comma-separated bots to play against (default: none, the solitaire game)")
-        parser.add_argument("--kingdom", default=None,
-                            help="kingdom cards, comma-separated "
-                                 "(default: solitaire none, versus first-game)")
     if command == "tournament":
-        parser.add_argument("--players", required=True, help=f"comma-separated bots: {', '.join(BOTS)}")
-        parser.add_argument("--games", type=int, default=1000, help="games (default 1000)")
-        parser.add_argument("--seed", type=int, default=0, help="series seed (default 0)")
-        parser.add_argument("--kingdom", default="first-game",
+        parser.add_argument("--players", type=_bot_names(1, R.MAX_PLAYERS), required=True,
+                            help=f"1-{R.MAX_PLAYERS} comma-separated bots: {', '.join(BOTS)}")
+        parser.add_argument("--games", type=int_arg(1, 10**9), default=1000, help="games (default 1000)")
+        parser.add_argument("--seed", type=seed_arg, default=0, help="series seed (default 0)")
+        parser.add_argument("--kingdom", type=_kingdom_arg, default="first-game",
                             help='kingdom cards, comma-separated; "" or none for treasures only')
-        parser.add_argument("--out", type=Path, default=Path("runs/tournament"), help="folder for the JSON")
+        parser.add_argument("--out", type=path_arg, default=Path("runs/tournament"),
+                            help="folder for the JSON")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     if command == "bench":
-        parser.add_argument("--seeds", type=int, default=1000, help="solitaire seeds per bot (default 1000)")
-        parser.add_argument("--games", type=int, default=3000, help="games per speed run (default 3000)")
-        parser.add_argument("--seed-games", type=int, default=2000,
+        # Upper limits keep the lists of per-seed results within memory.
+        parser.add_argument("--seeds", type=int_arg(1, 10**6), default=1000,
+                            help="solitaire seeds per bot (default 1000)")
+        parser.add_argument("--games", type=int_arg(2, 10**8), default=3000,
+                            help="games per speed run (default 3000; the Smithy run plays half)")
+        parser.add_argument("--seed-games", type=int_arg(1, 10**8), default=2000,
                             help="games per seed-strategy pairing (default 2000; the seed used 10000)")
-        parser.add_argument("--deals", type=int, default=10, help="seeds for the oracle timing (default 10)")
-        parser.add_argument("--oracle-kingdom", default="smithy",
+        parser.add_argument("--deals", type=int_arg(1, 10**5), default=10,
+                            help="seeds for the oracle timing (default 10)")
+        parser.add_argument("--oracle-kingdom", type=_oracle_kingdom_arg, default="smithy",
                             help='kingdom for the second oracle timing (default smithy; "" skips it)')
-        parser.add_argument("--oracle-time-limit", type=float, default=300.0, help="seconds per oracle seed")
-        parser.add_argument("--env-steps", type=int, default=20_000, help="steps per environment timing")
-        parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for dominion.json")
+        parser.add_argument("--oracle-time-limit", type=float_arg(0, low_open=True), default=300.0,
+                            help="seconds per oracle seed (default 300)")
+        parser.add_argument("--env-steps", type=int_arg(1, 10**8), default=20_000,
+                            help="steps per environment timing (default 20000)")
+        parser.add_argument("--out", type=path_arg, default=Path("runs/bench"),
+                            help="folder for dominion.json")
 
 
 def _figures(
@@ -170,7 +229,10 @@ def _figures(
 
 def _deal(args: argparse.Namespace) -> str:
     if args.deal is not None:
-        return str(R.parse_seed(args.deal))
+        try:
+            return str(R.parse_seed(args.deal))
+        except InvalidDealError as error:
+            raise InvalidDealError(f"--deal: {error}") from None
     if args.seed is not None:
         return str(R.parse_seed(args.seed))
     return str(int(np.random.default_rng().integers(0, 2**63)))
@@ -212,60 +274,214 @@ def _solve_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_answer(text: str) -> int | None:
-    text = text.strip().lower()
-    if text in ("p", "pass", "done", "no", "17"):
-        return R.PASS
-    if text.isdigit() and int(text) < R.NUM_ACTIONS:
-        return int(text)
-    matches = [i for i, name in enumerate(R.CARD_NAMES) if name.lower().startswith(text)] if text else []
-    return matches[0] if len(matches) == 1 else None
+# --- play ------------------------------------------------------------------------------------------
+_PROMPTS = {R.ACTION: "play", R.BUY: "buy", R.CELLAR_DISCARD: "discard", R.MILITIA_DISCARD: "discard",
+            R.MOAT_REVEAL: "reveal", R.MINE_TRASH: "trash", R.MINE_GAIN: "gain", R.REMODEL_TRASH: "trash",
+            R.REMODEL_GAIN: "gain", R.WORKSHOP_GAIN: "gain"}
+_PASS_WORDS = ("pass", "done", "no", "none")  # not "p": that begins Province
+
+
+def _cards(counts: Sequence[int]) -> str:
+    return ", ".join(f"{n}x {R.CARD_NAMES[c]}" if n > 1 else R.CARD_NAMES[c]
+                     for c, n in enumerate(counts) if n) or "nothing"
+
+
+def _choice_text(action: int) -> str:
+    return "pass" if action == R.PASS else f"{R.CARD_NAMES[action]} (${R.COST[action]})"
+
+
+def _screen(state: R.DominionState, seat: int, names: dict[int, str]) -> str:
+    """What the person in ``seat`` sees: the supply, their own hand, and of the others only what is
+    public (cards owned and in play, VP, and how many cards they hold, never which)."""
+    whose = "your" if state.player == seat else f"{names[state.player]}'s"
+    lines = [f"--- {whose} turn {state.turns[state.player] + 1} ---",
+             "supply: " + ", ".join(f"{R.CARD_NAMES[c]} {state.supply[c]}" for c in state.piles)]
+    for p in sorted(names, key=lambda p: p != seat):
+        if p == seat:
+            held = f"hand: {_cards(state.hand[p])}"
+        else:
+            held = f"{state.hand_size(p)} cards in hand"
+        played = f"; in play: {_cards(state.in_play[p])}" if any(state.in_play[p]) else ""
+        lines.append(f"{names[p]}: {state.vp(p)} VP, {sum(state.owned[p])} cards; {held}{played}; "
+                     f"draw pile {len(state.draw[p])}, discard pile {sum(state.discard[p])}")
+    choices = state.legal_actions()
+    lines.append(state.question())
+    lines.append("choices: " + ", ".join(f"{i} {_choice_text(a)}" for i, a in enumerate(choices, 1)))
+    return "\n".join(lines)
+
+
+def _read_answer(text: str, state: R.DominionState) -> tuple[int | None, str]:
+    """The action an answer names (a card name or its first letters, a choice's number, or pass),
+    or None and why not, in the game's words."""
+    choices = state.legal_actions()
+    key = text.strip().lower()
+    typed = quote_input(text.strip(), 40)
+    if not key:
+        return None, "type a card name, a choice's number or pass"
+    if key in _PASS_WORDS:
+        action = R.PASS
+    elif key.isascii() and key.isdigit():  # '²'.isdigit() is True too, and int() refuses it
+        number = int(key) if len(key) <= 6 else 0
+        if not 1 <= number <= len(choices):
+            return None, f"there is no choice {key[:8]}; the choices are numbered 1 to {len(choices)}"
+        return choices[number - 1], ""
+    else:
+        matches = [c for c, name in enumerate(R.CARD_NAMES) if name.lower().startswith(key)]
+        exact = [c for c in matches if R.CARD_NAMES[c].lower() == key]
+        legal = [c for c in matches if c in choices]
+        if exact:
+            matches = exact
+        elif len(matches) > 1 and len(legal) == 1:
+            matches = legal  # 's' at a buy without Smithy in the supply can only mean Silver
+        if not matches:
+            return None, f"{typed} is not a card name, a choice's number or pass"
+        if len(matches) > 1:
+            return None, f"{typed} could be {', '.join(R.CARD_NAMES[c] for c in matches)}; type more letters"
+        action = matches[0]
+    if action not in choices:
+        return None, state.why_illegal(action)
+    return action, ""
+
+
+class _Narrator:
+    """Tells the bots' moves in words. It keeps its own copy of the game, replayed through the
+    engine from the start with every answer recorded in ``state.history``, so it knows which
+    decision each recorded answer was for."""
+
+    def __init__(self, state: R.DominionState, seat: int, names: dict[int, str]) -> None:
+        self.shadow = R.DominionState(state.num_players, state.kingdom, state.seed, state.target,
+                                      state.turn_limit)
+        self.seat = seat
+        self.names = names
+        self.told = 0
+
+    def news(self, state: R.DominionState) -> list[str]:
+        """A line per bot turn (or answer to an attack) since the last call."""
+        lines: list[str] = []
+        group: dict[str, Any] | None = None
+        for player, action in state.history[self.told:]:
+            shadow = self.shadow
+            key = (player, shadow.player, shadow.turns[shadow.player])
+            if group is None or group["key"] != key:
+                if group is not None:
+                    lines.append(self._line(group))
+                group = {"key": key, "player": player, "turn": shadow.turns[shadow.player] + 1,
+                         "own_turn": player == shadow.player, "phrases": [], "coins": None, "bought": []}
+            decision = shadow.decision
+            if decision == R.BUY and group["coins"] is None:
+                group["coins"] = shadow.coins
+            if decision == R.BUY and action != R.PASS:
+                group["bought"].append(R.CARD_NAMES[action])
+            else:
+                phrase = _phrase(decision, action)
+                if phrase:
+                    group["phrases"].append(phrase)
+            shadow.step(action)
+        if group is not None:
+            lines.append(self._line(group))
+        self.told = len(state.history)
+        return [line for line in lines if line]
+
+    def _line(self, group: dict[str, Any]) -> str:
+        if group["player"] == self.seat:
+            return ""  # the person knows what they typed
+        parts = list(group["phrases"])
+        if group["coins"] is not None:
+            parts.append(f"with ${group['coins']} buys {', '.join(group['bought']) or 'nothing'}")
+        if not parts:
+            return ""
+        who = self.names[group["player"]]
+        label = f"{who}, turn {group['turn']}" if group["own_turn"] else who
+        return f"{label}: {'; '.join(parts)}"
+
+
+def _phrase(decision: int, action: int) -> str:
+    """One answer of a bot in words; "" for what tells nothing (passes: a Moat kept hidden must not
+    give away that its owner holds one)."""
+    if action == R.PASS:
+        return ""
+    card = R.CARD_NAMES[action]
+    return {R.ACTION: f"plays {card}", R.CELLAR_DISCARD: f"discards {card} to Cellar",
+            R.MILITIA_DISCARD: f"discards {card} to Militia", R.MOAT_REVEAL: "reveals Moat",
+            R.MINE_TRASH: f"trashes {card} with Mine", R.MINE_GAIN: f"gains {card} to hand",
+            R.REMODEL_TRASH: f"trashes {card} with Remodel", R.REMODEL_GAIN: f"gains {card}",
+            R.WORKSHOP_GAIN: f"gains {card}"}[decision]
 
 
 def _play(args: argparse.Namespace) -> int:
-    opponents = [o for o in args.opponents.split(",") if o]
+    opponents = _opponents(args)
+    kingdom = _kingdom(args)
+    target = _target(args)
+    deal = _deal(args)
     if opponents:
-        kingdom = args.kingdom if args.kingdom is not None else "first-game"
         env = gym.make(VERSUS_ENV_ID, opponents=opponents, kingdom=kingdom).unwrapped
     else:
-        env = gym.make(ENV_ID, kingdom=args.kingdom or "", target=_target(args)).unwrapped
-    deal = _deal(args)
-    _, info = env.reset(options={"deal": deal})
+        env = gym.make(ENV_ID, kingdom=kingdom, target=target).unwrapped
+    env.reset(options={"deal": deal})
     state = env.state
-    print(f"seed {deal}. Answer with a card name (or its first letters), its number, or pass; q quits.\n")
+    seat = env.seat
+    names = {seat: "you"}
+    for i, (p, bot) in enumerate(getattr(env, "bots", {}).items(), 1):
+        names[p] = f"bot {i} ({bot.name})"
+    narrator = _Narrator(state, seat, names)
+    game = (f"against {', '.join(names[p] for p in names if p != seat)}" if opponents
+            else f"solitaire: own {target} Province{'s' if target > 1 else ''} in as few turns as you can")
+    print(f"Dominion, seed {deal}, {game}.\nAnswer with a card name (or its first letters), a choice's "
+          f"number, or pass; {' or '.join(QUIT_WORDS)} stops the game.\n")
     while not state.done:
-        print(state.describe())
-        try:
-            answer = input(f"{info['decision']}> ").strip()
-        except EOFError:
-            print()
+        for line in narrator.news(state):
+            print(line)
+        print(_screen(state, seat, names))
+        while True:
+            answer = ask(f"{_PROMPTS[state.decision]}> ")
+            if answer is None or answer.lower() in QUIT_WORDS:
+                break
+            action, problem = _read_answer(answer, state)
+            if action is not None:
+                break
+            print(problem)
+        if answer is None or answer.lower() in QUIT_WORDS:
             break
-        if answer in ("q", "quit"):
-            break
-        action = _parse_answer(answer)
-        if action is None:
-            print(f"'{answer}' is not a card or pass\n")
-            continue
-        try:
-            _, _, _, _, info = env.step(action)
-        except ValueError as error:
-            print(f"{error}\n")
-            continue
+        env.step(action)
         print()
+    for line in narrator.news(state):
+        print(line)
     if opponents:
-        if state.done:
-            outcome = {1: "won", 0: "shared the win", -1: "lost"}[state.results()[env.seat]]
-            print(f"game over: you {outcome}; VP {state.scores()}, turns {state.turns}")
-        return 0
-    print(f"{'game over' if state.done else 'stopped'} after {state.turns[0]} turns")
-    kingdom = args.kingdom or ""
-    if _oracle_supports(kingdom):
-        result = _solve(deal, args)
-        print(f"the fewest turns any play of this seed needs: {-result.bound}"
-              f"{'' if result.optimal else ' (a lower bound)'}; "
-              + "; ".join(f"{bot}: {solitaire_turns(bot, int(deal), _target(args), kingdom)}"
-                          for bot in _bots_for(kingdom)))
+        _versus_summary(state, seat, names)
+    else:
+        _solitaire_summary(state, deal, args)
     return 0
+
+
+def _versus_summary(state: R.DominionState, seat: int, names: dict[int, str]) -> None:
+    scores = ", ".join(f"{names[p]} {state.vp(p)}" for p in sorted(names, key=lambda p: p != seat))
+    turns = ", ".join(f"{names[p]} {state.turns[p]}" for p in sorted(names, key=lambda p: p != seat))
+    if state.done:
+        outcome = "the game was cut off at the turn limit" if state.truncated else "you " + {
+            1: "won", 0: "shared the win", -1: "lost"}[state.results()[seat]]
+        print(f"game over: {outcome}. VP: {scores}; turns: {turns}")
+    else:
+        print(f"stopped in turn {state.turns[state.player] + 1}. VP so far: {scores}; turns: {turns}")
+
+
+def _solitaire_summary(state: R.DominionState, deal: str, args: argparse.Namespace) -> None:
+    target = _target(args)
+    kingdom = _kingdom(args)
+    provinces = state.owned[0][R.PROVINCE]
+    if state.done and not state.truncated:
+        print(f"game over after {state.turns[0]} turns: {provinces} Provinces, {state.vp(0)} VP")
+    else:
+        why = "cut off at the turn limit" if state.done else "stopped"
+        print(f"{why} after {state.turns[0]} turns: {provinces} of {target} Provinces, {state.vp(0)} VP")
+    if not _oracle_supports(kingdom):
+        print("(the oracle does not solve this kingdom, so there is no comparison)")
+        return
+    result = _solve(deal, args)
+    limit = getattr(args, "oracle_time_limit", PLAY_ORACLE_SECONDS)
+    proven = "" if result.optimal else f" (a lower bound: the oracle stopped at its {limit:g} s limit)"
+    bots = "; ".join(f"{bot}: {solitaire_turns(bot, int(deal), target, kingdom)}"
+                     for bot in _bots_for(kingdom))
+    print(f"the fewest turns any play of this seed needs: {-result.bound}{proven}; {bots}")
 
 
 def _print_tournament(report: dict[str, Any]) -> None:
@@ -394,4 +610,5 @@ SPEC = GameSpec(
     # 8 environments hold several whole episodes; gamma 1 because the return is the turn count itself.
     ppo={"n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4, "gamma": 1.0,
          "gae_lambda": 0.95, "ent_coef": 0.01, "net_arch": [128, 128]},
+    demo=DEMO,
 )
