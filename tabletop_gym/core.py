@@ -416,6 +416,11 @@ class TabletopEnv(gym.Env):
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
     state: Any = None
 
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Seed the episode's generator; numpy integers are seeds too (Gymnasium alone takes only
+        Python ints), and a negative or non-integer seed is refused with ``seed`` named."""
+        return super().reset(seed=check_int("seed", seed, 0, optional=True), options=options)
+
     def _check_render_mode(self, render_mode: str | None) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")

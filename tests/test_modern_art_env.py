@@ -273,3 +273,47 @@ def test_greedy_matches_the_reference_on_arbitrary_observations() -> None:
         assert greedy.act(obs, {"action_mask": mask}) == _reference_greedy(
             obs.tolist(), np.flatnonzero(mask).tolist()
         )
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"players": 9}, "players must be at most 5, got 9"),
+        ({"players": 1}, "players must be at least 2, got 1"),
+        ({"players": 2.0}, "players must be an integer"),
+        ({"players": True}, "players must be an integer"),
+        ({"seat": -1}, "seat must be at least 0"),
+        ({"seat": np.int64(2)}, "seat must be at most 1"),
+        ({"seat": 0.5}, "seat must be an integer"),
+        ({"round_limit": float("nan")}, "round_limit must be an integer"),
+        ({"deals": (13, 10**12)}, r"deals\[1\] must be at most 95"),
+    ],
+)
+def test_bad_numbers_are_named(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        ModernArtEnv(**kwargs)
+
+
+def test_numpy_numbers_configure_the_environment() -> None:
+    env = ModernArtEnv(players=np.int64(3), seat=np.int32(1), round_limit=np.int64(4), deals=np.array([13]))
+    assert env.seat == 1 and env.rules.players == 3 and env.rules.rounds == 1
+    _, _, info = play_out(env, 3)
+    assert info["seat"] == 1
+
+
+def test_large_rule_numbers_stay_in_the_observation_space() -> None:
+    """Values and scores past the default ceiling (value tokens of 100, awards worth 100): the space's
+    high grows with the rules, so every observation of a game stays in it (play_out checks)."""
+    env = ModernArtEnv(value_tokens=(100, 50, 25), award_value=100, deals=(13, 6))
+    _, total, info = play_out(env, 1)
+    assert info["score"] == total and env.observation_space.contains(env.reset(seed=1)[0])
+    assert ModernArtEnv(deals=(13,)).observation_space.high.min() > 0  # no constant slot
+
+
+def test_reset_seeds() -> None:
+    env = ModernArtEnv()
+    assert env.reset(seed=np.int64(3))[1]["deal"] == env.reset(seed=3)[1]["deal"]
+    with pytest.raises(ValueError, match="seed must be at least 0, got -1"):
+        env.reset(seed=-1)
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        env.reset(seed=1.5)

@@ -949,3 +949,55 @@ def test_a_failed_path_lp_leaves_the_other_bounds_standing(monkeypatch) -> None:
     assert result.stats["path_lp"] == "path LP not solved: status 4" and "path_bound" not in result.stats
     assert result.score <= best <= result.bound
     assert result.bound == result.stats.get("game_model_bound", result.stats.get("seat_model_bound"))
+
+
+ONE_ROUND = R.Rules(players=2, deals=(13,))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda d: O.solve(d, ONE_ROUND, width=-1), "width must be at least 1, got -1"),
+        (lambda d: O.solve(d, ONE_ROUND, width=0), "width must be at least 1"),
+        (lambda d: O.solve(d, ONE_ROUND, width=10**9), "width must be at most 4096"),
+        (lambda d: O.solve(d, ONE_ROUND, width=2.5), "width must be an integer"),
+        (lambda d: O.solve(d, ONE_ROUND, time_limit=float("nan")), "time_limit must be a finite number"),
+        (lambda d: O.solve(d, ONE_ROUND, time_limit=float("inf")), "time_limit must be a finite number"),
+        (lambda d: O.solve(d, ONE_ROUND, time_limit=-1), "time_limit must be above 0"),
+        (lambda d: O.solve(d, ONE_ROUND, time_limit=0), "time_limit must be above 0"),
+        (lambda d: O.solve(d, ONE_ROUND, time_limit=10**7), "time_limit must be at most 86400"),
+        (lambda d: O.solve(d, ONE_ROUND, seat=2), "seat must be at most 1"),
+        (lambda d: O.solve(d, ONE_ROUND, exact_positions=-1), "exact_positions must be at least 0"),
+        (lambda d: O.solve_cached(d, ONE_ROUND, width=-1), "width must be at least 1"),
+        (lambda d: O.beam_search(ONE_ROUND, d, width=-1), "width must be at least 1"),
+        (lambda d: O.beam_search(ONE_ROUND, d, hand_weight=float("nan")), "hand_weight must be a finite"),
+        (lambda d: O.portfolio_search(ONE_ROUND, d, width=0), "width must be at least 1"),
+        (lambda d: O.brute_force(ONE_ROUND, d, limit=0), "limit must be at least 1"),
+        (lambda d: O.relaxation_bound(ONE_ROUND, None, time_limit=float("nan")), "time_limit must be a"),
+        (lambda d: O.seat_round_bound(ONE_ROUND, None, time_limit=-2), "time_limit must be above 0"),
+        (lambda d: O.seat_round_bound(ONE_ROUND, None, workers=0), "workers must be at least 1"),
+        (lambda d: O.artist_path_bound(ONE_ROUND, None, max_rounds=0), "max_rounds must be at least 1"),
+        (lambda d: O.artist_path_bound(ONE_ROUND, None, supply_seconds=float("inf")), "supply_seconds"),
+        (lambda d: O.free_deal_bound(ONE_ROUND, time_limit=float("nan")), "time_limit must be a finite"),
+        (lambda d: O.free_deal(ONE_ROUND, deals=0), "deals must be at least 1"),
+        (lambda d: O.free_deal(ONE_ROUND, width=-1), "width must be at least 1"),
+        (lambda d: O.free_deal(ONE_ROUND, time_limit=float("nan")), "time_limit must be a finite"),
+        (lambda d: O.free_deal_search(ONE_ROUND, seed=-1), "seed must be at least 0"),
+        (lambda d: O.stacked_deal(ONE_ROUND, -1), "seed must be at least 0"),
+        (lambda d: O.realize(ONE_ROUND, R.parse_deal(d, ONE_ROUND), [], node_limit=0), "node_limit"),
+    ],
+)
+def test_bad_search_settings_are_refused_before_any_search(call, match: str) -> None:
+    """A beam without end (a negative width) and limits that never bind (NaN, infinity) are refused
+    at once, naming the parameter."""
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=match):
+        call(R.random_deal(ONE_ROUND, 1))
+    assert time.perf_counter() - start < 5  # refused up front, not after a search
+
+
+def test_numpy_search_settings_are_accepted() -> None:
+    deal = R.random_deal(ONE_ROUND, 1)
+    assert O.beam_search(ONE_ROUND, deal, np.int64(0), np.int64(2)) == O.beam_search(ONE_ROUND, deal, 0, 2)
+    result = O.solve(deal, ONE_ROUND, np.int64(0), width=np.int64(2), time_limit=np.float64(0.5))
+    assert result.score <= result.bound

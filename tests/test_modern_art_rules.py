@@ -10,6 +10,7 @@ from tabletop_gym.envs.modern_art import rules as R
 from tabletop_gym.envs.modern_art.rules import (
     AWARD_ARTIST,
     CHOOSE_ARTIST,
+    DEFAULT_DECK,
     DOUBLE_CARD,
     END_PLAY,
     HIDDEN_CARD,
@@ -86,17 +87,59 @@ def test_deal_string_round_trip_and_errors() -> None:
         ({"players": 1}, "players"),
         ({"players": 6}, "players"),
         ({"deck": ((1, 2),)}, "rows"),
-        ({"deck": ((-1, 0, 0, 0, 0, 0),) * 5}, "non-negative"),
+        ({"deck": ((-1, 0, 0, 0, 0, 0),) * 5}, r"deck count of Lite Metal \(plain\) must be at least 0"),
+        ({"deck": ((10**10, 0, 0, 0, 0, 0),) * 5}, r"deck count of Lite Metal \(plain\) must be at most 100"),
+        ({"deck": 7}, "rows"),
         ({"round_limit": 1}, "round_limit"),
+        ({"round_limit": 2.5}, "round_limit must be an integer"),
+        ({"round_limit": 10**9}, "round_limit must be at most"),
         ({"deals": ()}, "deals"),
         ({"deals": (50, 0)}, "too few"),
+        ({"deals": (13, -1)}, r"deals\[1\] must be at least 0"),
+        ({"deals": (13,) + (0,) * 10**4}, "1 to 20 counts"),
         ({"value_tokens": ()}, "value_tokens"),
-        ({"award_tokens": -1}, "award"),
+        ({"value_tokens": (3, float("nan"))}, r"value_tokens\[1\] must be an integer"),
+        ({"award_tokens": -1}, "award_tokens must be at least 0"),
+        ({"award_value": 10**6}, "award_value must be at most 100"),
+        ({"players": True}, "players must be an integer"),
+        ({"players": 2.0}, "players must be an integer"),
+        ({"at_once": "no"}, "at_once must be True or False"),
     ],
 )
 def test_bad_parameters(params: dict, match: str) -> None:
+    """Every rule number is checked and named; a huge one (a deck or game that would never end) is
+    refused with its range."""
     with pytest.raises(ValueError, match=match):
         Rules(**params)
+
+
+def test_numpy_numbers_are_rule_numbers() -> None:
+    rules = Rules(
+        players=np.int64(3), deals=np.array([13, 2]), round_limit=np.int32(4), award_tokens=np.int64(0),
+        deck=np.array(DEFAULT_DECK), value_tokens=[np.int64(5)], at_once=np.bool_(False),
+    )  # fmt: skip
+    assert rules.players == 3 and type(rules.players) is int and rules.deals == (13, 2)
+    assert rules.round_limit == 4 and rules.award_tokens == 0 and rules.value_tokens == (5,)
+    assert rules.deck == DEFAULT_DECK and rules.at_once is False
+    assert Rules(players=np.int64(3)) == Rules(players=3)  # the same rules, the same cache key
+    assert Rules(players=np.int64(3)).variant() == Rules(players=3).variant()
+
+
+def test_a_negative_seed_is_named() -> None:
+    with pytest.raises(ValueError, match="seed must be at least 0, got -1"):
+        R.random_deal(Rules(), -1)
+    assert R.random_deal(Rules(), np.int64(4)) == R.random_deal(Rules(), 4)
+
+
+def test_card_list_errors_quote_a_bounded_prefix() -> None:
+    with pytest.raises(InvalidDealError) as error:
+        R.parse_cards("L" * 1_000_001)
+    assert len(str(error.value)) < 300 and "1000001 characters" in str(error.value)
+    with pytest.raises(InvalidDealError) as error:
+        R.parse_deal("Q" * 1_000_000, Rules())
+    assert len(str(error.value)) < 300
+    with pytest.raises(InvalidDealError, match="kinds 0-29, got 30"):
+        R.State(Rules(), [30] * 95)
 
 
 def test_draw_takes_the_top_card_and_nothing_from_an_empty_deck() -> None:

@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
-from tabletop_gym.core import OracleCache, OracleResult, make_rng
+from tabletop_gym.core import OracleCache, OracleResult, check_float, check_int, make_rng
 from tabletop_gym.envs.modern_art.rules import (
     AWARD,
     AWARD_ARTIST,
@@ -104,6 +104,27 @@ GAME = "modern_art"
 # cards 8, deterministic limits in place of clocks 9), so results cached by an older version are
 # computed again rather than served.
 ORACLE_REVISION = 9
+
+# The largest search settings accepted (a ValueError names the parameter beyond them). The beam has no
+# clock: its cost grows with its width (a full 2-player game: about 0.02 s per unit of width and
+# hand valuation on a 2-core machine; one round about a fifth of that), so the width is bounded
+# instead. Time limits are finite and positive, at most a day.
+MAX_WIDTH = 4_096
+MAX_TIME_LIMIT = 86_400.0
+MAX_WORKERS = 64
+MAX_FREE_DEALS = 10_000  # stacked (and as many shuffled) deals of the free-deal search
+
+
+def _check_seat(rules: Rules, seat: Any) -> int:
+    return check_int("seat", seat, 0, rules.players - 1)
+
+
+def _check_width(width: Any) -> int:
+    return check_int("width", width, 1, MAX_WIDTH)
+
+
+def _check_seconds(name: str, seconds: Any) -> float:
+    return check_float(name, seconds, 0, MAX_TIME_LIMIT, low_open=True)
 
 
 # ---- the plan: beam search through the engine ----------------------------------------------------
@@ -160,7 +181,11 @@ def beam_search(
     per_round: float = 0.0, start: State | None = None,
 ) -> tuple[int, tuple[int, ...]]:  # fmt: skip
     """The best plan the beam finds: (seat's score, every player's actions in order); from the
-    position ``start`` of that deal if given (its history is part of the plan)."""
+    position ``start`` of that deal if given (its history is part of the plan). ``width`` is 1 to
+    ``MAX_WIDTH``."""
+    seat, width = _check_seat(rules, seat), _check_width(width)
+    hand_weight = check_float("hand_weight", hand_weight, 0)
+    per_round = check_float("per_round", per_round, 0)
     beam = [State(rules, deal) if start is None else start]
     best_score, best_plan = -1, ()
     while beam:
@@ -199,6 +224,7 @@ def portfolio_search(
     rules: Rules, deal: str | Sequence[int], seat: int = 0, width: int = 64
 ) -> tuple[int, tuple[int, ...], int]:
     """The best of one beam search per hand valuation in ``PORTFOLIO``: (score, plan, which)."""
+    seat, width = _check_seat(rules, seat), _check_width(width)
     best = (-1, (), 0)
     for i, (weight, per_round) in enumerate(PORTFOLIO):
         score, plan = beam_search(rules, deal, seat, width, weight, per_round)
@@ -338,6 +364,7 @@ def realize(
     that plays the round's cards (award tokens then go where the solution has them left, else to any
     artist).
     """
+    node_limit = check_int("node_limit", node_limit, 1)
     return _realize_rounds(State(rules, cards), plays, node_limit, shared)
 
 
@@ -356,6 +383,9 @@ def replanned(
     game model with the rounds before it fixed to what was really played (a real game satisfies the
     model, so it stays feasible), solved for ``seconds``, and its solutions realized from there, best
     first. Returns the first game realized to the end, else the furthest position reached."""
+    seat, seconds = _check_seat(rules, seat), _check_seconds("seconds", seconds)
+    workers = check_int("workers", workers, 1, MAX_WORKERS)
+    node_limit = check_int("node_limit", node_limit, 1)
     r = reached.round
     m, h = build_model(rules, cards, seat)
     for x, value in _plan_values(h, rules, cards, reached.history, rounds=r):
@@ -589,6 +619,7 @@ def realize_free(
     ``realize`` with the deck decided on the way. Returns (the position reached, the whole deck); the
     position is game over when every round was realized, else the start of the first round that was
     not (the rest of the deck then holds the remaining cards, planned ones first)."""
+    node_limit = check_int("node_limit", node_limit, 1)
     lazy = _FreeDeck(rules, plays)
     state = _realize_rounds(State(rules, lazy.opening()), plays, node_limit, lazy=lazy)
     deck = lazy.complete(state)
@@ -726,6 +757,7 @@ def brute_force(
     """The exact best score of ``seat`` over every line of play, with a plan; raises if the game tree
     has more than ``limit`` distinct positions (meant for tiny decks)."""
     _require_modelled(rules)
+    seat, limit = _check_seat(rules, seat), check_int("limit", limit, 1)
     memo: dict[tuple, tuple[int, tuple[int, ...]]] = {}
 
     def best(state: State) -> tuple[int, tuple[int, ...]]:
@@ -1504,6 +1536,8 @@ def relaxation_bound(
     ``plan`` (a real game of the deal ``cards``, or of ``plan_deal`` for the free-deal model) hints
     the search. With a list ``collect``, the last solutions found are added to it as (objective,
     ``solution_plays``). Raises RuntimeError when CP-SAT proves nothing in time (no bound to report)."""
+    seat, time_limit = _check_seat(rules, seat), _check_seconds("time_limit", time_limit)
+    workers = check_int("workers", workers, 1, MAX_WORKERS)
     m, handles = build_model(rules, cards, seat)
     played_on = plan_deal if plan_deal is not None else cards
     if plan is not None and played_on is not None:
@@ -1551,6 +1585,8 @@ def seat_round_bound(
     ``build_model`` on a fixed deal, but CP-SAT proves a lower bound with it over free deals.
     """
     _require_modelled(rules)
+    seat, time_limit = _check_seat(rules, seat), _check_seconds("time_limit", time_limit)
+    workers = check_int("workers", workers, 1, MAX_WORKERS)
     data = _supply(rules, cards, seat)
     R, A = rules.rounds, NUM_ARTISTS
     places = len(rules.value_tokens)
@@ -2005,6 +2041,8 @@ def artist_path_bound(
     solver's tolerances nor on the generation converging.
     """
     _require_modelled(rules)
+    seat, max_rounds = _check_seat(rules, seat), check_int("max_rounds", max_rounds, 1)
+    supply_seconds = check_float("supply_seconds", supply_seconds, 0, MAX_TIME_LIMIT)
     start = time.perf_counter()
     stats: dict[str, Any] = {}
     supply = None
@@ -2082,11 +2120,15 @@ def solve(
 
     With ``exact_positions > 0`` the exhaustive search is tried first (exact, for tiny decks) and its
     optimum is both score and bound when it finishes within that many positions.
+
+    ``width`` is 1 to ``MAX_WIDTH`` and ``time_limit`` above 0 and at most ``MAX_TIME_LIMIT`` (finite:
+    every limit binds); anything else is a ValueError naming the parameter, before any search.
     """
-    rules = rules or Rules()
+    rules = Rules() if rules is None else rules
     _require_modelled(rules)
-    if not 0 <= seat < rules.players:
-        raise ValueError(f"seat must be 0 to {rules.players - 1}, got {seat!r}")
+    seat, width = _check_seat(rules, seat), _check_width(width)
+    time_limit = _check_seconds("time_limit", time_limit)
+    exact_positions = check_int("exact_positions", exact_positions, 0)
     cards = parse_deal(deal, rules)
     start = time.perf_counter()
     stats: dict[str, Any] = {"variant": rules.variant(), "seat": seat}
@@ -2156,7 +2198,7 @@ def _checked(
 
 def check(deal: str, result: OracleResult, rules: Rules | None = None, seat: int = 0) -> bool:
     """True when the result's plan replays through the engine to its score."""
-    rules = rules or Rules()
+    rules = Rules() if rules is None else rules
     try:
         final = replay(rules, deal, result.plan)
     except (ValueError, TypeError):
@@ -2168,7 +2210,9 @@ def solve_cached(
     deal: str, rules: Rules | None = None, seat: int = 0, cache: OracleCache | None = None, **options: Any
 ) -> OracleResult:  # noqa: E501
     """``solve`` through the on-disk cache; cached entries are replayed before they are trusted."""
-    rules = rules or Rules()
+    rules = Rules() if rules is None else rules
+    if not isinstance(deal, str):
+        raise TypeError(f"a deal must be a string of two-character cards, got {type(deal).__name__}")
     cache = cache if cache is not None else OracleCache()
     options_key = "_".join(f"{k}{v}" for k, v in sorted(options.items()))
     variant = f"{rules.variant()}_seat{seat}_r{ORACLE_REVISION}_{options_key}"
@@ -2196,6 +2240,7 @@ def free_deal_bound(
     Returns (bound, the game model's best objective, stats); that objective is the relaxation's, not
     a played score. ``plan`` (a game of ``plan_deal``) hints the search; ``collect`` receives the game
     model's last solutions, as in ``relaxation_bound``."""
+    time_limit = _check_seconds("time_limit", time_limit)
     hint_deal = parse_deal(plan_deal, rules) if plan_deal is not None else None
     game_bound, objective, stats = relaxation_bound(
         rules, None, 0, time_limit, plan=plan, plan_deal=hint_deal, collect=collect
@@ -2211,6 +2256,7 @@ def stacked_deal(rules: Rules, seed: int, seat: int = 0) -> str:
     """A deal stacked for ``seat``: its first hand holds the award and hidden cards and the rest of it
     cards of a few artists (chosen at random by ``seed``); the other hands get the other artists'
     cards, and the deck the favourites first. A start for the free-deal search, not a claim of optimality."""
+    seat, seed = _check_seat(rules, seat), check_int("seed", seed, 0)
     rng = make_rng(seed)
     n, h = rules.players, rules.deals[0]
     pool = rules.cards()
@@ -2244,6 +2290,8 @@ def free_deal_search(
 ) -> tuple[int, str, tuple[int, ...]]:
     """The best seat-0 plan found over ``deals`` stacked deals (and as many shuffled ones):
     (score, deal, plan), replayed through the engine."""
+    deals, width = check_int("deals", deals, 1, MAX_FREE_DEALS), _check_width(width)
+    seed = check_int("seed", seed, 0)
     best = (-1, "", ())
     for i in range(deals):
         for deal in (stacked_deal(rules, seed + i), random_deal(rules, seed + i)):
@@ -2274,6 +2322,9 @@ def free_deal(
     through the engine on its deal. Returns a dict with "score", "deal", "plan", "bound",
     "relaxation_objective", "plan_source" and "stats".
     """
+    deals, width = check_int("deals", deals, 1, MAX_FREE_DEALS), _check_width(width)
+    time_limit, seed = _check_seconds("time_limit", time_limit), check_int("seed", seed, 0)
+    realized, node_limit = check_int("realized", realized, 0), check_int("node_limit", node_limit, 1)
     score, deal, plan = free_deal_search(rules, deals, width, seed)
     source = "beam on a stacked or shuffled deal"
     solutions: list = []

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv
+from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv, check_int
 from tabletop_gym.envs.modern_art.rules import (
     DOUBLE_CARD,
     NUM_ACTIONS,
@@ -97,10 +97,16 @@ def observe(state: State, seat: int) -> np.ndarray:
 def _high(rules: Rules) -> np.ndarray:
     cards = rules.num_cards
     high = np.full(OBS_SIZE, cards, dtype=np.int64)
-    high[VALUES] = _BIG
+    # An artist's value tokens, and a seat's score: every round at most (tokens so far + awards) per
+    # card, over every card. Far below _BIG with the default rules; larger rule parameters raise it,
+    # so every reachable observation stays in the space.
+    top_token = max(rules.value_tokens)
+    values = rules.rounds * top_token
+    scores = rules.rounds * cards * (values + rules.award_value * rules.award_tokens)
+    high[VALUES] = max(_BIG, values)
     high[AWARDS] = max(rules.award_tokens, 1)
-    high[SCORES] = _BIG
-    high[ROUND] = rules.rounds - 1
+    high[SCORES] = max(_BIG, scores)
+    high[ROUND] = max(rules.rounds - 1, 1)  # never high == low (Gymnasium warns of a constant slot)
     high[DECISION] = len(PHASES) - 1
     high[TURN] = MAX_PLAYERS - 1
     high[PLAYERS] = MAX_PLAYERS
@@ -169,6 +175,9 @@ class ModernArtEnv(TabletopEnv):
       (`deck`, `deals`, `round_limit`, `extra_card_each_round`, `simultaneous_same_artist`,
       `end_of_round_plays`, `at_once`, `second_card_symbols`, `resolve_ending_card`, `value_tokens`,
       `award_tokens`, `award_value`).
+    Numbers may be Python or numpy integers; one out of range (a sixth player, a negative seat, a
+    deck or game that would never end) is a ValueError naming the parameter and its range, as is a
+    negative `reset(seed=...)`.
     """
 
     def __init__(
@@ -180,10 +189,9 @@ class ModernArtEnv(TabletopEnv):
         **rule_params: Any,
     ) -> None:
         self._check_render_mode(render_mode)
+        players = check_int("players", players, 2, MAX_PLAYERS)
         self.rules = Rules(players=players, **rule_params)
-        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < players:
-            raise ValueError(f"seat must be an integer from 0 to {players - 1}, got {seat!r}")
-        self.seat = int(seat)
+        self.seat = check_int("seat", seat, 0, players - 1)
         if opponents is None:
             from tabletop_gym.agents.modern_art import GreedyAgent
 

@@ -38,7 +38,14 @@ from itertools import compress
 
 import numpy as np
 
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, make_rng
+from tabletop_gym.core import (
+    GameOverError,
+    IllegalActionError,
+    InvalidDealError,
+    check_int,
+    make_rng,
+    quote_input,
+)
 
 ARTISTS = ("Lite Metal", "Yoko", "Christin P.", "Karl Gitter", "Krypto")
 ARTIST_CHARS = "LYCGK"
@@ -72,6 +79,18 @@ DEFAULT_DEALS: dict[int, tuple[int, ...]] = {
     4: (13, 4, 4, 0),
     5: (13, 2, 2, 0),
 }
+# The largest rule parameters accepted: far beyond any published or sensible variant, small enough
+# that no game grows without end (a game takes about one decision per card) and every total fits
+# the observation's and the oracle's integers.
+MAX_KIND_COUNT = 100  # cards of one artist with one symbol (the deck: at most 3,000 cards)
+MAX_ROUNDS = 20
+MAX_ROUND_LIMIT = 1_000
+MAX_TOKEN_VALUE = 100  # a value token, and what an award token adds
+MAX_AWARDS = 100
+_SWITCHES = (
+    "extra_card_each_round", "simultaneous_same_artist", "end_of_round_plays", "at_once",
+    "second_card_symbols", "resolve_ending_card",
+)  # fmt: skip
 
 
 def kind_of(artist: int, symbol: int) -> int:
@@ -107,6 +126,18 @@ def action_name(action: int) -> str:
     return f"<not an action: {action}>"
 
 
+def _listed(value: object, depth: int) -> list | None:
+    """``value`` as (nested) lists, ``depth`` levels deep (tuples, lists, numpy arrays), or None if it
+    is not such a sequence (a number, a string)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
+        return None
+    items = list(value)  # type: ignore[call-overload]
+    if depth == 1:
+        return items
+    rows = [_listed(item, depth - 1) for item in items]
+    return None if any(row is None for row in rows) else rows
+
+
 @dataclass(frozen=True)
 class Rules:
     """The game's parameters; every point the rules file marks "fixed here" is one of them.
@@ -140,6 +171,11 @@ class Rules:
       no one plays again. Double and simultaneous cards at the limit are governed by ``at_once``.
     - ``value_tokens``: the value tokens given to the top artists each round (3, 2, 1).
     - ``award_tokens`` and ``award_value``: award tokens in the game and what each adds to a value.
+
+    Every number is checked (integers, numpy ones included; a ValueError names the parameter): deck
+    counts 0 to ``MAX_KIND_COUNT``, 1 to ``MAX_ROUNDS`` rounds of deals each 0 to the deck's size,
+    ``round_limit`` 2 to ``MAX_ROUND_LIMIT``, value tokens and ``award_value`` 0 to
+    ``MAX_TOKEN_VALUE``, ``award_tokens`` 0 to ``MAX_AWARDS``; the switches must be booleans.
     """
 
     players: int = 2
@@ -158,36 +194,55 @@ class Rules:
     _resolved: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.players, (int, np.integer)) or not 2 <= self.players <= 5:
-            raise ValueError(f"players must be an integer from 2 to 5, got {self.players!r}")
-        deck = tuple(tuple(int(c) for c in row) for row in self.deck)
-        if len(deck) != NUM_ARTISTS or any(len(row) != NUM_SYMBOLS for row in deck):
+        players = check_int("players", self.players, 2, 5)
+        object.__setattr__(self, "players", players)
+        rows = _listed(self.deck, 2)
+        if rows is None or len(rows) != NUM_ARTISTS or any(len(row) != NUM_SYMBOLS for row in rows):
             raise ValueError(
                 f"deck must have {NUM_ARTISTS} rows (artists) of {NUM_SYMBOLS} counts (symbols), "
-                f"got {self.deck!r}"
+                f"got {quote_input(self.deck)}"
             )
-        if any(c < 0 for row in deck for c in row):
-            raise ValueError(f"deck counts must be non-negative, got {self.deck!r}")
+        deck = tuple(
+            tuple(
+                check_int(f"deck count of {ARTISTS[a]} ({SYMBOLS[s]})", rows[a][s], 0, MAX_KIND_COUNT)
+                for s in range(NUM_SYMBOLS)
+            )
+            for a in range(NUM_ARTISTS)
+        )
         object.__setattr__(self, "deck", deck)
-        deals = DEFAULT_DEALS[int(self.players)] if self.deals is None else tuple(int(d) for d in self.deals)
-        if not deals or any(d < 0 for d in deals):
-            raise ValueError(f"deals must be a non-empty sequence of non-negative counts, got {self.deals!r}")
-        if deals[0] * self.players + 1 > sum(map(sum, deck)):
+        cards = sum(map(sum, deck))
+        if self.deals is None:
+            deals = DEFAULT_DEALS[players]
+        else:
+            listed = _listed(self.deals, 1)
+            if listed is None or not 1 <= len(listed) <= MAX_ROUNDS:
+                raise ValueError(
+                    f"deals must be a sequence of 1 to {MAX_ROUNDS} counts (one per round), "
+                    f"got {quote_input(self.deals)}"
+                )
+            deals = tuple(check_int(f"deals[{r}]", d, 0, cards) for r, d in enumerate(listed))
+        if deals[0] * players + 1 > cards:
             raise ValueError(
-                f"the deck holds {sum(map(sum, deck))} cards: too few to deal {deals[0]} to each of "
-                f"{self.players} players and reveal the extra card"
+                f"the deck holds {cards} cards: too few to deal {deals[0]} to each of "
+                f"{players} players and reveal the extra card"
             )
         object.__setattr__(self, "deals", deals)
-        limit = (5 if self.players == 2 else 6) if self.round_limit is None else self.round_limit
-        if not isinstance(limit, (int, np.integer)) or limit < 2:
-            raise ValueError(f"round_limit must be an integer of at least 2, got {self.round_limit!r}")
-        object.__setattr__(self, "round_limit", int(limit))
-        tokens = tuple(int(v) for v in self.value_tokens)
-        if not 1 <= len(tokens) <= NUM_ARTISTS or any(v < 0 for v in tokens):
-            raise ValueError(f"value_tokens must be 1 to 5 non-negative values, got {self.value_tokens!r}")
+        limit = (5 if players == 2 else 6) if self.round_limit is None else self.round_limit
+        object.__setattr__(self, "round_limit", check_int("round_limit", limit, 2, MAX_ROUND_LIMIT))
+        listed = _listed(self.value_tokens, 1)
+        if listed is None or not 1 <= len(listed) <= NUM_ARTISTS:
+            raise ValueError(f"value_tokens must be 1 to 5 values, got {quote_input(self.value_tokens)}")
+        tokens = tuple(check_int(f"value_tokens[{i}]", v, 0, MAX_TOKEN_VALUE) for i, v in enumerate(listed))
         object.__setattr__(self, "value_tokens", tokens)
-        if self.award_tokens < 0 or self.award_value < 0:
-            raise ValueError("award_tokens and award_value must be non-negative")
+        awards = check_int("award_tokens", self.award_tokens, 0, MAX_AWARDS)
+        object.__setattr__(self, "award_tokens", awards)
+        award_value = check_int("award_value", self.award_value, 0, MAX_TOKEN_VALUE)
+        object.__setattr__(self, "award_value", award_value)
+        for name in _SWITCHES:
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {quote_input(value)}")
+            object.__setattr__(self, name, bool(value))
 
     @property
     def rounds(self) -> int:
@@ -281,7 +336,7 @@ def parse_cards(text: str) -> list[int]:
     """Cards (kinds) from codes such as ``"L. Yd Kx"`` (spaces optional)."""
     text = text.replace(" ", "")
     if len(text) % 2:
-        raise InvalidDealError(f"card list {text!r} has an odd number of characters")
+        raise InvalidDealError(f"card list {quote_input(text)} has an odd number of characters")
     cards = []
     for i in range(0, len(text), 2):
         a, s = text[i], text[i + 1]
@@ -310,7 +365,10 @@ def arrange_deal(hands: Sequence[Sequence[int]], extra: int, rest: Sequence[int]
 
 
 def random_deal(rules: Rules, seed: int | np.random.Generator | None = None) -> str:
-    """A uniformly shuffled deck as a deal string."""
+    """A uniformly shuffled deck as a deal string (``seed``: a non-negative integer, a Generator or
+    None)."""
+    if seed is not None and not isinstance(seed, np.random.Generator):
+        seed = check_int("seed", seed, 0)
     rng = make_rng(seed)
     cards = np.array(rules.cards(), dtype=np.int64)
     rng.shuffle(cards)
@@ -363,9 +421,18 @@ class State:
 
     def __init__(self, rules: Rules, deal: str | Sequence[int], log: bool = False) -> None:
         self.rules = rules
-        self.deck = parse_deal(deal, rules) if isinstance(deal, str) else tuple(int(k) for k in deal)
-        if len(self.deck) != rules.num_cards:
-            raise InvalidDealError(f"deal holds {len(self.deck)} cards; the deck table has {rules.num_cards}")
+        if isinstance(deal, str):
+            self.deck = parse_deal(deal, rules)
+        else:
+            self.deck = tuple(int(k) for k in deal)
+            if len(self.deck) != rules.num_cards:
+                raise InvalidDealError(
+                    f"deal holds {len(self.deck)} cards; the deck table has {rules.num_cards}"
+                )
+            # Kinds only: the free-deal oracle deals placeholders it decides as play reaches them.
+            bad = [k for k in self.deck if not 0 <= k < NUM_KINDS]
+            if bad:
+                raise InvalidDealError(f"a deal's cards are kinds 0-{NUM_KINDS - 1}, got {bad[0]}")
         n = rules.players
         self.top = 0  # index of the deck's top card
         self.hands = [[0] * NUM_KINDS for _ in range(n)]

@@ -46,7 +46,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             "--deals", type=int_arg(1), default=20, help="deals for the oracle timing (default 20)"
         )
         parser.add_argument(
-            "--env-steps", type=int_arg(1), default=50_000, help="steps per environment timing (default 50000)"
+            "--env-steps",
+            type=int_arg(1),
+            default=50_000,
+            help="steps per environment timing (default 50000)",
         )
         parser.add_argument(
             "--out", type=path_arg, default=Path("runs/bench"), help="folder for cribbage.json"
