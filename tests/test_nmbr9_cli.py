@@ -42,11 +42,72 @@ def test_solve_free_draft(capsys) -> None:
     assert f"score    {state.score} " in out
 
 
+def _refused(args: list[str], capsys) -> str:
+    """The command's one-line error (exit status 2: argparse's or the command's own)."""
+    try:
+        status = main(args)
+    except SystemExit as stop:
+        status = stop.code
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
 def test_bad_deal_and_variant_are_clear_errors(capsys) -> None:
-    assert main(["solve", "nmbr9", "--deal", "99"]) == 2
-    assert "deal '99'" in capsys.readouterr().err
-    assert main(["solve", "nmbr9", "--variant", "6-2-15", "--seed", "1"]) == 2
-    assert "k must be" in capsys.readouterr().err
+    assert "deal '99'" in _refused(["solve", "nmbr9", "--deal", "99"], capsys)
+    err = _refused(["solve", "nmbr9", "--variant", "6-2-15", "--seed", "1"], capsys)
+    assert "--variant" in err and "cards (k) must be from 1 to 14" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        # NaN meant no time limit at all; a 10^10-card deck was built before drawing 20 cards.
+        (["solve", "nmbr9", "--seed", "1", "--time-limit", "nan"], ["--time-limit", "finite"]),
+        (["solve", "nmbr9", "--seed", "1", "--time-limit", "0"], ["--time-limit", "above 0"]),
+        (["solve", "nmbr9", "--variant", "9-1000000000-20"], ["--variant", "copies (c, 1-10)"]),
+        (["solve", "nmbr9", "--seed", "1", "--levels", "0"], ["--levels", "at least 1"]),
+        (["solve", "nmbr9", "--seed", "-1"], ["--seed", "from 0"]),
+        (["play", "nmbr9", "--seed", "-1"], ["--seed", "from 0"]),
+        (["train", "nmbr9", "--seed", "-1"], ["--seed", "from 0"]),
+        (["demo", "nmbr9", "--seed", "-1"], ["--seed", "from 0"]),
+        (["solve", "nmbr9", "--seed", "1", "--grid", "3"], ["--grid", "from 4 to 64"]),
+        (["solve", "nmbr9", "--seed", "1", "--model-grid", "3"], ["--model-grid", "from 4 to 64"]),
+        # --model-grid used to be reported as "grid".
+        (
+            ["solve", "nmbr9", "--seed", "1", "--grid", "8", "--model-grid", "12"],
+            ["--model-grid 12", "--grid 8"],
+        ),
+        (["play", "nmbr9", "--seed", "1", "--grid", "8", "--model-grid", "12"], ["--model-grid 12"]),
+        (["solve", "nmbr9", "--deal", "12", "--seed", "1", "--variant", "2-1-2"], ["--deal", "--seed"]),
+        (["solve", "nmbr9", "--free", "--seed", "1"], ["--free", "--seed"]),
+        (["solve", "nmbr9", "--deal", ""], ["--deal", "empty"]),
+        (["evaluate", "nmbr9", "--agent", "random", "--time-limit", "inf"], ["--time-limit", "finite"]),
+        (["evaluate", "nmbr9", "--agent", "random", "--cache", ""], ["--cache", "empty"]),
+        (["bench", "nmbr9", "--env-steps", "-1"], ["--env-steps", "from 1"]),
+        (["bench", "nmbr9", "--deals", "-1"], ["--deals", "from 0"]),
+        (["bench", "nmbr9", "--free-time-limit", "nan"], ["--free-time-limit", "finite"]),
+        (["bench", "nmbr9", "--time-limit", "-5"], ["--time-limit", "above 0"]),
+    ],
+)
+def test_bad_numbers_are_refused_in_one_line_naming_the_option(args, words, capsys) -> None:
+    err = _refused(args, capsys)
+    assert all(word in err for word in words), err
+
+
+def test_a_free_draft_on_a_grid_too_small_is_a_clear_error(capsys) -> None:
+    # Two tiles of 0, 1, 2 never fit together on 4x4: every candidate is proven infeasible.
+    err = _refused(
+        ["solve", "nmbr9", "--free", "--variant", "2-1-2", "--grid", "4", "--time-limit", "5"], capsys
+    )
+    assert "no free-draft play of F-2-1-2 places all 2 cards on a 4x4 grid" in err
+
+
+def test_a_level_limit_of_one_is_the_table_alone(capsys) -> None:
+    args = ["solve", "nmbr9", "--variant", "9-2-3", "--deal", "987", "--grid", "8", "--levels", "1"]
+    assert main([*args, "--time-limit", "5"]) == 0
+    assert "score    0 (proven optimal)" in capsys.readouterr().out
 
 
 def test_evaluate_two_episodes_against_the_oracle(tmp_path, capsys) -> None:
@@ -64,6 +125,25 @@ def test_evaluate_two_episodes_against_the_oracle(tmp_path, capsys) -> None:
     assert oracle["mean_score"] >= greedy["mean_score"]
 
 
+def _typed(action: int, grid: int) -> str:
+    """A placement as a person types it: row, column, quarter turns."""
+    rotation, row, col = decode_action(action, grid)
+    return f"{row} {col} {rotation}"
+
+
+def _script(monkeypatch, answers: list[str]) -> None:
+    """Feed ``answers`` to the prompts, then end of input."""
+    lines = iter(answers)
+
+    def typed(prompt: str = "") -> str:
+        try:
+            return next(lines)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr(builtins, "input", typed)
+
+
 def test_play_a_whole_game_in_the_terminal(monkeypatch, capsys) -> None:
     deal, grid = Deal((3, 1, 2)), 6
     state = Nmbr9State(deal, grid)
@@ -73,30 +153,64 @@ def test_play_a_whole_game_in_the_terminal(monkeypatch, capsys) -> None:
         state.place(moves[-1])
     after_first = replay(deal, moves[:1], grid)
     illegal = next(a for a in range(grid * grid) if not after_first.action_mask()[a])
-
-    def typed(action: int) -> str:
-        return " ".join(str(x) for x in decode_action(action, grid))
-
-    answers = iter(["hello", typed(moves[0]), typed(illegal), *(typed(a) for a in moves[1:])])
-    monkeypatch.setattr(builtins, "input", lambda prompt="": next(answers))
+    answers = [
+        "hello",
+        "²",
+        "1 ²",
+        _typed(moves[0], grid),
+        "9 0",
+        "0 0 4",
+        "",
+        "help",
+        "hint",
+        _typed(illegal, grid),
+    ]
+    _script(monkeypatch, answers + [_typed(a, grid) for a in moves[1:]])
     args = ["play", "nmbr9", "--variant", "3-1-3", "--deal", "312", "--grid", "6", "--time-limit", "5"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "type three numbers" in out
-    assert f"illegal action {illegal}" in out
-    assert f"game over: you scored {state.score}; the oracle found" in out
+    assert "type ROW COL or ROW COL TURNS" in out  # 'hello' and '²' re-prompt
+    assert "column '²' is not a number" in out
+    assert "row 9 is off the board: rows are 0 to 5" in out
+    assert "turns are 0 to 3" in out
+    assert "hint: " in out
+    rotation, row, col = decode_action(illegal, grid)
+    assert f"the 1 turned {rotation} cannot go at row {row}, column {col}: " in out
+    assert "legal actions" not in out and "illegal action" not in out  # no encoded actions
+    assert "the 3 lands on level 0" in out and " 5 " in out and "012345" in out  # coordinates
+    assert f"game over: you scored {state.score}; the best play scores " in out
 
 
-def test_play_stops_on_quit_and_end_of_input(monkeypatch, capsys) -> None:
-    monkeypatch.setattr(builtins, "input", lambda prompt="": "q")
+def test_play_turns_two_and_three_of_a_zero_are_its_turns_zero_and_one(monkeypatch, capsys) -> None:
+    _script(monkeypatch, ["1 1 2"])
+    assert main(["play", "nmbr9", "--variant", "9-1-2", "--deal", "05", "--grid", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "the 0 lands on level 0" in out
+    assert "end of input: 1 of 2 cards placed (0 discarded), score 0 so far" in out
+
+
+def test_play_stops_on_quit_and_end_of_input_with_a_summary(monkeypatch, capsys) -> None:
+    # 'q' is no quit word: it re-prompts; 'quit' stops.
+    _script(monkeypatch, ["q", "quit"])
     assert main(["play", "nmbr9", "--seed", "1"]) == 0
-    assert "deal " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "type ROW COL" in out and "game stopped: 0 of 20 cards placed (0 discarded), score 0 so far" in out
+    assert "deal " in out
 
-    def no_input(prompt=""):
-        raise EOFError
+    _script(monkeypatch, [])
+    assert main(["play", "nmbr9", "--seed", "1", "--variant", "9-2-5", "--grid", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "end of input: 0 of 5 cards placed (0 discarded), score 0 so far" in out
 
-    monkeypatch.setattr(builtins, "input", no_input)
-    assert main(["play", "nmbr9", "--seed", "1"]) == 0
+
+def test_play_says_which_cards_the_rules_discard(monkeypatch, capsys) -> None:
+    # On a 6x6 grid the 8 and the 6 leave no room for the 9.
+    _script(monkeypatch, ["3 2 1", "0 2 3"])
+    args = ["play", "nmbr9", "--variant", "9-2-3", "--deal", "869", "--grid", "6", "--time-limit", "5"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "the 9 is drawn and fits nowhere on the board: discarded, no points" in out
+    assert "game over: you scored 0; the best play scores 9" in out
 
 
 def test_bench_runs_small_and_writes_json(tmp_path, capsys) -> None:

@@ -89,10 +89,10 @@ def test_render_and_bad_arguments() -> None:
     env.reset(seed=0)
     env.step(0)
     text = env.render()
-    assert "score 0" in text and len(text.splitlines()) == 9
+    assert "score 0" in text and " 7 " in text and "01234567" in text  # rows and columns numbered
     with pytest.raises(ValueError):
         Nmbr9Env(render_mode="human")
-    with pytest.raises(InvalidDealError, match="k must be"):
+    with pytest.raises(InvalidDealError, match=r"cards \(k\) must be from 1 to 14"):
         Nmbr9Env(max_value=6, copies=2, cards=15)
     with pytest.raises(ValueError, match="grid"):
         Nmbr9Env(grid=3)
@@ -110,3 +110,45 @@ def test_action_space_samples_legal_placements_and_pickles() -> None:
         env.step(int(action))
     clone = pickle.loads(pickle.dumps(env.action_space))
     assert clone == env.action_space and clone.n == 400
+
+
+def test_numeric_arguments_accept_numpy_integers_and_name_the_bad_one() -> None:
+    env = Nmbr9Env(
+        max_value=np.int64(6), copies=np.int32(2), cards=np.int64(5), grid=np.int64(8), levels=np.int8(3)
+    )
+    assert (env.variant, env.grid, env.levels) == (Variant(6, 2, 5), 8, 3)
+    assert type(env.grid) is int and type(env.levels) is int
+    check_env(env, skip_render_check=True)
+    for kwargs, name in [
+        ({"grid": 3}, "grid"),
+        ({"grid": 8.0}, "grid"),
+        ({"levels": 0}, "levels"),
+        ({"levels": np.float64(2)}, "levels"),
+        ({"max_value": 10}, "max_value"),
+        ({"copies": 10**9}, "copies"),
+        ({"copies": True}, "copies"),
+        ({"cards": 0}, "cards"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            Nmbr9Env(**kwargs)
+
+
+def test_reset_options_are_checked() -> None:
+    env = Nmbr9Env(max_value=4, copies=1, cards=5, grid=8)
+    with pytest.raises(TypeError, match="options"):
+        env.reset(options="x")
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(options={"deel": "01234"})
+    # A Deal object is checked against the variant like a deal string.
+    with pytest.raises(InvalidDealError):
+        env.reset(options={"deal": parse_deal("9081726354", Variant(9, 1, 10))})
+    _, info = env.reset(options={"deal": parse_deal("43210", Variant(4, 1, 5))})
+    assert info["deal"] == "43210"
+
+
+def test_the_action_model_predict_returns_is_accepted() -> None:
+    env = Nmbr9Env(grid=8)
+    _, info = env.reset(seed=0)
+    action = np.array(int(np.flatnonzero(info["action_mask"])[0]))  # a 0-d array, as predict gives
+    _, _, _, _, info = env.step(action)
+    assert info["turn"] == 1

@@ -100,3 +100,66 @@ def test_cache_replays_before_trusting(tmp_path) -> None:
     second = oracle.solve_cached(deal, grid=5, time_limit=10, cache=cache)
     assert first.score == second.score and cache.hits == 1
     assert np.all(np.array(second.plan) == np.array(first.plan))
+
+
+# --- parameters ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"time_limit": float("nan")}, "time_limit .* finite"),  # NaN meant no limit to CP-SAT
+        ({"time_limit": float("inf")}, "time_limit .* finite"),
+        ({"time_limit": 0}, "time_limit .* above 0"),
+        ({"levels": 0}, "levels .* at least 1"),  # used to crash in the relaxation (IndexError)
+        ({"grid": 3}, "grid .* at least 4"),
+        ({"grid": 8, "model_grid": 12}, r"model_grid \(12\) must be at most grid \(8\)"),
+        ({"model_grid": 2}, "model_grid .* at least 4"),
+        ({"workers": 0}, "workers must be at least 1"),
+        ({"model_levels": 0}, "model_levels must be at least 1"),
+    ],
+)
+def test_solve_checks_its_parameters_by_name(kwargs, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        oracle.solve("1277", **kwargs)
+    if "workers" not in kwargs and "model_levels" not in kwargs:
+        with pytest.raises(ValueError, match=match):
+            oracle.solve_cached("1277", **kwargs, cache=OracleCache("/nonexistent/never/written"))
+
+
+def test_free_draft_checks_its_parameters_and_refuses_a_grid_too_small() -> None:
+    with pytest.raises(ValueError, match="time_limit .* finite"):
+        oracle.solve_free("2-1-2", grid=5, time_limit=float("nan"))
+    with pytest.raises(ValueError, match="levels .* at least 1"):
+        oracle.solve_free("2-1-2", grid=5, levels=0)
+    with pytest.raises(ValueError, match="max_candidates"):
+        oracle.solve_free("2-1-2", grid=5, max_candidates=-1)
+    with pytest.raises(ValueError, match="time_limit"):
+        oracle.solve_free_beam("2-1-2", grid=5, time_limit=-1)
+    with pytest.raises(ValueError, match="copies"):
+        oracle.solve_free("9-1000000000-20")
+    with pytest.raises(ValueError, match="time_limit"):
+        oracle.relaxation_bound([1, 2, 7], time_limit=float("nan"))
+    with pytest.raises(ValueError, match="levels"):
+        oracle.free_relaxation_bound(Variant(2, 1, 2), levels=0)
+    with pytest.raises(ValueError, match="width"):
+        oracle.beam_plan(Deal((1, 2)), grid=6, width=-1)  # a negative width let the beam grow
+    # Two cards of 0, 1, 2 never fit together on a 4x4 grid (it used to be a RuntimeError traceback).
+    with pytest.raises(oracle.NoPlanError, match="places all 2 cards on a 4x4 grid"):
+        oracle.solve_free("2-1-2", grid=4, time_limit=5)
+
+
+def test_numpy_integers_are_welcome() -> None:
+    result = oracle.solve(
+        "1277", grid=np.int64(6), levels=np.int32(3), time_limit=np.float32(20), workers=np.int8(1)
+    )
+    assert result.optimal and result.score == exhaustive(Deal((1, 2, 7, 7)), 6, 3)
+
+
+def test_building_a_model_stops_at_the_deadline() -> None:
+    # The time limit covers a model's construction, which takes seconds of Python on big boards.
+    import time
+
+    with pytest.raises(oracle._OutOfTime):
+        oracle._PlacementModel([[9], [8], [7]], 8, 2, deadline=time.perf_counter() - 1)
+    assert oracle._free_candidates(Variant(6, 2, 5), 3, 5000, deadline=time.perf_counter() - 1) is None

@@ -19,6 +19,7 @@ from tabletop_gym.envs.nmbr9.rules import (
     random_deal,
     replay,
     tile_area,
+    tile_picture,
     tile_rotations,
     translate_plan,
 )
@@ -341,14 +342,63 @@ def test_bad_deal_strings(text, variant, match) -> None:
 
 
 def test_bad_variants() -> None:
-    with pytest.raises(InvalidDealError, match="k must be"):
+    with pytest.raises(InvalidDealError, match=r"cards \(k\) must be from 1 to 14, got 15"):
         Variant(6, 2, 15)
-    with pytest.raises(InvalidDealError, match="max value"):
+    with pytest.raises(InvalidDealError, match=r"max_value \(m, 0-9\)"):
         Variant(10, 2, 5)
-    with pytest.raises(InvalidDealError, match="copies"):
+    with pytest.raises(InvalidDealError, match=r"copies \(c, 1-10\)"):
         Variant(6, 0, 5)
     with pytest.raises(InvalidDealError):
         Variant.parse("9-2")
     assert Variant.parse("F-6-2-5") == Variant(6, 2, 5)
     with pytest.raises(ValueError, match="grid"):
         Nmbr9State(Deal((1,)), grid=2)
+
+
+def test_a_variant_never_asks_for_a_huge_deck() -> None:
+    # 9-1000000000-20 used to build a deck of 10^10 cards before drawing 20 of them.
+    with pytest.raises(InvalidDealError, match=r"copies \(c, 1-10\) must be at most 10, got 1000000000"):
+        Variant.parse("9-1000000000-20")
+    with pytest.raises(InvalidDealError, match="m is 0-9, c is 1-10"):
+        Variant.parse("9-" + "9" * 5000 + "-20")  # no int() of 5000 digits, a short message
+    with pytest.raises(InvalidDealError, match="written m-c-k"):
+        Variant.parse("9-2-²")  # '²'.isdigit() is True, int('²') fails
+    with pytest.raises(InvalidDealError, match="must be an integer"):
+        Variant(9, 2.0, 20)
+    with pytest.raises(InvalidDealError, match="must be an integer"):
+        Variant(9, True, 20)
+    assert Variant(np.int64(9), np.int32(2), np.int64(20)) == Variant()
+    assert type(Variant(np.int64(9), 2, 20).max_value) is int
+
+
+def test_grid_and_levels_are_checked_by_name() -> None:
+    assert Nmbr9State(Deal((1,)), np.int64(8), np.int64(2)).grid == 8
+    with pytest.raises(ValueError, match=r"grid \(cells per side, 4-64\) must be at most 64"):
+        Nmbr9State(Deal((1,)), grid=65)
+    with pytest.raises(ValueError, match="levels .* must be at least 1, got 0"):
+        Nmbr9State(Deal((1,)), levels=0)
+    with pytest.raises(ValueError, match="levels .* must be an integer"):
+        Nmbr9State(Deal((1,)), levels=2.5)
+
+
+def test_deal_errors_quote_a_bounded_prefix() -> None:
+    huge = "9" * 1_000_000
+    with pytest.raises(InvalidDealError) as error:
+        parse_deal(huge)
+    assert len(str(error.value)) < 300 and "1000000 characters" in str(error.value)
+    with pytest.raises(InvalidDealError) as error:
+        parse_deal("x" * 10_000)
+    assert len(str(error.value)) < 300
+
+
+def test_render_has_coordinates_and_a_legend() -> None:
+    s = state("3", grid=12)
+    s.place(encode_action(0, 8, 9, 12))
+    lines = s.render().splitlines()
+    assert lines[1].split() == ["11", "11"] and "012345678901" in lines[2]  # column numbers: tens, then units
+    row8 = next(line for line in lines if line.startswith(" 8 ")).split()
+    assert row8 == ["8", ".........333", "8", ".........111"]  # top tiles' values, then heights
+    text = "\n".join(lines)
+    assert "lands on level h" in text and "game over  score 0" in text
+    assert tile_picture(7, 0) == ("###", ".#.", "##.", "#..")
+    assert tile_picture(1, 1) == ("...#", "####")

@@ -45,14 +45,17 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.sat.python import cp_model
 
-from tabletop_gym.core import OracleCache, OracleResult
+from tabletop_gym.core import OracleCache, OracleResult, TabletopError, check_float, check_int
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
+    MAX_VALUE,
     Cells,
     Deal,
     Nmbr9State,
     Variant,
     _tables,
+    check_grid,
+    check_levels,
     decode_action,
     distinct_rotations,
     footprint,
@@ -64,6 +67,33 @@ from tabletop_gym.envs.nmbr9.rules import (
 )
 
 GAME = "nmbr9"
+MAX_TIME_LIMIT = 86_400.0  # a day: a longer search is a typo, not a request
+MAX_WORKERS = 64
+
+
+class NoPlanError(TabletopError, RuntimeError):
+    """The oracle found no play that its model covers: the free draft on a grid too small to hold
+    every card, or no plan within the time limit."""
+
+
+class _OutOfTime(Exception):
+    """A model's construction passed its deadline (the caller goes on without it)."""
+
+
+def check_time_limit(time_limit: float, name: str = "time_limit") -> float:
+    """``time_limit`` as a float: finite seconds, above 0 and at most a day (NaN would mean no limit
+    at all to CP-SAT)."""
+    return check_float(f"{name} (seconds)", time_limit, 0, MAX_TIME_LIMIT, low_open=True)
+
+
+def _check_model_grid(model_grid: int | None, grid: int) -> int:
+    """The model's board: ``grid`` when None, else a grid size no larger than ``grid``."""
+    if model_grid is None:
+        return grid
+    model_grid = check_grid(model_grid, "model_grid")
+    if model_grid > grid:
+        raise ValueError(f"model_grid ({model_grid}) must be at most grid ({grid})")
+    return model_grid
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -131,7 +161,13 @@ class _PlacementModel:
         level_major: bool = False,
         slot_levels: Sequence[int] | None = None,
         allow_skip: bool = False,
+        deadline: float | None = None,
     ) -> None:
+        def on_time() -> None:
+            # Building a big model takes seconds of Python: the time limit covers that too.
+            if deadline is not None and time.perf_counter() > deadline:
+                raise _OutOfTime
+
         self.grid = grid
         self.levels = levels
         self.slot_values = [tuple(v) for v in slot_values]
@@ -147,6 +183,7 @@ class _PlacementModel:
         at_level: dict[tuple[int, int], list] = {}  # (slot, level) -> vars
         objective = []
         for s, values in enumerate(self.slot_values):
+            on_time()
             top = min(levels - 1, s // 2)
             row = []
             for v in values:
@@ -177,6 +214,7 @@ class _PlacementModel:
             self.x.append(row)
         # No overlap on any level.
         for lv in range(levels):
+            on_time()
             for c in range(cells):
                 terms = [var for s in range(k) for var in occ.get((s, lv, c), ())]
                 if len(terms) > 1:
@@ -185,6 +223,7 @@ class _PlacementModel:
         need_below = levels if levels > 1 else 1
         below: dict[tuple[int, int, int], object] = {}
         for lv in range(need_below):
+            on_time()
             for c in range(cells):
                 prev = 0
                 for s in range(1, k):
@@ -213,8 +252,12 @@ class _PlacementModel:
                     m.add(e >= t)
                 started[(s, lv)] = e
                 prev = e
-        containers = {v: _containers(v, grid, all_values) for v in all_values}
+        containers = {}
+        for v in all_values:
+            on_time()
+            containers[v] = _containers(v, grid, all_values)
         for s, row in enumerate(self.x):
+            on_time()
             # Full support, aggregated per cell.
             for lv in range(1, levels):
                 for c in range(cells):
@@ -468,7 +511,9 @@ def _add_pair_cuts(m: cp_model.CpModel, on_level: list[list[tuple[int, object]]]
                     m.add(area <= PAIR_COVER[a][b]).only_enforce_if([x, y, few])
 
 
-def _add_timed_pair_cuts(m: cp_model.CpModel, values: Sequence[int], y: list[list]) -> None:
+def _add_timed_pair_cuts(
+    m: cp_model.CpModel, values: Sequence[int], y: list[list], deadline: float | None = None
+) -> None:
     """Pair-cover cuts in draw order: when card s goes on level L while level L-1 holds at most two
     tiles, those are the first two cards of level L-1, and every level-L tile so far, s included,
     lies on them (``pair_cover``), so the level-L area up to s is at most ``PAIR_COVER`` of them.
@@ -479,6 +524,8 @@ def _add_timed_pair_cuts(m: cp_model.CpModel, values: Sequence[int], y: list[lis
     k = len(values)
     top = len(y[0]) if k else 0
     for d in range(top - 1):
+        if deadline is not None and time.perf_counter() > deadline:
+            raise _OutOfTime
         above = d + 1
         if not any(y[s][above] is not None for s in range(k)):
             continue
@@ -528,13 +575,23 @@ def relaxation_bound(
     counts as a table tile, which only loosens the constraints), so the optimum of this small
     model, and the solver's proven bound on it, bound every play.
     """
+    start = time.perf_counter()
+    values = [check_int("a card value", v, 0, MAX_VALUE) for v in values]
+    levels = check_levels(levels)
+    time_limit = check_time_limit(time_limit)
+    deadline = start + time_limit
     k = len(values)
     top = _level_cap(k, levels)
+    # Trivial bound: every card on the highest level it could reach (also the answer when the
+    # model, O(k^2) terms, cannot even be built within the time limit: long decks).
+    fallback = sum(values[s] * min(top - 1, s // 2) for s in range(k))
     m = cp_model.CpModel()
     y = [[m.new_bool_var(f"y{s}_{lv}") if lv <= s // 2 else None for lv in range(top)] for s in range(k)]
     for s in range(k):
         m.add_exactly_one(v for v in y[s] if v is not None)
     for s in range(k):
+        if time.perf_counter() > deadline:
+            return fallback
         for lv in range(1, top):
             if y[s][lv] is None:
                 continue
@@ -543,7 +600,10 @@ def relaxation_bound(
             m.add(sum(upto) <= sum(before))
             m.add(sum(y[t][lv - 1] for t in range(s) if y[t][lv - 1] is not None) >= 2 * y[s][lv])
     if pair_cuts:
-        _add_timed_pair_cuts(m, values, y)
+        try:
+            _add_timed_pair_cuts(m, values, y, deadline)
+        except _OutOfTime:
+            return fallback
     for s in range(k):
         m.add_hint(y[s][0], True)  # everything on the table: a play, so the solver has one at once
         for var in y[s][1:]:
@@ -552,9 +612,8 @@ def relaxation_bound(
     m.maximize(
         sum(values[s] * lv * y[s][lv] for s in range(k) for lv in range(1, top) if y[s][lv] is not None)
     )
-    # Trivial bound: every card on the highest level it could reach.
-    fallback = sum(values[s] * max(lv for lv in range(top) if y[s][lv] is not None) for s in range(k))
-    return _solve_bound(m, time_limit, fallback)
+    left = deadline - time.perf_counter()
+    return fallback if left <= 0 else _solve_bound(m, left, fallback)
 
 
 def free_relaxation_bound(
@@ -569,6 +628,9 @@ def free_relaxation_bound(
     Equal cards are interchangeable, so the model counts the cards of each value on each level
     (0..copies) instead of placing cards one by one: the same optimum, without the symmetry.
     """
+    variant = Variant.parse(variant) if isinstance(variant, str) else variant
+    levels = check_levels(levels)
+    time_limit = check_time_limit(time_limit)
     values = range(variant.max_value + 1)
     top = _level_cap(variant.cards, levels)
     m = cp_model.CpModel()
@@ -748,6 +810,13 @@ def beam_plan(
     plan that places every card and its score, or None (no such plan, or ``deadline`` passed,
     a ``time.perf_counter()`` value). ``per_parent`` keeps at most that many children of each
     position, so that the beam does not fill with near-copies of one line of play."""
+    rho = check_float("rho", rho, 0, 1, low_open=True)
+    vmin = check_int("vmin", vmin, 0, MAX_VALUE + 1)
+    per_table = check_int("per_table", per_table, 1)
+    per_level = check_int("per_level", per_level, 1)
+    width = check_int("width", width, 1, 1 << 20)
+    per_parent = check_int("per_parent", per_parent, 1, optional=True)
+    deadline = check_float("deadline", deadline, optional=True)
     beam: list[tuple[Nmbr9State, list[int]]] = [(Nmbr9State(deal, grid, levels), [])]
     while not beam[0][0].done:
         children: dict[bytes, tuple[float, Nmbr9State, list[int]]] = {}
@@ -824,23 +893,34 @@ def solve(
     fits nowhere (small grids) are covered: the relaxation counts a discarded card as a table tile
     (which only loosens it), and the placement model on the full grid may leave any card but the
     first out. Plans may contain such forced discards; the engine replays them.
+
+    ``time_limit`` (seconds, finite, above 0) covers the whole call, the models' construction
+    included; every parameter is checked first (a ValueError names the one that is wrong).
     """
     start = time.perf_counter()
+    grid = check_grid(grid)
+    levels = check_levels(levels)
+    time_limit = check_time_limit(time_limit)
+    model_given = model_grid is not None
+    model_grid = _check_model_grid(model_grid, grid)
+    workers = check_int("workers", workers, 1, MAX_WORKERS)
+    model_levels = check_int("model_levels", model_levels, 1, optional=True)
+    if placement_model is not None and not isinstance(placement_model, bool):
+        raise TypeError(f"placement_model must be True, False or None, got {placement_model!r}")
     deadline = start + time_limit
     deal = _as_deal(deal, variant)
     values = list(deal.cards)
     if placement_model is None:
-        placement_model = model_grid is not None or grid <= 10
-    model_grid = grid if model_grid is None else model_grid
-    if model_grid > grid:
-        raise ValueError(f"model_grid ({model_grid}) must not exceed grid ({grid})")
+        placement_model = model_given or grid <= 10
     lv_cap = _level_cap(len(values), levels)
     model_cap = lv_cap if model_levels is None else min(lv_cap, model_levels)
     # The plain relaxation is solved in a blink; the one with pair cuts is tighter but slower, and
-    # if stopped early its proven bound can be the looser of the two. Both bound every play.
+    # if stopped early its proven bound can be the looser of the two. Both bound every play, and
+    # one stopped before its first solution gives a trivial bound, so their shares of the time
+    # limit need no floor.
     relax = min(
-        relaxation_bound(values, levels, time_limit=min(10.0, max(0.5, time_limit / 10)), pair_cuts=False),
-        relaxation_bound(values, levels, time_limit=min(30.0, max(1.5, time_limit / 4))),
+        relaxation_bound(values, levels, time_limit=min(10.0, time_limit / 10), pair_cuts=False),
+        relaxation_bound(values, levels, time_limit=min(30.0, time_limit / 4)),
     )
     bound = relax
     best: Nmbr9State | None = None
@@ -871,10 +951,16 @@ def solve(
             beam_scores.append(found[1])
             offer(found[0], "beam")
     stats["beam_runs"] = beam_scores
-    remaining = deadline - time.perf_counter()
-    if placement_model and (best is None or best.score < bound) and remaining > 0.1:
-        whole = model_grid == grid and model_cap == lv_cap  # else the model solves a restricted game
-        model = _PlacementModel([[v] for v in values], model_grid, model_cap, allow_skip=whole)
+    model: _PlacementModel | None = None
+    whole = model_grid == grid and model_cap == lv_cap  # else the model solves a restricted game
+    if placement_model and (best is None or best.score < bound) and deadline - time.perf_counter() > 0.1:
+        try:
+            model = _PlacementModel(
+                [[v] for v in values], model_grid, model_cap, allow_skip=whole, deadline=deadline
+            )
+        except _OutOfTime:
+            stats["model"] = "not built within the time limit"
+    if model is not None:
         hint = None
         if best is not None and not best.discarded:
             hint = _fit_plan(values, best_plan, grid, model_grid)
@@ -885,7 +971,7 @@ def solve(
             hint_actions, hint_levels = _normalise_plan(values, hint, model_grid)
             if max(hint_levels) < model_cap:
                 model.hint(values, hint_actions, hint_levels)
-        solver, status = model.solve(max(remaining, 0.1), workers)
+        solver, status = model.solve(max(deadline - time.perf_counter(), 0.01), workers)
         stats.update(
             status=solver.status_name(status),
             variables=model.num_vars,
@@ -913,8 +999,8 @@ def solve(
         if whole and status != cp_model.UNKNOWN:
             stats["model_bound"] = model.score_bound(solver)
             bound = min(bound, stats["model_bound"])
-    if best is None:
-        raise RuntimeError(f"no plan placing every card of {deal} found within {time_limit} s")
+    if best is None:  # the greedy player always finishes: only a bug gets here
+        raise NoPlanError(f"no play of deal {deal} found within {time_limit:g} s")
     return OracleResult(
         score=best.score,
         bound=max(bound, best.score),
@@ -961,17 +1047,29 @@ def solve_free(
     there are more than ``max_candidates`` (big variants), the one-model search runs instead and
     the bound is the grid-free relaxation's; where that model would be too big to build
     (``_ONE_MODEL_LIMIT``), ``solve_free_beam`` runs instead.
+
+    ``time_limit`` (seconds, finite, above 0) covers the whole call. Free-draft plays place every
+    card: on a grid too small for that, ``NoPlanError`` says so (proven when the candidates ran
+    out, else "none found in time").
     """
     start = time.perf_counter()
     variant = Variant.parse(variant) if isinstance(variant, str) else variant
-    model_grid = grid if model_grid is None else model_grid
+    if not isinstance(variant, Variant):
+        raise TypeError(f"variant must be a Variant or a string m-c-k, got {type(variant).__name__}")
+    grid = check_grid(grid)
+    levels = check_levels(levels)
+    time_limit = check_time_limit(time_limit)
+    workers = check_int("workers", workers, 1, MAX_WORKERS)
+    model_grid = _check_model_grid(model_grid, grid)
+    max_candidates = check_int("max_candidates", max_candidates, 0, 10**6)  # 0: the one-model search
+    deadline = start + time_limit
     k = variant.cards
     cap = _level_cap(k, levels)
-    candidates = _free_candidates(variant, cap, max_candidates)
+    candidates = _free_candidates(variant, cap, max_candidates, deadline)
     if candidates is None and k * model_grid**2 * (variant.max_value + 1) > _ONE_MODEL_LIMIT:
         # The one model would hold millions of variables (F-9-2-20 on 20x20): beam plans instead.
-        return solve_free_beam(variant, grid, time_limit, levels=levels)
-    relax = free_relaxation_bound(variant, levels, time_limit=max(1.0, time_limit / 10))
+        return solve_free_beam(variant, grid, max(deadline - time.perf_counter(), 0.01), levels=levels)
+    relax = free_relaxation_bound(variant, levels, time_limit=min(120.0, time_limit / 10))
     stats: dict = {"relaxation_bound": relax, "model_grid": model_grid}
     if candidates is not None and model_grid == grid:
         stats["candidates"] = len(candidates)
@@ -979,13 +1077,18 @@ def solve_free(
         for score, profile, upper in candidates:
             if score > relax:
                 continue  # beyond the relaxation: impossible anyway
-            left = time_limit - (time.perf_counter() - start)
+            left = deadline - time.perf_counter()
             if left <= 0:
                 break
             slot_values = [list(range(variant.max_value + 1)) if v is None else [v] for v in upper]
-            model = _PlacementModel(slot_values, grid, cap, copies=variant.copies, slot_levels=profile)
+            try:
+                model = _PlacementModel(
+                    slot_values, grid, cap, copies=variant.copies, slot_levels=profile, deadline=deadline
+                )
+            except _OutOfTime:
+                break
             # These small satisfiability models run fastest on one worker (measured on F-6-2-5).
-            solver, status = model.solve(left, 1)
+            solver, status = model.solve(max(deadline - time.perf_counter(), 0.01), 1)
             if status == cp_model.INFEASIBLE:
                 proven_infeasible += 1
                 continue
@@ -994,21 +1097,62 @@ def solve_free(
             stats.update(status="OPTIMAL", infeasible_candidates=proven_infeasible)
             return _free_result(model, solver, variant, grid, levels, score, start, stats)
         else:
-            raise RuntimeError(f"no free-draft play of {variant} fits a {grid}-grid")
+            # Every candidate, down to all cards on the table, was proven infeasible.
+            raise NoPlanError(
+                f"no free-draft play of F-{variant} places all {k} cards on a {grid}x{grid} grid"
+                f"{'' if levels is None else f' with {levels} levels'}: use a larger grid"
+            )
         bound = score  # every candidate scoring more was proven infeasible
         stats.update(status="TIME_LIMIT", infeasible_candidates=proven_infeasible)
     else:
         bound = relax
-    model = _PlacementModel(
-        [list(range(variant.max_value + 1))] * k, model_grid, cap, copies=variant.copies, level_major=True
-    )
-    solver, status = model.solve(max(0.5, time_limit - (time.perf_counter() - start)), workers)
+    try:
+        model = _PlacementModel(
+            [list(range(variant.max_value + 1))] * k,
+            model_grid,
+            cap,
+            copies=variant.copies,
+            level_major=True,
+            deadline=deadline,
+        )
+    except _OutOfTime:
+        stats.update(one_model_status="not built within the time limit")
+        return _free_fallback(variant, grid, levels, bound, start, stats, time_limit)
+    solver, status = model.solve(max(deadline - time.perf_counter(), 0.01), workers)
     stats.update(one_model_status=solver.status_name(status), variables=model.num_vars)
     if model_grid == grid and status == cp_model.OPTIMAL:
         bound = min(bound, int(solver.best_objective_bound + 1e-6))
+    if status == cp_model.INFEASIBLE and model_grid == grid:
+        raise NoPlanError(
+            f"no free-draft play of F-{variant} places all {k} cards on a {grid}x{grid} grid: "
+            "use a larger grid"
+        )
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise RuntimeError(f"no free-draft play found for {variant} ({solver.status_name(status)})")
+        return _free_fallback(variant, grid, levels, bound, start, stats, time_limit)
     return _free_result(model, solver, variant, grid, levels, bound, start, stats)
+
+
+def _free_fallback(
+    variant: Variant, grid: int, levels: int | None, bound: int, start: float, stats: dict, time_limit: float
+) -> OracleResult:
+    """When the models found no plan in time: the greedy player on the ``k`` highest cards in
+    ascending order (milliseconds), if it places every card; else ``NoPlanError``."""
+    deal = Deal(tuple(sorted(sorted(variant.full_deck, reverse=True)[: variant.cards])))
+    plan = greedy_plan(deal, grid, levels)
+    state = replay(deal, plan, grid, levels)
+    if state.discarded:
+        raise NoPlanError(
+            f"no free-draft play of F-{variant} placing every card on a {grid}x{grid} grid found within "
+            f"{time_limit:.3g} s: allow more time or use a larger grid"
+        )
+    stats["source"] = "greedy (the models found no plan in time)"
+    return OracleResult(
+        score=state.score,
+        bound=max(bound, state.score),
+        plan=tuple(zip(deal.cards, plan, strict=True)),
+        seconds=time.perf_counter() - start,
+        stats=stats,
+    )
 
 
 _ONE_MODEL_LIMIT = 60_000  # cards x cells x values: beyond it the one-model free search is hopeless
@@ -1024,15 +1168,22 @@ def solve_free_beam(
     """Free draft for big variants, where the placement model is out of reach: a plan from the beam
     searches (``beam_plan``) over a few card orders of the ``k`` highest cards (the table first
     gets the low ones), and the grid-free relaxation's bound (``free_relaxation_bound``), which is
-    valid on every grid. The plan is ``((value, action), ...)``; the engine replays it."""
+    valid on every grid. The plan is ``((value, action), ...)``; the engine replays it.
+    ``time_limit`` covers the whole call."""
     start = time.perf_counter()
     variant = Variant.parse(variant) if isinstance(variant, str) else variant
+    if not isinstance(variant, Variant):
+        raise TypeError(f"variant must be a Variant or a string m-c-k, got {type(variant).__name__}")
+    grid = check_grid(grid)
+    levels = check_levels(levels)
+    time_limit = check_time_limit(time_limit)
+    orders = check_int("orders", orders, 1, 1000)
     cards = sorted(variant.full_deck, reverse=True)[: variant.cards]
-    relax = free_relaxation_bound(variant, levels, time_limit=min(120.0, max(1.5, time_limit / 2)))
+    relax = free_relaxation_bound(variant, levels, time_limit=min(120.0, time_limit / 2))
     rng = np.random.default_rng(0)
     ascending = sorted(cards)
-    candidates = [ascending, ascending[::2] + ascending[1::2]]
-    while len(candidates) < orders:
+    candidates = [ascending, ascending[::2] + ascending[1::2]][:orders]
+    while len(candidates) < orders and len(ascending) > 1:
         # Low cards early (they build the table), with random swaps between neighbours.
         order = list(ascending)
         for i in rng.integers(0, len(order) - 1, size=len(order)):
@@ -1060,7 +1211,12 @@ def solve_free_beam(
         best = (replay(deal, plan, grid, levels).score, deal, plan)
     score, deal, plan = best
     state = replay(deal, plan, grid, levels)
-    if state.score != score or state.discarded:
+    if state.discarded:  # only the greedy fallback can discard (the beams skip such plays)
+        raise NoPlanError(
+            f"no free-draft play of F-{variant} placing every card on a {grid}x{grid} grid found within "
+            f"{time_limit:.3g} s: allow more time or use a larger grid"
+        )
+    if state.score != score:
         raise AssertionError(f"beam plan claims {score} but replays to {state.score}")
     return OracleResult(
         score=score,
@@ -1088,10 +1244,11 @@ def _free_result(model, solver, variant, grid, levels, bound, start, stats) -> O
     )
 
 
-def _free_candidates(variant: Variant, cap: int, limit: int) -> list | None:
+def _free_candidates(variant: Variant, cap: int, limit: int, deadline: float | None = None) -> list | None:
     """(score, level per slot, value per slot or None on the table), best score first; None if more
     than ``limit``. Levels in level-major order; a used level stands on two tiles of the level
-    under it; each level's area fits on the level under it (the table's area at most 10 per tile)."""
+    under it; each level's area fits on the level under it (the table's area at most 10 per tile).
+    Also None when ``deadline`` (a ``time.perf_counter()`` value) passes first."""
     import itertools
 
     k, m, c = variant.cards, variant.max_value, variant.copies
@@ -1108,9 +1265,13 @@ def _free_candidates(variant: Variant, cap: int, limit: int) -> list | None:
             yield from profiles(prefix + [lv])
 
     for profile in profiles([0]):
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
         counts = [profile.count(lv) for lv in range(max(profile) + 1)]
         per_level = [list(itertools.combinations_with_replacement(range(m + 1), n)) for n in counts[1:]]
-        for combo in itertools.product(*per_level):
+        for tried, combo in enumerate(itertools.product(*per_level)):
+            if deadline is not None and tried % 1024 == 1023 and time.perf_counter() > deadline:
+                return None
             used = [v for group in combo for v in group]
             if any(used.count(v) > c for v in set(used)):
                 continue
@@ -1170,9 +1331,14 @@ def solve_cached(
 ) -> OracleResult:
     """``solve`` through the on-disk cache; cached entries are replayed before they are trusted."""
     deal = _as_deal(deal, None)
+    grid = check_grid(grid)
+    levels = check_levels(levels)
+    time_limit = check_time_limit(time_limit)
+    board = _check_model_grid(model_grid, grid)  # model_grid itself stays None when not given
     cache = cache if cache is not None else OracleCache()
     # v2: bounds cover forced discards and use pair-cover cuts; older entries are not reused.
-    key = f"K2-g{grid}-l{levels or 0}-t{time_limit:g}-m{model_grid or grid}"
+    # "l0" is no level limit (a limit is at least 1).
+    key = f"K2-g{grid}-l{0 if levels is None else levels}-t{time_limit:g}-m{board}"
     return cache.solve(
         GAME,
         key,

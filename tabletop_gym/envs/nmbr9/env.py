@@ -14,6 +14,8 @@ from tabletop_gym.envs.nmbr9.rules import (
     Deal,
     Nmbr9State,
     Variant,
+    check_grid,
+    check_levels,
     parse_deal,
     random_deal,
 )
@@ -62,10 +64,16 @@ class Nmbr9Env(TabletopEnv):
     `tabletop_gym.oracles.nmbr9`), `turn`, `discarded` (cards with no legal placement).
 
     ## Arguments
-    - `render_mode`: None or "ansi".
-    - `max_value`, `copies`, `cards`: the variant m-c-k (default 9-2-20, the standard game).
-    - `grid`: cells per side of the square grid (default 20).
-    - `levels`: optional limit on the number of levels, the table included (default: none).
+    - `render_mode`: None or "ansi" (`render()` returns the board with row and column numbers: the
+      value of each cell's top tile and the height of each stack, with a legend).
+    - `max_value`, `copies`, `cards`: the variant m-c-k (default 9-2-20, the standard game):
+      m from 0 to 9, c from 1 to 10, k from 1 to (m+1)*c.
+    - `grid`: cells per side of the square grid, 4 to 64 (default 20).
+    - `levels`: optional limit on the number of levels, the table included, at least 1 (default:
+      none).
+
+    Python and numpy integers are accepted; anything else, or a value out of range, raises a
+    ValueError that names the parameter.
     """
 
     def __init__(
@@ -79,10 +87,9 @@ class Nmbr9Env(TabletopEnv):
     ) -> None:
         self._check_render_mode(render_mode)
         self.render_mode = render_mode
-        self.variant = Variant(max_value, copies, cards)
-        Nmbr9State(Deal(()), grid, levels)  # validates grid and levels with a clear error
-        self.grid = int(grid)
-        self.levels = levels
+        self.variant = Variant(max_value, copies, cards)  # checks m, c and k, naming each
+        self.grid = check_grid(grid)
+        self.levels = check_levels(levels)
         k = self.variant.cards
         m = self.variant.max_value
         board = (self.grid, self.grid)
@@ -107,7 +114,8 @@ class Nmbr9Env(TabletopEnv):
         super().reset(seed=seed)
         deal_text = self._deal_option(options)
         if deal_text is not None:
-            deal = deal_text if isinstance(deal_text, Deal) else parse_deal(deal_text, self.variant)
+            # A Deal object is checked like a deal string: it must be a deal of this variant.
+            deal = parse_deal(str(deal_text) if isinstance(deal_text, Deal) else deal_text, self.variant)
         else:
             deal = random_deal(self.np_random, self.variant)
         self.state = Nmbr9State(deal, self.grid, self.levels)

@@ -16,17 +16,28 @@ every placement has exactly one action.
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, make_rng
+from tabletop_gym.core import (
+    GameOverError,
+    IllegalActionError,
+    InvalidDealError,
+    check_int,
+    make_rng,
+    quote_input,
+)
 
 MAX_VALUE = 9
 NUM_ROTATIONS = 4
 DEFAULT_GRID = 20
+MIN_GRID = 4  # the smallest board every tile fits on (each tile's box is 3 x 4)
+MAX_GRID = 64  # the engine's tables grow with grid**2; beyond this nothing is useful, only slow
+MAX_COPIES = 10  # at most 100 cards in a deck (the standard game has 2 copies of each value)
 
 # Row 0 on top, '#' = a cell of the tile. The two cells inside the 0 are not part of it.
 TILE_ROWS: dict[int, tuple[str, ...]] = {
@@ -104,30 +115,45 @@ class Variant:
     cards: int = 20
 
     def __post_init__(self) -> None:
-        for name in ("max_value", "copies", "cards"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-                raise InvalidDealError(f"variant {name} must be an integer, got {value!r}")
-        if not 0 <= self.max_value <= MAX_VALUE:
-            raise InvalidDealError(f"variant max value must be 0..{MAX_VALUE}, got {self.max_value}")
-        if self.copies < 1:
-            raise InvalidDealError(f"variant copies must be at least 1, got {self.copies}")
-        full = (self.max_value + 1) * self.copies
-        if not 1 <= self.cards <= full:
-            raise InvalidDealError(
-                f"variant {self.max_value}-{self.copies}-{self.cards}: the deck holds "
-                f"(m+1)*c = {full} cards, so k must be 1..{full}, got {self.cards}"
-            )
+        # Numpy integers are welcome (stored as ints); a deck beyond MAX_COPIES copies is refused,
+        # so no variant can ask for a deck that does not fit in memory.
+        try:
+            max_value = check_int(f"max_value (m, 0-{MAX_VALUE})", self.max_value, 0, MAX_VALUE)
+            copies = check_int(f"copies (c, 1-{MAX_COPIES})", self.copies, 1, MAX_COPIES)
+            cards = check_int("cards (k, 1-(m+1)*c)", self.cards, 1)
+            full = (max_value + 1) * copies
+            if cards > full:
+                raise ValueError(
+                    f"the deck of {max_value}-{copies}-k holds (m+1)*c = {full} cards, "
+                    f"so cards (k) must be from 1 to {full}, got {cards}"
+                )
+        except ValueError as error:
+            raise InvalidDealError(str(error)) from None
+        object.__setattr__(self, "max_value", max_value)
+        object.__setattr__(self, "copies", copies)
+        object.__setattr__(self, "cards", cards)
+
+    _WRITTEN = re.compile(r"(?:[UKF]-)?([0-9]+)-([0-9]+)-([0-9]+)", re.IGNORECASE | re.ASCII)
 
     @classmethod
     def parse(cls, text: str) -> Variant:
         """``"9-2-20"`` (m-c-k), optionally prefixed by the draft letter (``"F-6-2-5"``)."""
-        parts = text.strip().split("-")
-        if parts and parts[0].upper() in ("U", "K", "F"):
-            parts = parts[1:]
-        if len(parts) != 3 or not all(p.isdigit() for p in parts):
-            raise InvalidDealError(f"a variant is written m-c-k, e.g. 9-2-20; got {text!r}")
-        return cls(*(int(p) for p in parts))
+        if not isinstance(text, str):
+            raise InvalidDealError(f"a variant is a string m-c-k such as '9-2-20', got {quote_input(text)}")
+        found = cls._WRITTEN.fullmatch(text.strip())
+        if found is None:
+            raise InvalidDealError(
+                f"a variant is written m-c-k (max value, copies, cards), e.g. 9-2-20; got {quote_input(text)}"
+            )
+        parts = found.groups()
+        if any(len(p) > 18 for p in parts):  # no int() of a thousand digits, and a short message
+            raise InvalidDealError(
+                f"variant {quote_input(text, 30)}: m is 0-{MAX_VALUE}, c is 1-{MAX_COPIES} and k is 1-(m+1)*c"
+            )
+        try:
+            return cls(*(int(p) for p in parts))
+        except InvalidDealError as error:
+            raise InvalidDealError(f"variant {text.strip()}: {error}") from None
 
     @property
     def full_deck(self) -> tuple[int, ...]:
@@ -158,21 +184,22 @@ def parse_deal(text: str, variant: Variant = STANDARD) -> Deal:
     if not isinstance(text, str):
         raise InvalidDealError(f"a deal must be a string of digits, got {type(text).__name__}")
     text = text.strip()
+    quoted = quote_input(text)  # a 10 MB deal gives a short message
     alphabet = "".join(str(v) for v in range(variant.max_value + 1))
     for pos, char in enumerate(text):
         if char not in alphabet:
             raise InvalidDealError(
-                f"deal {text!r}: character {char!r} at position {pos} is not a card value of "
+                f"deal {quoted}: character {char!r} at position {pos} is not a card value of "
                 f"variant {variant} (0..{variant.max_value})"
             )
     if len(text) != variant.cards:
         raise InvalidDealError(
-            f"deal {text!r} has {len(text)} cards; variant {variant} deals {variant.cards}"
+            f"deal {quoted} has {len(text)} cards; variant {variant} deals {variant.cards}"
         )
     for char, n in Counter(text).items():
         if n > variant.copies:
             raise InvalidDealError(
-                f"deal {text!r} holds value {char} {n} times; variant {variant} has {variant.copies} copies"
+                f"deal {quoted} holds value {char} {n} times; variant {variant} has {variant.copies} copies"
             )
     return Deal(tuple(int(c) for c in text))
 
@@ -254,16 +281,16 @@ def footprint(value: int, action: int, grid: int = DEFAULT_GRID) -> Cells:
     return tuple((row + r, col + c) for r, c in tile_rotations(value)[rotation])
 
 
-def _check_grid(grid: int) -> None:
-    if not isinstance(grid, (int, np.integer)) or isinstance(grid, bool) or not 4 <= grid <= 64:
-        raise ValueError(f"grid must be an integer from 4 to 64 (cells per side), got {grid!r}")
+def check_grid(grid: int, name: str = "grid") -> int:
+    """``grid`` as an int: cells per side, from ``MIN_GRID`` to ``MAX_GRID``; ``name`` is the
+    parameter named in the error (``model_grid`` for an oracle's model board)."""
+    return check_int(f"{name} (cells per side, {MIN_GRID}-{MAX_GRID})", grid, MIN_GRID, MAX_GRID)
 
 
-def _check_levels(levels: int | None) -> None:
-    if levels is not None and (not isinstance(levels, (int, np.integer)) or levels < 1):
-        raise ValueError(
-            f"levels (the number of levels including the table) must be >= 1 or None, got {levels!r}"
-        )
+def check_levels(levels: int | None) -> int | None:
+    """``levels`` as an int or None: the number of levels allowed, the table included (1 = only the
+    table); None for no limit."""
+    return check_int("levels (the number of levels, the table included)", levels, 1, optional=True)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -306,10 +333,10 @@ class Nmbr9State:
     )
 
     def __init__(self, deal: Deal, grid: int = DEFAULT_GRID, levels: int | None = None) -> None:
-        _check_grid(grid)
-        _check_levels(levels)
+        grid = check_grid(grid)
+        levels = check_levels(levels)
         self.deal = deal
-        self.grid = int(grid)
+        self.grid = grid
         self.levels = levels
         # Flat arrays with one extra sentinel cell (height -1) that out-of-grid neighbours point at.
         self._hflat = np.zeros(grid * grid + 1, dtype=np.int16)
@@ -412,7 +439,7 @@ class Nmbr9State:
             )
         action = int(action)
         if not self.action_mask()[action]:
-            raise IllegalActionError(action, self.legal_actions(), self._why_illegal(action))
+            raise IllegalActionError(action, self.legal_actions(), self.why_illegal(action))
         value = self.deal.cards[self.turn]
         cells = footprint(value, action, self.grid)
         rows = np.array([r for r, _ in cells])
@@ -437,7 +464,7 @@ class Nmbr9State:
             self.turn += 1
             self._mask = None
 
-    def _why_illegal(self, action: int) -> str:
+    def why_illegal(self, action: int) -> str:
         """A plain-words reason, for error messages (the mask is the authority)."""
         value = self.deal.cards[self.turn]
         rotation, _, _ = decode_action(action, self.grid)
@@ -448,7 +475,11 @@ class Nmbr9State:
             return "the tile would leave the grid"
         heights = {int(self.height[r, c]) for r, c in cells}
         if len(heights) > 1:
-            return f"the cells under the tile have different heights {sorted(heights)} (overhang or gap)"
+            shown = " and ".join(str(h) for h in sorted(heights))
+            return (
+                f"the cells under it have different heights ({shown}): a tile lies flat on one level, "
+                "never overhanging or over a gap"
+            )
         level = heights.pop()
         if self.levels is not None and level >= self.levels:
             return f"level {level} is beyond the level limit ({self.levels} levels)"
@@ -475,18 +506,47 @@ class Nmbr9State:
         return other
 
     def render(self) -> str:
-        """The board as text: one character per cell, the top tile's value (``.`` empty), and heights."""
-        lines = []
-        for r in range(self.grid):
+        """The board as text with row and column numbers, a legend and the state of the game.
+
+        Two views of the grid side by side: ``tiles`` shows the value of the top tile on each cell
+        (``.`` an empty cell), ``heights`` how many tiles are stacked there: a tile put on cells of
+        height h lands on level h and scores its value times h (the table is level 0).
+        """
+        g = self.grid
+        pad = " " * len(f"{g - 1:>2} ")
+        gap = "   "
+        header = []
+        if g > 10:  # two-digit column numbers, written downwards: tens, then units
+            tens = "".join(str(c // 10) if c >= 10 else " " for c in range(g))
+            header.append(f"{pad}{tens}{gap}{pad}{tens}")
+        units = "".join(str(c % 10) for c in range(g))
+        header.append(f"{pad}{units}{gap}{pad}{units}")
+        title_tiles, title_heights = "tiles", "heights"
+        lines = [f"{pad}{title_tiles:<{g}}{gap}{pad}{title_heights}", *header]
+        for r in range(g):
             tops = "".join("." if v < 0 else str(v) for v in self.top_value[r])
             hs = "".join("." if h == 0 else (str(h) if h < 10 else "+") for h in self.height[r])
-            lines.append(f"{tops}   {hs}")
-        card = "-" if self.card is None else str(self.card)
-        lines.append(
-            f"card {card}  turn {self.turn}/{len(self.deal.cards)}  score {self.score}"
-            f"  discarded {self.discarded}"
-        )
+            lines.append(f"{r:>2} {tops}{gap}{r:>2} {hs}")
+        lines.append("tiles: the value of each cell's top tile (. empty)")
+        lines.append("heights: tiles stacked on each cell; a tile put on cells of height h lands on level h")
+        lines.append("         and scores its value x h (the table is level 0)")
+        if self.card is None:
+            lines.append(f"game over  score {self.score}  discarded {self.discarded}")
+        else:
+            lines.append(
+                f"card to place: {self.card} (card {self.turn + 1} of {len(self.deal.cards)})"
+                f"  score {self.score}  discarded {self.discarded}"
+            )
         return "\n".join(lines)
+
+
+def tile_picture(value: int, rotation: int = 0) -> tuple[str, ...]:
+    """The tile ``value`` turned ``rotation`` quarter turns clockwise, as rows of ``#`` (a cell of the
+    tile) and ``.`` (not part of it), its top-left corner being the corner a placement names."""
+    cells = set(tile_rotations(value)[rotation])
+    height = max(r for r, _ in cells) + 1
+    width = max(c for _, c in cells) + 1
+    return tuple("".join("#" if (r, c) in cells else "." for c in range(width)) for r in range(height))
 
 
 def replay(
