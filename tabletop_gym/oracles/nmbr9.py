@@ -1146,13 +1146,7 @@ def _free_fallback(
             f"{time_limit:.3g} s: allow more time or use a larger grid"
         )
     stats["source"] = "greedy (the models found no plan in time)"
-    return OracleResult(
-        score=state.score,
-        bound=max(bound, state.score),
-        plan=tuple(zip(deal.cards, plan, strict=True)),
-        seconds=time.perf_counter() - start,
-        stats=stats,
-    )
+    return _free_plan_result(deal, plan, state.score, bound, start, stats)
 
 
 _ONE_MODEL_LIMIT = 60_000  # cards x cells x values: beyond it the one-model free search is hopeless
@@ -1227,6 +1221,19 @@ def solve_free_beam(
     )
 
 
+def _free_plan_result(
+    deal: Deal, plan: Sequence[int], score: int, bound: int, start: float, stats: dict
+) -> OracleResult:
+    """A free-draft answer: the dealt cards with their placements, the replayed score."""
+    return OracleResult(
+        score=score,
+        bound=max(bound, score),
+        plan=tuple(zip(deal.cards, plan, strict=True)),
+        seconds=time.perf_counter() - start,
+        stats=stats,
+    )
+
+
 def _free_result(model, solver, variant, grid, levels, bound, start, stats) -> OracleResult:
     pairs = model.plan(solver)
     deal = Deal(tuple(v for v, _ in pairs))
@@ -1235,13 +1242,7 @@ def _free_result(model, solver, variant, grid, levels, bound, start, stats) -> O
     claimed = round(solver.objective_value)
     if state.discarded or (state.score != claimed and claimed != 0):
         raise AssertionError(f"model claims {solver.objective_value} but its plan replays to {state.score}")
-    return OracleResult(
-        score=state.score,
-        bound=max(bound, state.score),
-        plan=tuple(zip(deal.cards, plan, strict=True)),
-        seconds=time.perf_counter() - start,
-        stats=stats,
-    )
+    return _free_plan_result(deal, plan, state.score, bound, start, stats)
 
 
 def _free_candidates(variant: Variant, cap: int, limit: int, deadline: float | None = None) -> list | None:

@@ -16,12 +16,12 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.cribbage import CribbageGreedyAgent
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage.env import render_text
-from tabletop_gym.envs.cribbage.rules import STACK_LIMIT, TARGET, parse_deal, random_deal
+from tabletop_gym.envs.cribbage.rules import STACK_LIMIT, TARGET, CribbageState, parse_deal, random_deal
 from tabletop_gym.oracles import cribbage as oracle
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
 from tabletop_gym.training.games import GameSpec
-from tabletop_gym.training.terminal import QUIT_WORDS, ask
+from tabletop_gym.training.terminal import ask_move
 
 ENV_ID = "tabletop/Cribbage-v0"
 
@@ -79,18 +79,9 @@ def _play(args: argparse.Namespace) -> int:
     print(f"deal {info['deal']}\nType a pile number (0-3) to play its top card, quit to stop.\n")
     while not state.done:
         print(render_text(state))
-        answer = ask("pile> ")
-        if answer is None or answer.lower() in QUIT_WORDS:
+        pile = ask_move("pile> ", lambda answer: _read_pile(answer, state))
+        if pile is None:
             break
-        if answer not in ("0", "1", "2", "3"):
-            print(f"{answer!r} is not a pile: type 0, 1, 2 or 3 (or quit)\n")
-            continue
-        pile = int(answer)
-        if not state.is_legal(pile):
-            why = "is empty" if state.top(pile) == 0 else f"would take the stack past {STACK_LIMIT}"
-            playable = ", ".join(str(p) for p in state.legal_piles())
-            print(f"pile {pile} {why}; you can play pile {playable}\n")
-            continue
         _, points, _, _, info = env.step(pile)
         print(f"+{int(points)}\n" if points else "")
     result = oracle.solve(parse_deal(info["deal"]))
@@ -98,6 +89,18 @@ def _play(args: argparse.Namespace) -> int:
     print(f"{ended}: you scored {state.score}; the best possible score on this deal is {result.score}")
     print(f"an optimal plan: {''.join(str(p) for p in result.plan)}")
     return 0
+
+
+def _read_pile(answer: str, state: CribbageState) -> tuple[int | None, str]:
+    """(the pile an answer names, or None and what is wrong with it in the game's words)."""
+    if answer not in ("0", "1", "2", "3"):
+        return None, f"{answer!r} is not a pile: type 0, 1, 2 or 3 (or quit)\n"
+    pile = int(answer)
+    if not state.is_legal(pile):
+        why = "is empty" if state.top(pile) == 0 else f"would take the stack past {STACK_LIMIT}"
+        playable = ", ".join(str(p) for p in state.legal_piles())
+        return None, f"pile {pile} {why}; you can play pile {playable}\n"
+    return pile, ""
 
 
 def _bench(args: argparse.Namespace) -> int:

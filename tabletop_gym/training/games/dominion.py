@@ -32,7 +32,7 @@ from tabletop_gym.oracles import dominion as oracle
 from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
-from tabletop_gym.training.terminal import QUIT_WORDS, ask
+from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
 
 ENV_ID = "tabletop/DominionSolitaire-v0"
 VERSUS_ENV_ID = "tabletop/Dominion-v0"
@@ -432,15 +432,8 @@ def _play(args: argparse.Namespace) -> int:
         for line in narrator.news(state):
             print(line)
         print(_screen(state, seat, names))
-        while True:
-            answer = ask(f"{_PROMPTS[state.decision]}> ")
-            if answer is None or answer.lower() in QUIT_WORDS:
-                break
-            action, problem = _read_answer(answer, state)
-            if action is not None:
-                break
-            print(problem)
-        if answer is None or answer.lower() in QUIT_WORDS:
+        action = ask_move(f"{_PROMPTS[state.decision]}> ", lambda answer: _read_answer(answer, state))
+        if action is None:
             break
         env.step(action)
         print()

@@ -46,7 +46,7 @@ from tabletop_gym.oracles import modern_art as oracle
 from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
-from tabletop_gym.training.terminal import QUIT_WORDS, ask
+from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
 
 ENV_ID = "tabletop/ModernArt-v0"
 SEED_FIGURES = {2: 301, 4: 295}  # the seed's relaxed MiniZinc maxima (no double/hidden/simultaneous/extra)
@@ -442,15 +442,8 @@ def _play(args: argparse.Namespace) -> int:
     print(f"round 1 begins{_extra_text(state)}")
     while not state.done:
         _show(state)
-        while True:
-            answer = ask("> ")
-            if answer is None or answer.lower() in QUIT_WORDS:
-                break
-            action, problem = _read_answer(answer, state)
-            if action is not None:
-                break
-            print(problem)
-        if answer is None or answer.lower() in QUIT_WORDS:
+        action = ask_move("> ", lambda answer: _read_answer(answer, state))
+        if action is None:
             break
         before = state.copy()
         env.step(action)
