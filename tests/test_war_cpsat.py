@@ -143,3 +143,60 @@ def test_full_deck_26_tricks_against_search(seed: int) -> None:
     result = solve_horizon_cpsat(deal, 26, rules, time_limit=30)
     assert result.optimal and result.score == exact.score
     assert check_horizon(deal, 26, rules, result)
+
+
+def test_horizon_oracles_agree_with_the_env_on_its_deals() -> None:
+    # With horizon 3 many first deals give player 0 no decision and are drawn again: the deal in
+    # info["deal"] is the one played, and the oracles' plans score there exactly what they claim.
+    from tabletop_gym.envs.war.env import WarEnv
+
+    env = WarEnv(horizon=3)
+    for seed in range(12):
+        _, info = env.reset(seed=seed)
+        deal = info["deal"]
+        for result in (
+            solve_horizon(deal, 3, env.rules),
+            solve_horizon_cpsat(deal, 3, env.rules, time_limit=10),
+        ):
+            env.reset(options={"deal": deal})
+            done, score = False, None
+            for action in result.plan:
+                _, _, terminated, truncated, info = env.step(action)
+                done, score = terminated or truncated, info["score"]
+                if done:
+                    break
+            assert done and score == result.score
+
+
+def test_time_limit_binds_while_building() -> None:
+    rules = WarRules()
+    with pytest.raises(TimeoutError, match="building"):
+        find_deal_most_wars(200, rules, time_limit=0.01)
+    with pytest.raises(TimeoutError, match="building"):
+        find_deal_with_pattern(",".join(["w"] * 150), rules, time_limit=0.01)
+    deal = random_deal(1, rules)
+    result = solve_horizon_cpsat(deal, 200, rules, time_limit=0.01)
+    assert result.stats["statuses"] == ["TIME_LIMIT_WHILE_BUILDING"]
+    assert result.score <= result.bound == 52 and check_horizon(deal, 200, rules, result)
+
+
+def test_model_sizes_and_limits_are_checked() -> None:
+    rules = WarRules()
+    deal = random_deal(1, rules)
+    with pytest.raises(ValueError, match="1 to 200"):
+        find_deal_most_wars(100_000, rules, time_limit=5)
+    with pytest.raises(ValueError, match="1 to 200"):
+        find_deal_with_pattern(",".join(["."] * 201), rules)
+    with pytest.raises(ValueError, match="empty trick pattern"):
+        find_deal_with_pattern("", rules)
+    with pytest.raises(ValueError, match="1 to 200"):
+        solve_horizon_cpsat(deal, 201, rules)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="time_limit"):
+            solve_horizon_cpsat(deal, 3, rules, time_limit=bad)
+        with pytest.raises(ValueError, match="time_limit"):
+            find_deal_most_wars(3, rules, time_limit=bad)
+    with pytest.raises(ValueError, match="tricks"):
+        find_deal_most_wars(0, rules)
+    with pytest.raises(ValueError, match="turns"):
+        find_deal_with_pattern(",".join(["w"] * 100), rules.replace(face_down=20))

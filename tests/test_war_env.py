@@ -11,7 +11,7 @@ import tabletop_gym  # noqa: F401
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
 from tabletop_gym.envs.war.env import WarEnv
-from tabletop_gym.envs.war.rules import parse_deal, replay
+from tabletop_gym.envs.war.rules import WarGame, parse_deal, random_deal, replay
 
 
 @pytest.mark.parametrize("observation", ["full", "hidden"])
@@ -137,8 +137,9 @@ def test_illegal_action_and_finished_episode_raise() -> None:
     )
     with pytest.raises(GameOverError):
         small.step(0)
-    _, info = small.reset(options={"deal": "2/34"})  # player 0 never has a choice
-    assert info["game_over"] and info["action_mask"].sum() == 0 and info["result"] == -1
+    # Player 0 never has a choice on this deal: an episode that starts finished is refused.
+    with pytest.raises(InvalidDealError, match="no pickup decision"):
+        small.reset(options={"deal": "2/34"})
 
 
 def test_deal_option_and_bad_input() -> None:
@@ -159,3 +160,97 @@ def test_render_ansi() -> None:
     text = env.render()
     assert "your pile" in text and "pot still to place" in text
     assert WarEnv().render() is None
+
+
+def _first_deal_has_no_decision(env: WarEnv, seed: int) -> bool:
+    """True when the plain first deal of ``seed`` would give player 0 no decision."""
+    return not WarGame(random_deal(seed, env.rules), env._engine_rules, controlled=0).awaiting
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"horizon": 3}, {"ranks": 6, "suits": 2}, {"horizon": 1}, {"ranks": 6, "suits": 2, "pickup": "random"}],
+    ids=str,
+)
+def test_reset_always_starts_with_a_decision(kwargs: dict) -> None:
+    # Before: 25 of 200 seeds with horizon 3 and 18 of 200 on the 12-card deck started finished
+    # (all-zero mask), which crashed evaluate, train and vector environments.
+    env = WarEnv(**kwargs)
+    skipped = 0
+    for seed in range(200):
+        obs, info = env.reset(seed=seed)
+        assert not info["game_over"] and env.has_position()
+        assert info["action_mask"].sum() >= 2  # a real choice between ranks
+        assert env.observation_space.contains(obs)
+        assert info["action_mask"][int(env.action_space.sample())] == 1
+        skipped += _first_deal_has_no_decision(env, seed)
+    assert skipped > 0  # the redeal was exercised
+
+
+def test_redeal_is_reproducible_from_the_seed() -> None:
+    env = WarEnv(horizon=3)
+    seed = next(s for s in range(200) if _first_deal_has_no_decision(env, s))
+    deal = env.reset(seed=seed)[1]["deal"]
+    assert deal != str(random_deal(seed, env.rules))
+    assert WarEnv(horizon=3).reset(seed=seed)[1]["deal"] == deal
+    # The deal reported is the deal played: given back as an option it plays the same episode.
+    assert env.reset(options={"deal": deal})[1]["deal"] == deal
+    assert "drawn again from the same seeded stream" in " ".join((WarEnv.__doc__ or "").split())
+
+
+def test_rules_without_any_decision_raise_clearly() -> None:
+    with pytest.raises(ValueError, match="never has a pickup decision"):
+        WarEnv(ranks=2, suits=1)  # two cards: the first trick ends the game
+    with pytest.raises(ValueError, match="never has a pickup decision"):
+        WarEnv(ranks=1, suits=4)  # one rank: every pot holds one rank
+    env = WarEnv(ranks=3, suits=1, horizon=1)  # player 1 holds one card: taking it wins at once
+    with pytest.raises(ValueError, match=r"none of 1000 deals.*horizon=1"):
+        env.reset(seed=0)
+
+
+@pytest.mark.parametrize("kwargs", [{"horizon": 3}, {"ranks": 6, "suits": 2}], ids=str)
+def test_vector_env_autoresets_into_decisions(kwargs: dict) -> None:
+    envs = gym.vector.SyncVectorEnv([lambda: WarEnv(**kwargs) for _ in range(2)])
+    _, info = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    done = np.zeros(2, dtype=bool)
+    resets = 0
+    for _ in range(300):
+        masks = info["action_mask"]
+        # Every episode, the first included, starts at a decision; only a finished one has none.
+        assert (masks[~done].sum(axis=1) >= 2).all()
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        resets += int(done.sum())
+        _, _, terminated, truncated, info = envs.step(actions)
+        done = terminated | truncated
+    assert resets > 10
+    envs.close()
+
+
+def test_numeric_arguments_accept_numpy_and_name_the_bad_one() -> None:
+    env = WarEnv(ranks=np.int32(6), suits=np.int64(2), face_down=np.int8(1), horizon=np.int64(5))
+    assert (env.rules.ranks, env.horizon) == (6, 5) and type(env.rules.ranks) is int
+    assert env.reset(seed=0)[1]["action_mask"].sum() >= 2
+    check_env(WarEnv(ranks=6, suits=2))
+    for kwargs, name in [
+        ({"horizon": 0}, "horizon"),
+        ({"horizon": True}, "horizon"),
+        ({"horizon": 2.0}, "horizon"),
+        ({"horizon": float("nan")}, "horizon"),
+        ({"ranks": 14}, "ranks"),
+        ({"ranks": 6.0}, "ranks"),
+        ({"suits": 0}, "suits"),
+        ({"face_down": -1}, "face_down"),
+        ({"max_tricks": 0}, "max_tricks"),
+        ({"max_tricks": 10**7}, "max_tricks"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            WarEnv(**kwargs)
+
+
+def test_long_deal_errors_quote_a_bounded_prefix() -> None:
+    env = WarEnv(ranks=3, suits=2)
+    for deal in ("2" * 100_000 + "/3", "234/" + "x" * 100_000, "/".join(["2"] * 50_000)):
+        with pytest.raises(InvalidDealError) as err:
+            env.reset(options={"deal": deal})
+        assert len(str(err.value)) < 400

@@ -166,3 +166,51 @@ def test_horizon_search_full_deck_plan_replays() -> None:
     assert solve_horizon(deal, 3, rules).score == 52 - len(
         WarGame(deal, rules.replace(max_tricks=3), controlled=None).state.piles[1]
     )
+
+
+def _env_score(env, plan) -> float:
+    """Play ``plan`` in the environment from its current reset; the episode's score."""
+    info = env._info()
+    for action in plan:
+        _, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            break
+    assert info["game_over"]
+    return info["score"]
+
+
+def test_exact_search_serves_the_12_card_deck_the_env_deals() -> None:
+    # Pots are ordered lazily now: the concrete search needed over 2 million positions (and half a
+    # minute) on some of these deals, and gave up; the env's deal is what the oracle solves.
+    from tabletop_gym.envs.war.env import WarEnv
+
+    env = WarEnv(ranks=6, suits=2)
+    for seed in range(40):
+        _, info = env.reset(seed=seed)
+        result = exact_solve(info["deal"], env.rules)
+        assert result.optimal and result.stats["positions"] < 5_000
+        assert _env_score(env, result.plan) == result.score
+
+
+def test_exact_search_win_needs_a_playable_trick() -> None:
+    # With max_tricks = 8 the first win the search met lay past the limit: it claimed a win that
+    # the engine plays as a draw (and raised). Every line of play says a draw.
+    rules = WarRules(ranks=5, suits=2, max_tricks=8)
+    deal = parse_deal("43366/55422", rules)
+    result = exact_solve(deal, rules)
+    assert result.score == 0 == _brute_best(deal, rules, 100)[0]
+    assert replay(deal, rules, result.plan).state.end_reason == "max_tricks"
+
+
+def test_search_arguments_are_checked() -> None:
+    from tabletop_gym.oracles.war.horizon import solve_horizon
+
+    rules = WarRules(ranks=6, suits=2, max_tricks=100_000)
+    deal = random_deal(0, rules)
+    assert solve_horizon(deal, np.int64(3), rules).stats["horizon"] == 3
+    with pytest.raises(ValueError, match="tricks"):
+        solve_horizon(deal, 0, rules)
+    with pytest.raises(ValueError, match="1 to 2000"):
+        solve_horizon(deal, 2001, rules)
+    with pytest.raises(ValueError, match="max_positions"):
+        exact_solve(deal, rules, max_positions=0)

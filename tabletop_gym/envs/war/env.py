@@ -12,10 +12,28 @@ from tabletop_gym.core import (
     InvalidDealError,
     LegalActionSpace,
     TabletopEnv,
+    check_int,
+    quote_input,
 )
-from tabletop_gym.envs.war.rules import MAX_TRICKS, RANK_CHARS, WarGame, WarRules, parse_deal, random_deal
+from tabletop_gym.envs.war.rules import (
+    ALL_CARDS,
+    BOTH_OUT,
+    CYCLE,
+    MAX_TRICKS,
+    MAX_TRICKS_LIMIT,
+    RANK_CHARS,
+    Deal,
+    WarGame,
+    WarRules,
+    parse_deal,
+    random_deal,
+)
 
 OBSERVATIONS = ("full", "hidden")
+MAX_DRAWS = 1000
+"""Deals drawn at most by one ``reset`` before the rules are declared to give player 0 no decision.
+Under rules where a decision is rare this could in principle give up on rules that have one; with
+the smallest decks and horizons the package offers, a decision comes within a few draws."""
 
 
 class WarEnv(TabletopEnv):
@@ -53,9 +71,15 @@ class WarEnv(TabletopEnv):
 
     ## Starting state
     A seeded random deal, or `reset(options={"deal": "P0/P1"})` (top card first, ranks from
-    `23456789TJQKA`). The first observation is at your first real pickup decision. If the game ends
-    before you ever have a choice, `reset` returns the final position with an all-zero mask and
-    `info["game_over"] = True`; stepping it raises `GameOverError`.
+    `23456789TJQKA`). The first observation is at your first real pickup decision, so every episode
+    starts with a legal action. Deals where player 0 never chooses (the game, or the horizon, ends
+    before player 0 takes a pot of two ranks or more) are skipped: drawn again from the same seeded
+    stream, so `reset(seed=s)` always gives the same deal, and `info["deal"]` is the deal played
+    (the one the oracles solve). Under the `random` convention player 1's pickups are drawn with the
+    deal, from the same stream. Rules under which none of 1000 drawn deals gives player 0 a decision
+    (say a 3-card deck with `horizon=1`) raise ValueError naming them; so do rules that never can
+    (one rank, or two cards), already at construction. A deal given in `options` that gives player 0
+    no decision raises InvalidDealError.
 
     ## Episode end
     Terminated when a player cannot turn a card (win or loss) or both run out (draw). Truncated
@@ -72,7 +96,11 @@ class WarEnv(TabletopEnv):
     - `render_mode`: None or "ansi".
     - `ranks`, `suits`, `face_down`, `pickup`, `max_tricks`: the rules (`WarRules`).
     - `observation`: "full" or "hidden".
-    - `horizon`: None, or a number of tricks after which the episode stops (scored by cards held).
+    - `horizon`: None, or a number of tricks (at least 1) after which the episode stops (scored by
+      cards held).
+
+    Numbers may be Python or numpy integers; out of range values raise ValueError naming the
+    argument (`InvalidDealError` for the rules).
     """
 
     def __init__(
@@ -89,13 +117,19 @@ class WarEnv(TabletopEnv):
         self._check_render_mode(render_mode)
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
-        if horizon is not None and (not isinstance(horizon, int) or horizon < 1):
-            raise InvalidDealError(f"horizon must be None or a positive integer, got {horizon!r}")
+        horizon = check_int("horizon", horizon, 1, MAX_TRICKS_LIMIT, optional=True)
         self.render_mode = render_mode
-        self.rules = WarRules(ranks, suits, face_down, pickup, max_tricks)
+        self.rules = WarRules(ranks, suits, face_down, pickup, max_tricks)  # checks and converts each
+        ranks, suits = self.rules.ranks, self.rules.suits
+        if ranks == 1 or self.rules.num_cards == 2:
+            # One rank: every pot holds one rank. Two cards: the first trick ends the game.
+            raise ValueError(
+                f"player 0 never has a pickup decision under these rules ({self._rules_text(horizon)}): "
+                "use at least 2 ranks and 3 cards"
+            )
         self.horizon = horizon
         # The horizon is the engine's own trick limit, so the engine decides where the episode stops.
-        limit = max_tricks if horizon is None else min(max_tricks, horizon)
+        limit = self.rules.max_tricks if horizon is None else min(self.rules.max_tricks, horizon)
         self._engine_rules = self.rules.replace(max_tricks=limit)
         self.observation_mode = observation
         n = self.rules.num_cards
@@ -116,13 +150,28 @@ class WarEnv(TabletopEnv):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         deal_text = self._deal_option(options)
-        if deal_text is not None:
-            deal = parse_deal(deal_text, self.rules)
+        given = parse_deal(deal_text, self.rules) if deal_text is not None else None
+        # Under a fixed convention a given deal plays the same way every time: one try says it all.
+        draws = 1 if given is not None and self.rules.deterministic else MAX_DRAWS
+        for _ in range(draws):
+            deal = given if given is not None else random_deal(self.np_random, self.rules)
+            game = self._start(deal)
+            if game.awaiting:
+                break
         else:
-            deal = random_deal(self.np_random, self.rules)
-        # The random convention draws from a generator seeded by the episode's own generator.
-        pickup_seed = int(self.np_random.integers(2**63))
-        self.game = WarGame(deal, self._engine_rules, controlled=0, seed=pickup_seed)
+            if given is not None:
+                state = game.state
+                raise InvalidDealError(
+                    f"deal {quote_input(str(given))} gives player 0 no pickup decision under these rules "
+                    f"({self._rules_text(self.horizon)}): the episode would start finished (it ends "
+                    f"after {state.tricks} trick(s): {REASONS.get(state.end_reason or '')}); give a deal "
+                    "where player 0 takes a pot of two ranks or more while player 1 still holds cards"
+                )
+            raise ValueError(
+                f"none of {MAX_DRAWS} deals drawn gives player 0 a pickup decision under these rules "
+                f"({self._rules_text(self.horizon)}): use a longer horizon or a larger deck"
+            )
+        self.game = game
         self._deal_text = str(deal)
         self._dealt0 = len(deal.piles[0])
         return self._observation(), self._info()
@@ -143,7 +192,7 @@ class WarEnv(TabletopEnv):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        return render_text(self._require_game())
+        return render_text(self._require_game(), self.horizon)
 
     def has_position(self) -> bool:
         """True while a pot waits to be ordered (``action_space.sample()`` then draws its ranks)."""
@@ -153,6 +202,17 @@ class WarEnv(TabletopEnv):
         return self._require_game().action_mask()
 
     # -- helpers -------------------------------------------------------------------------------
+    def _start(self, deal: Deal) -> WarGame:
+        """The game of ``deal`` played up to player 0's first decision (or its end)."""
+        # The random convention draws from a generator seeded by the episode's own generator.
+        pickup_seed = int(self.np_random.integers(2**63))
+        return WarGame(deal, self._engine_rules, controlled=0, seed=pickup_seed)
+
+    def _rules_text(self, horizon: int | None) -> str:
+        rules = self.rules
+        text = f"ranks={rules.ranks}, suits={rules.suits}, face_down={rules.face_down}, pickup={rules.pickup}"
+        return text + (f", horizon={horizon}" if horizon is not None else "")
+
     def _require_game(self) -> WarGame:
         if self.game is None:
             raise GameOverError("call reset() before using the environment")
@@ -205,7 +265,15 @@ class WarEnv(TabletopEnv):
         }
 
 
-def render_text(game: WarGame) -> str:
+REASONS = {
+    ALL_CARDS: "a player had no card to turn",
+    BOTH_OUT: "both players ran out of cards",
+    MAX_TRICKS: "the trick limit was reached",
+    CYCLE: "a position came back",
+}
+
+
+def render_text(game: WarGame, horizon: int | None = None) -> str:
     """The position as text a person can play from."""
     state = game.state
     alphabet = RANK_CHARS
@@ -221,10 +289,18 @@ def render_text(game: WarGame) -> str:
         left = sorted(r for r, n in state.to_place.items() for _ in range(n))
         lines.append(f"pot still to place under your pile: {cards(left)}")
     if state.over:
-        lines.append(f"game over: {_result_text(game)}")
+        lines.append(f"game over: {result_text(game, horizon)}")
     return "\n".join(lines)
 
 
-def _result_text(game: WarGame) -> str:
-    reason = game.state.end_reason
-    return {1: "you won", -1: "you lost"}.get(game.outcome(0), "draw") + f" ({reason})"
+def result_text(game: WarGame, horizon: int | None = None) -> str:
+    """How the game ended, in words: ``you won (player 1 had no card to turn)``."""
+    state = game.state
+    if state.end_reason == MAX_TRICKS and horizon is not None and state.tricks >= horizon:
+        return f"stopped at the horizon of {horizon} tricks"
+    outcome = game.outcome(0)
+    if state.end_reason == ALL_CARDS:
+        reason = f"{'player 1' if outcome == 1 else 'you'} had no card to turn"
+    else:
+        reason = REASONS.get(state.end_reason or "", str(state.end_reason))
+    return {1: "you won", -1: "you lost"}.get(outcome, "draw") + f" ({reason})"

@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, check_characters, make_rng
+from tabletop_gym.core import (
+    GameOverError,
+    IllegalActionError,
+    InvalidDealError,
+    check_characters,
+    check_int,
+    make_rng,
+    quote_input,
+)
 
 RANK_CHARS = "23456789TJQKA"
 PICKUPS = ("winner_first", "loser_first", "high_first", "random")
@@ -30,6 +38,12 @@ ALL_CARDS = "all_cards"  # the loser had no card to turn face up
 BOTH_OUT = "both_out"  # neither player had a card to turn face up: a draw
 MAX_TRICKS = "max_tricks"  # stopped after rules.max_tricks tricks: a draw
 CYCLE = "cycle"  # a position repeated under deterministic rules: a draw
+
+MAX_SUITS = 64
+MAX_FACE_DOWN = 64
+# Beyond this a game that never ends (a cycle under the random convention, an agent that keeps the
+# game going) would take hours to play out: the limit is what makes every game finish.
+MAX_TRICKS_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -43,23 +57,23 @@ class WarRules:
     max_tricks: int = 10_000
 
     def __post_init__(self) -> None:
-        def is_int(x: object) -> bool:
-            return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
-        if not is_int(self.ranks) or not 1 <= self.ranks <= len(RANK_CHARS):
-            raise InvalidDealError(
-                f"ranks must be an integer from 1 to {len(RANK_CHARS)}, got {self.ranks!r}"
-            )
-        if not is_int(self.suits) or not 1 <= self.suits <= 64:
-            raise InvalidDealError(f"suits must be an integer from 1 to 64, got {self.suits!r}")
+        # Numpy integers are welcome (and stored as Python ints, so variants and JSON read the same);
+        # bools, floats and out-of-range values are refused with the parameter named.
+        for name, low, high in (
+            ("ranks", 1, len(RANK_CHARS)),
+            ("suits", 1, MAX_SUITS),
+            ("face_down", 0, MAX_FACE_DOWN),
+            ("max_tricks", 1, MAX_TRICKS_LIMIT),
+        ):
+            try:
+                value = check_int(name, getattr(self, name), low, high)
+            except ValueError as error:
+                raise InvalidDealError(str(error)) from None
+            object.__setattr__(self, name, value)
         if self.ranks * self.suits < 2:
             raise InvalidDealError("a deck needs at least 2 cards (ranks * suits >= 2)")
-        if not is_int(self.face_down) or not 0 <= self.face_down <= 64:
-            raise InvalidDealError(f"face_down must be an integer from 0 to 64, got {self.face_down!r}")
-        if self.pickup not in PICKUPS:
-            raise InvalidDealError(f"pickup must be one of {PICKUPS}, got {self.pickup!r}")
-        if not is_int(self.max_tricks) or self.max_tricks < 1:
-            raise InvalidDealError(f"max_tricks must be a positive integer, got {self.max_tricks!r}")
+        if not isinstance(self.pickup, str) or self.pickup not in PICKUPS:
+            raise InvalidDealError(f"pickup must be one of {PICKUPS}, got {quote_input(self.pickup)}")
 
     @property
     def num_cards(self) -> int:
@@ -112,19 +126,21 @@ def parse_deal(text: str | Deal, rules: WarRules = DEFAULT_RULES) -> Deal:
         text = str(text)
     if not isinstance(text, str):
         raise InvalidDealError(f"a deal must be a string 'P0/P1', got {type(text).__name__}")
+    # Messages quote a bounded prefix of the deal: a 10 MB deal gives a short message.
+    quoted = quote_input(text)
     parts = text.strip().split("/")
     if len(parts) != 2:
-        raise InvalidDealError(f"deal {text!r} has {len(parts)} pile(s); expected 2 piles separated by '/'")
+        raise InvalidDealError(f"deal {quoted} has {len(parts)} pile(s); expected 2 piles separated by '/'")
     alphabet = rules.alphabet
     for i, part in enumerate(parts):
-        check_characters(part, alphabet, f"pile {i} of deal {text!r}")
+        check_characters(part, alphabet, f"pile {i} of deal {quoted}")
         if not part:
-            raise InvalidDealError(f"pile {i} of deal {text!r} is empty; each player needs a card")
+            raise InvalidDealError(f"pile {i} of deal {quoted} is empty; each player needs a card")
     counts = Counter(parts[0] + parts[1])
     for char in alphabet:
         if counts.get(char, 0) != rules.suits:
             raise InvalidDealError(
-                f"deal {text!r} holds rank {char} {counts.get(char, 0)} times; "
+                f"deal {quoted} holds rank {char} {counts.get(char, 0)} times; "
                 f"expected exactly {rules.suits} (ranks={rules.ranks}, suits={rules.suits})"
             )
     piles = tuple(tuple(alphabet.index(c) for c in part) for part in parts)

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from tabletop_gym.core import OracleResult
+from tabletop_gym.core import OracleResult, check_float, check_int
 from tabletop_gym.envs.war.rules import (
     DEFAULT_RULES,
     Deal,
@@ -50,9 +50,22 @@ from tabletop_gym.envs.war.rules import (
     deal_from_piles,
     parse_deal,
 )
+from tabletop_gym.oracles.war.limits import MAX_MODEL_TRICKS, MAX_MODEL_TURNS
 from tabletop_gym.oracles.war.search import plan_for_orders
 
 MODEL_PICKUPS = ("winner_first", "loser_first")  # conventions whose pot order is linear in the turns
+
+
+class _OutOfTime(Exception):
+    """The time limit passed while a model was being built."""
+
+
+def _check_model_tricks(name: str, tricks: object) -> int:
+    value = check_int(name, tricks, 1)
+    assert value is not None
+    if value > MAX_MODEL_TRICKS:
+        raise ValueError(f"{name}: the CP-SAT model covers 1 to {MAX_MODEL_TRICKS} tricks, got {value}")
+    return value
 
 
 class _Turns:
@@ -67,7 +80,15 @@ class _Turns:
         sizes: tuple[int, int],
         player0_chooses: bool,
         optimistic: bool,
+        deadline: float | None = None,
     ) -> None:
+        """``deadline`` (a ``time.perf_counter()`` value): past it the building stops with
+        ``_OutOfTime``, so a time limit binds also while a large model is being built."""
+
+        def on_time() -> None:
+            if deadline is not None and time.perf_counter() > deadline:
+                raise _OutOfTime
+
         if rules.pickup not in MODEL_PICKUPS:
             raise ValueError(
                 f"the CP-SAT model covers pickup conventions {MODEL_PICKUPS}, not {rules.pickup!r}"
@@ -111,6 +132,7 @@ class _Turns:
 
         eq, gt, up, war, endt = [], [], [], [], []
         for k in range(K):
+            on_time()
             x0, x1 = self.X[0][k], self.X[1][k]
             if isinstance(x0, int) and isinstance(x1, int):
                 e, g = when(x0 == x1, f"eq{k}"), when(x0 > x1, f"gt{k}")
@@ -141,6 +163,7 @@ class _Turns:
         live, le, wk = [], [[], []], [[], []]
         lose, win, esc, last = [], [], [], []
         for k in range(K):
+            on_time()
             s = m.NewIntVar(0, k, f"st{k}")
             if k == 0:
                 m.Add(s == 0)
@@ -232,6 +255,7 @@ class _Turns:
         en: list = [None] * K
         won: list[list] = [[None] * K, [None] * K]
         for k in reversed(range(K)):
+            on_time()
             e = m.NewIntVar(k, K, f"en{k}")
             m.Add(e == k).OnlyEnforceIf(endt[k])
             m.Add(e == (en[k + 1] if k + 1 < K else K)).OnlyEnforceIf(endt[k].Not())
@@ -247,6 +271,7 @@ class _Turns:
         self.r0: list[list] = [[None] * K, [None] * K]
         all_r0 = []
         for j in range(K):
+            on_time()  # the element constraints below make this loop grow with the square of K
             length = en[j] - st[j] + 1
             for p in (0, 1):
                 base = self.n[p] + 2 * G[p][j]
@@ -384,27 +409,53 @@ def solve_horizon_cpsat(
     than the convention play has. When the solver's best needs more turns than the model holds, the
     model is rebuilt with twice the wars; when it is a short war (taken optimistically), the bound
     stays what that model proved and a second model without short wars looks for a real plan.
+
+    ``time_limit`` covers building the models too: when it passes during a build, the answer is the
+    best plan found so far (at first: player 0 on its convention) with the bound proven so far.
+    The horizon (``tricks``, capped by ``rules.max_tricks``) is at most ``MAX_MODEL_TRICKS``.
     """
-    deal = parse_deal(deal, rules)
-    if not isinstance(tricks, int) or tricks < 1:
-        raise ValueError(f"tricks must be a positive integer, got {tricks!r}")
-    horizon = min(tricks, rules.max_tricks)
-    limited = rules.replace(max_tricks=horizon)
     start = time.perf_counter()
+    deal = parse_deal(deal, rules)
+    tricks = check_int("tricks", tricks, 1)
+    time_limit = check_float("time_limit", time_limit, 0, low_open=True)
+    workers = check_int("workers", workers, 1, 256)
+    extra_wars = check_int("extra_wars", extra_wars, 0, MAX_MODEL_TURNS)
+    horizon = min(tricks, rules.max_tricks)
+    if horizon > MAX_MODEL_TRICKS:
+        raise ValueError(
+            f"the CP-SAT model covers horizons of 1 to {MAX_MODEL_TRICKS} tricks, got {horizon}: "
+            "use the horizon search (--method search) or a shorter horizon"
+        )
+    deadline = start + time_limit
+    limited = rules.replace(max_tricks=horizon)
     n = (len(deal.piles[0]), len(deal.piles[1]))
     _, base_wars = _engine_turns(deal, rules, horizon)
     wars = base_wars + extra_wars
-    most_turns = horizon * rules.num_cards
+    most_turns = min(horizon * rules.num_cards, MAX_MODEL_TURNS)
     bound, plan, score = rules.num_cards, *_finish(deal, limited, [])
     forbid_short, tightened, solves, statuses = False, False, 0, []
+    turns, size = 0, (0, 0)
     while True:
         turns = min(horizon + (rules.face_down + 1) * wars, most_turns)
-        model = _Turns(limited, horizon, turns, deal.piles, n, player0_chooses=True, optimistic=True)
+        try:
+            model = _Turns(
+                limited,
+                horizon,
+                turns,
+                deal.piles,
+                n,
+                player0_chooses=True,
+                optimistic=True,
+                deadline=deadline,
+            )
+        except _OutOfTime:
+            statuses.append("TIME_LIMIT_WHILE_BUILDING")
+            break
+        size = (len(model.m.Proto().variables), len(model.m.Proto().constraints))
         if forbid_short:
             model.m.Add(model.esc == 0)
         model.m.Maximize(model.held)
-        left = time_limit - (time.perf_counter() - start)
-        solver, status = model.solve(left, workers)
+        solver, status = model.solve(deadline - time.perf_counter(), workers)
         solves += 1
         statuses.append(solver.StatusName(status))
         feasible = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
@@ -451,8 +502,8 @@ def solve_horizon_cpsat(
             "statuses": statuses,
             "turns": turns,
             "solves": solves,
-            "variables": len(model.m.Proto().variables),
-            "constraints": len(model.m.Proto().constraints),
+            "variables": size[0],
+            "constraints": size[1],
         },
     )
 
@@ -465,16 +516,17 @@ def solve_horizon_best(
     workers: int = 2,
     max_nodes: int = 20_000,
 ) -> OracleResult:
-    """The exact horizon search within ``max_nodes`` positions (fast on most deals), else CP-SAT."""
-    from tabletop_gym.oracles.war.horizon import solve_horizon
+    """The exact horizon search within ``max_nodes`` positions (fast on most deals), else CP-SAT
+    within what is left of ``time_limit``."""
+    from tabletop_gym.oracles.war.horizon import SearchBudgetError, solve_horizon
 
     start = time.perf_counter()
+    time_limit = check_float("time_limit", time_limit, 0, low_open=True)
     try:
         return solve_horizon(deal, tricks, rules, max_nodes=max_nodes)
-    except ValueError as error:
-        if "positions" not in str(error):
-            raise
-    left = max(0.5, time_limit - (time.perf_counter() - start))
+    except SearchBudgetError:
+        pass
+    left = max(1e-3, time_limit - (time.perf_counter() - start))
     result = solve_horizon_cpsat(deal, tricks, rules, time_limit=left, workers=workers)
     stats = dict(result.stats, search_gave_up_after=max_nodes)
     return OracleResult(result.score, result.bound, result.plan, time.perf_counter() - start, stats)
@@ -511,16 +563,25 @@ def _parse_pattern(pattern: str) -> list[tuple[bool | None, int | None]]:
             )
         out.append((war, winner))
     if not out:
-        raise ValueError("empty trick pattern")
+        raise ValueError("empty trick pattern: give one token a trick, e.g. 'w,1'")
+    if len(out) > MAX_MODEL_TRICKS:
+        raise ValueError(f"a trick pattern covers 1 to {MAX_MODEL_TRICKS} tricks, got {len(out)}")
     return out
 
 
-def _free_model(rules: WarRules, tricks: int, wars_cap: int) -> _Turns:
+parse_pattern = _parse_pattern
+
+
+def _free_model(rules: WarRules, tricks: int, wars_cap: int, deadline: float | None = None) -> _Turns:
     n0 = (rules.num_cards + 1) // 2
     turns = tricks + (rules.face_down + 1) * wars_cap
-    return _Turns(
-        rules.replace(max_tricks=tricks), tricks, turns, None, (n0, rules.num_cards - n0), False, False
-    )
+    if turns > MAX_MODEL_TURNS:
+        raise ValueError(
+            f"{tricks} tricks with up to {wars_cap} wars of {rules.face_down} face-down cards need {turns} "
+            f"turns; the model holds at most {MAX_MODEL_TURNS}: ask for fewer tricks or wars"
+        )
+    limited = rules.replace(max_tricks=tricks)
+    return _Turns(limited, tricks, turns, None, (n0, rules.num_cards - n0), False, False, deadline)
 
 
 def _free_deal(model: _Turns, solver: cp_model.CpSolver, rules: WarRules) -> str:
@@ -555,11 +616,20 @@ def find_deal_with_pattern(
     pattern: str, rules: WarRules = DEFAULT_RULES, time_limit: float = 30.0, workers: int = 2
 ) -> FreeDealResult:
     """A deal whose first tricks follow ``pattern`` (see ``_parse_pattern``), both players on
-    ``rules.pickup``, no short war. Raises ValueError if the model proves there is none."""
-    tokens = _parse_pattern(pattern)
+    ``rules.pickup``, no short war. Raises ValueError if the model proves there is none, and
+    TimeoutError if ``time_limit`` (building included) passes first."""
     start = time.perf_counter()
+    if not isinstance(pattern, str):
+        raise ValueError(f"a trick pattern is a string such as 'w,1', got {type(pattern).__name__}")
+    tokens = _parse_pattern(pattern)
+    time_limit = check_float("time_limit", time_limit, 0, low_open=True)
+    workers = check_int("workers", workers, 1, 256)
+    deadline = start + time_limit
     wars_cap = max(1, sum(1 for war, _ in tokens if war)) + 1
-    model = _free_model(rules, len(tokens), wars_cap)
+    try:
+        model = _free_model(rules, len(tokens), wars_cap, deadline)
+    except _OutOfTime:
+        raise TimeoutError(f"the time limit of {time_limit:g} s passed while building the model") from None
     model.m.Add(model.done == 1)
     for t, (war, winner) in enumerate(tokens):
         if war is None and winner is None:
@@ -569,7 +639,7 @@ def find_deal_with_pattern(
             model.m.Add(has_war == int(war))
         if winner is not None:
             model.m.Add(won0 == int(winner == 0))
-    solver, status = model.solve(time_limit, workers)
+    solver, status = model.solve(deadline - time.perf_counter(), workers)
     if status == cp_model.INFEASIBLE:
         raise ValueError(f"no deal follows the pattern {pattern!r} (within {wars_cap} wars, no short war)")
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -594,14 +664,27 @@ def find_deal_most_wars(
     """A deal with the most wars in its first ``tricks`` tricks (all of them completed), both players
     on ``rules.pickup``, no short war. The model holds at most ``wars_cap`` wars; while the best deal
     reaches the cap it is rebuilt with twice the cap, time allowing. ``bound`` is proven over deals
-    without a short war; it is None when the last model's cap was reached (more may be possible)."""
+    without a short war; it is None when the last model's cap was reached (more may be possible).
+    ``tricks`` is at most ``MAX_MODEL_TRICKS``; ``time_limit`` covers building the models too."""
     start = time.perf_counter()
+    tricks = _check_model_tricks("tricks", tricks)
+    time_limit = check_float("time_limit", time_limit, 0, low_open=True)
+    workers = check_int("workers", workers, 1, 256)
+    wars_cap = check_int("wars_cap", wars_cap, 1, MAX_MODEL_TURNS)
+    deadline = start + time_limit
     best: FreeDealResult | None = None
     while True:
-        model = _free_model(rules, tricks, wars_cap)
+        try:
+            model = _free_model(rules, tricks, wars_cap, deadline)
+        except _OutOfTime:
+            if best is not None:
+                return best  # no time to build the larger model: keep the capped answer
+            raise TimeoutError(
+                f"the time limit of {time_limit:g} s passed while building the model of {tricks} tricks"
+            ) from None
         model.m.Add(model.done == 1)
         model.m.Maximize(model.wars)
-        solver, status = model.solve(time_limit - (time.perf_counter() - start), workers)
+        solver, status = model.solve(deadline - time.perf_counter(), workers)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             if best is not None:
                 return best  # the larger model found nothing in time: keep the capped answer
@@ -622,7 +705,8 @@ def find_deal_most_wars(
             time.perf_counter() - start,
             {"turns": model.K, "wars_cap": wars_cap},
         )
-        if capped and time_limit - (time.perf_counter() - start) > 1.0:
+        room = tricks + (rules.face_down + 1) * 2 * wars_cap <= MAX_MODEL_TURNS
+        if capped and room and deadline - time.perf_counter() > 1.0:
             wars_cap *= 2
             continue
         return best

@@ -17,12 +17,17 @@ import sys
 import time
 from collections import Counter
 
-from tabletop_gym.core import OracleCache, OracleResult
+from tabletop_gym.core import OracleCache, OracleResult, check_int
 from tabletop_gym.envs.war.rules import DEFAULT_RULES, Deal, WarGame, WarRules, convention_order, parse_deal
+from tabletop_gym.oracles.war.limits import MAX_SEARCH_HORIZON
 from tabletop_gym.oracles.war.search import GAME, plan_for_orders
 
 # A block is (pot id or -1 for a dealt card, sorted ranks still in it); pile 0 is a tuple of blocks.
 Block = tuple[int, tuple[int, ...]]
+
+
+class SearchBudgetError(ValueError):
+    """The search passed its budget of positions (``max_nodes``) without an answer."""
 
 
 def _size(blocks: tuple[Block, ...]) -> int:
@@ -63,7 +68,7 @@ class _Search:
             return hit
         self.nodes += 1
         if self.nodes > self.max_nodes:
-            raise ValueError(
+            raise SearchBudgetError(
                 f"horizon search passed {self.max_nodes} positions; use a shorter horizon or raise max_nodes"
             )
         best: tuple[int, tuple] = (-1, ())
@@ -112,10 +117,14 @@ def solve_horizon(
     a loss), proven by exhaustive search, with a plan the engine replays to exactly that."""
     if rules.pickup == "random":
         raise ValueError("the horizon search needs a fixed pickup convention for player 1, not 'random'")
-    if not isinstance(tricks, int) or tricks < 1:
-        raise ValueError(f"tricks must be a positive integer, got {tricks!r}")
+    tricks = check_int("tricks", tricks, 1)
+    max_nodes = check_int("max_nodes", max_nodes, 1)
     deal = parse_deal(deal, rules)
     horizon = min(tricks, rules.max_tricks)
+    if horizon > MAX_SEARCH_HORIZON:
+        raise ValueError(
+            f"the horizon search covers horizons of 1 to {MAX_SEARCH_HORIZON} tricks, got {horizon}"
+        )
     start = time.perf_counter()
     search = _Search(rules, horizon, max_nodes)
     old = sys.getrecursionlimit()

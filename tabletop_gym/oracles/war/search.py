@@ -1,12 +1,18 @@
 """Exact best pickup play for player 0 on small decks: a search over positions.
 
 Player 1 follows a fixed convention, so the game is a one-player problem: from a position (both
-piles, in order, at the start of a trick) the trick plays out by itself, and when player 0 takes the
-pot every distinct order of the pot cards leads to its own next position. A breadth-first search
-with a table of visited positions (the transposition table; a position met again closes a cycle)
-finds the fewest tricks to a forced win. Without a win the best is a draw when player 0 can reach a
-both-out draw or keep the game going until ``max_tricks`` (a reachable cycle, or a long enough path),
-else every play loses.
+piles at the start of a trick) the trick plays out by itself except for the order of the cards
+player 0 turns. A breadth-first search with a table of visited positions (the transposition table; a
+position met again closes a cycle) finds the fewest tricks to a forced win. Without a win the best
+is a draw when player 0 can reach a both-out draw or keep the game going until ``max_tricks`` (a
+reachable cycle, or a long enough path), else every play loses.
+
+The order of a won pot is decided lazily, as in the horizon search (``horizon``): the pot goes under
+player 0's pile as an unordered block, and only when one of its cards is turned does the search
+branch on which rank comes up. Choosing each card as it comes up is the same as choosing the whole
+order at pickup (player 0 knows everything and player 1's play is fixed), but orders that differ
+only in cards not yet turned are one position, not thousands: a pot of ten cards has up to 10!
+orders, and a 12-card deck that needed millions of concrete positions needs a few hundred.
 
 The search has its own compact model of a trick; every plan it returns is replayed through the
 engine (``tabletop_gym.envs.war.rules.replay``) before it is reported.
@@ -16,9 +22,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from tabletop_gym.core import OracleCache, OracleResult
+from tabletop_gym.core import OracleCache, OracleResult, check_int
 from tabletop_gym.envs.war.rules import (
     DEFAULT_RULES,
     MAX_TRICKS,
@@ -31,40 +37,58 @@ from tabletop_gym.envs.war.rules import (
 )
 
 GAME = "war"
-Position = tuple[tuple[int, ...], tuple[int, ...]]
+Block = tuple[int, ...]  # the ranks, sorted, of one unordered block of player 0's pile
+Position = tuple[tuple[Block, ...], tuple[int, ...]]  # player 0's blocks (top first), player 1's pile
+# How player 0's side of a trick went: the ranks it turned, in order, and the pot it took (sorted;
+# empty when player 1 took the pot or the game ended during the trick).
+Step = tuple[tuple[int, ...], tuple[int, ...]]
 _WIN, _LOSS, _DRAW = 1, -1, 0
 
 
-def _trick(p0: tuple[int, ...], p1: tuple[int, ...], face_down: int):
-    """(taker, pot0, pot1, rest0, rest1), or (outcome for player 0, None, ...) if the game ends."""
-    i = j = 0
-    n0, n1 = len(p0), len(p1)
-    while True:
-        if i == n0 or j == n1:
-            if i == n0 and j == n1:
-                return ("end", _DRAW)
-            return ("end", _LOSS if i == n0 else _WIN)
-        a, b = p0[i], p1[j]
-        i += 1
-        j += 1
-        if a != b:
-            return ("take", 0 if a > b else 1, p0[:i], p1[:j], p0[i:], p1[j:])
-        i += max(0, min(face_down, n0 - i - 1))
-        j += max(0, min(face_down, n1 - j - 1))
+def _size(blocks: tuple[Block, ...]) -> int:
+    return sum(len(b) for b in blocks)
 
 
-def _orders(counts: dict[int, int], prefix: list[int], size: int) -> Iterator[tuple[int, ...]]:
-    """Every distinct order of a multiset of ranks."""
-    if len(prefix) == size:
-        yield tuple(prefix)
+def _take(blocks: tuple[Block, ...], k: int) -> Iterator[tuple[tuple[int, ...], tuple[Block, ...]]]:
+    """Every distinct way to turn player 0's next k cards: (ranks in turn, blocks left)."""
+    if k == 0:
+        yield (), blocks
         return
-    for rank in sorted(counts):
-        if counts[rank]:
-            counts[rank] -= 1
-            prefix.append(rank)
-            yield from _orders(counts, prefix, size)
-            prefix.pop()
-            counts[rank] += 1
+    ranks = blocks[0]
+    for i, rank in enumerate(ranks):
+        if i and ranks[i - 1] == rank:
+            continue  # equal ranks are interchangeable
+        rest = ranks[:i] + ranks[i + 1 :]
+        left = (rest,) + blocks[1:] if rest else blocks[1:]
+        for more, final in _take(left, k - 1):
+            yield (rank,) + more, final
+
+
+def _trick(
+    blocks: tuple[Block, ...], pile1: tuple[int, ...], face_down: int, pot0: tuple[int, ...] = (),
+    pot1: tuple[int, ...] = (),
+):  # fmt: skip
+    """Every way the next trick can go, by the ranks player 0 turns.
+
+    Yields ``("end", outcome for player 0, turned0)`` when a player has no card to turn, else
+    ``("take", taker, pot0, pot1, blocks left, pile 1 left)``; ``pot0`` and ``turned0`` are player
+    0's cards of this trick in the order turned, ``pot1`` player 1's.
+    """
+    n0, n1 = _size(blocks), len(pile1)
+    if n0 == 0 or n1 == 0:
+        yield ("end", _DRAW if n0 == n1 else (_LOSS if n0 == 0 else _WIN), pot0)
+        return
+    c1 = pile1[0]
+    for up, left0 in _take(blocks, 1):
+        p0, p1 = pot0 + up, pot1 + (c1,)
+        if up[0] != c1:
+            yield ("take", 0 if up[0] > c1 else 1, p0, p1, left0, pile1[1:])
+            continue
+        # A war: face-down cards, each player keeping one to turn face up (rule 3).
+        d0 = max(0, min(face_down, _size(left0) - 1))
+        d1 = max(0, min(face_down, n1 - 2))
+        for down0, rest0 in _take(left0, d0):
+            yield from _trick(rest0, pile1[1 + d1 :], face_down, p0 + down0, p1 + pile1[1 : 1 + d1])
 
 
 def choices_of(order: tuple[int, ...]) -> list[int]:
@@ -98,6 +122,32 @@ def plan_for_orders(deal: Deal, rules: WarRules, orders: list[tuple[int, ...]]) 
     return plan
 
 
+def orders_of_steps(deal: Deal, steps: Sequence[Step]) -> list[tuple[int, ...]]:
+    """Player 0's pot orders (one per pot it takes, in turn) that make the cards come up as ``steps``
+    say: each pot's cards in the order they are turned, then those never turned, ascending."""
+    blocks: deque[tuple[int, list[int]]] = deque((-1, [r]) for r in deal.piles[0])
+    pots: list[tuple[int, ...]] = []
+    picked: list[list[int]] = []
+    for turned, pot in steps:
+        for rank in turned:
+            pot_id, ranks = blocks[0]
+            ranks.remove(rank)  # the search only turns ranks the block holds
+            if pot_id >= 0:
+                picked[pot_id].append(rank)
+            if not ranks:
+                blocks.popleft()
+        if pot:
+            blocks.append((len(pots), list(pot)))
+            pots.append(pot)
+            picked.append([])
+    orders = []
+    for pot, first in zip(pots, picked, strict=True):
+        rest = Counter(pot)
+        rest.subtract(first)
+        orders.append(tuple(first) + tuple(sorted(rest.elements())))
+    return orders
+
+
 class PositionGraph:
     """The positions reachable from a deal, with player 0's moves between them."""
 
@@ -105,57 +155,64 @@ class PositionGraph:
         if not rules.deterministic:
             raise ValueError("exact search needs a fixed pickup convention for player 1, not 'random'")
         self.rules = rules
-        root: Position = (deal.piles[0], deal.piles[1])
+        self.deal = deal
+        root: Position = (tuple((r,) for r in deal.piles[0]), deal.piles[1])
         self.root = root
         self.depth: dict[Position, int] = {root: 0}
-        self.parent: dict[Position, tuple[Position, tuple[int, ...]]] = {}
-        self.children: dict[Position, list[tuple[Position, tuple[int, ...]]]] = {}
-        self.ends: dict[Position, int] = {}  # positions whose next trick ends the game
-        self.first_win: Position | None = None
-        self.first_both_out: Position | None = None
+        self.parent: dict[Position, tuple[Position, Step]] = {}
+        self.children: dict[Position, list[tuple[Position, Step]]] = {}
+        # Where the game can end as wanted: the position and player 0's cards turned in that trick.
+        self.first_win: tuple[Position, tuple[int, ...]] | None = None
+        self.first_both_out: tuple[Position, tuple[int, ...]] | None = None
         queue = deque([root])
         while queue:
             pos = queue.popleft()
             d = self.depth[pos]
-            step = _trick(pos[0], pos[1], rules.face_down)
-            if step[0] == "end":
-                self.ends[pos] = step[1]
-                if step[1] == _WIN and self.first_win is None:
-                    # A win found at the start of trick d; a win during a war needs d < max_tricks.
-                    if d < rules.max_tricks or not (pos[0] and pos[1]):
-                        self.first_win = pos
+            at_start = not pos[0] or not pos[1]  # a pile is empty before the trick: no trick is played
+            nexts: list[tuple[Position, Step]] = []
+            for outcome in _trick(pos[0], pos[1], rules.face_down):
+                if outcome[0] == "end":
+                    _, value, turned = outcome
+                    # A win during a war needs trick d to be played (d < max_tricks); one at the start
+                    # of trick d was won in trick d - 1.
+                    if value == _WIN and (d < rules.max_tricks or (at_start and d <= rules.max_tricks)):
+                        self.first_win = (pos, turned)
                         return  # breadth first: no shorter win exists
-                if step[1] == _DRAW and self.first_both_out is None:
-                    self.first_both_out = pos
-                continue
-            _, taker, pot0, pot1, rest0, rest1 = step
-            if taker == 0:
-                counts = Counter(pot0 + pot1)
-                nexts = [((rest0 + o, rest1), o) for o in _orders(dict(counts), [], len(pot0) + len(pot1))]
-            else:
-                order = tuple(convention_order((pot0, pot1), 1, rules.pickup, None))
-                nexts = [((rest0, rest1 + order), ())]
-            self.children[pos] = nexts
-            for child, order in nexts:
+                    if value == _DRAW and self.first_both_out is None:
+                        self.first_both_out = (pos, turned)
+                    continue
+                _, taker, pot0, pot1, rest0, rest1 = outcome
+                if taker == 0:
+                    pot = tuple(sorted(pot0 + pot1))
+                    nexts.append(((rest0 + (pot,), rest1), (pot0, pot)))
+                else:
+                    order = tuple(convention_order((pot0, pot1), 1, rules.pickup, None))
+                    nexts.append(((rest0, rest1 + order), (pot0, ())))
+            if nexts:
+                self.children[pos] = nexts
+            for child, step in nexts:
                 if child not in self.depth:
                     if len(self.depth) >= max_positions:
                         raise ValueError(
                             f"more than {max_positions} positions: the deck is too large for exact search"
                         )
                     self.depth[child] = d + 1
-                    self.parent[child] = (pos, order)
+                    self.parent[child] = (pos, step)
                     queue.append(child)
 
-    def path_to(self, pos: Position) -> list[tuple[int, ...]]:
-        """Player 0's pot orders along the path from the root to ``pos``."""
-        orders = []
+    def steps_to(self, pos: Position, last: tuple[int, ...] = ()) -> list[Step]:
+        """Player 0's steps along the path from the root to ``pos``, then ``last`` (the cards turned
+        in the trick that ends the game there)."""
+        steps: list[Step] = []
         while pos != self.root:
-            pos, order = self.parent[pos]
-            if order:
-                orders.append(order)
-        return orders[::-1]
+            pos, step = self.parent[pos]
+            steps.append(step)
+        steps.reverse()
+        if last:
+            steps.append((last, ()))
+        return steps
 
-    def survival_moves(self) -> dict[Position, tuple[Position, tuple[int, ...]]] | None:
+    def survival_moves(self) -> dict[Position, tuple[Position, Step]] | None:
         """For each position from which the game can last forever, a move that keeps it so.
 
         Repeatedly drop positions with no move to a surviving position (game-ending positions go
@@ -179,28 +236,37 @@ class PositionGraph:
                         queue.append(prev)
         if self.root not in alive:
             return None
-        return {pos: next((c, o) for c, o in self.children[pos] if c in alive) for pos in alive}
+        return {pos: next((c, st) for c, st in self.children[pos] if c in alive) for pos in alive}
 
 
 def solve(deal: Deal | str, rules: WarRules = DEFAULT_RULES, max_positions: int = 2_000_000) -> OracleResult:
     """Player 0's best result on ``deal`` (+1 win, 0 draw, -1 loss), proven, with a plan.
 
     ``stats["tricks"]`` is the fewest tricks to the forced win (or the length of the game the plan
-    plays), ``stats["positions"]`` the positions searched. The plan is player 0's decision
-    sequence (``WarGame.choose`` / the environment's actions).
+    plays), ``stats["positions"]`` the positions searched (at most ``max_positions``, else a
+    ValueError). The plan is player 0's decision sequence (``WarGame.choose`` / the environment's
+    actions).
     """
+    max_positions = check_int("max_positions", max_positions, 1)
     deal = parse_deal(deal, rules)
     start = time.perf_counter()
     graph = PositionGraph(deal, rules, max_positions)
     if graph.first_win is not None:
-        value, plan = _WIN, plan_for_orders(deal, rules, graph.path_to(graph.first_win))
+        value, steps = _WIN, graph.steps_to(*graph.first_win)
+        plan = plan_for_orders(deal, rules, orders_of_steps(deal, steps))
     elif graph.first_both_out is not None:
-        value, plan = _DRAW, plan_for_orders(deal, rules, graph.path_to(graph.first_both_out))
+        value, steps = _DRAW, graph.steps_to(*graph.first_both_out)
+        plan = plan_for_orders(deal, rules, orders_of_steps(deal, steps))
     else:
         moves = graph.survival_moves()
-        if moves is not None and len(graph.depth) < rules.max_tricks:
-            value, plan = _DRAW, plan_for_orders(deal, rules, _survive(graph, moves, rules.max_tricks))
-        elif moves is None and len(graph.depth) < rules.max_tricks:
+        if moves is not None:
+            # The game can go on forever, so player 0 reaches max_tricks: a draw (no win exists).
+            value = _DRAW
+            plan = plan_for_orders(
+                deal, rules, orders_of_steps(deal, _survive(graph, moves, rules.max_tricks))
+            )
+        elif len(graph.depth) < rules.max_tricks:
+            # Every line ends within as many tricks as there are positions, and none in a win or a draw.
             value, plan = _LOSS, _any_play(deal, rules)
         else:
             raise ValueError(
@@ -226,14 +292,15 @@ def solve(deal: Deal | str, rules: WarRules = DEFAULT_RULES, max_positions: int 
     )
 
 
-def _survive(graph: PositionGraph, moves: dict, max_tricks: int) -> list[tuple[int, ...]]:
+def _survive(
+    graph: PositionGraph, moves: dict[Position, tuple[Position, Step]], max_tricks: int
+) -> list[Step]:
     pos = graph.root
-    orders = []
+    steps = []
     for _ in range(max_tricks):
-        pos, order = moves[pos]
-        if order:
-            orders.append(order)
-    return orders
+        pos, step = moves[pos]
+        steps.append(step)
+    return steps
 
 
 def _any_play(deal: Deal, rules: WarRules) -> list[int]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 from pathlib import Path
@@ -13,12 +12,36 @@ import numpy as np
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.war import ConventionAgent, GreedyAgent
-from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text
-from tabletop_gym.envs.war.rules import DETERMINISTIC_PICKUPS, PICKUPS, RANK_CHARS, WarRules, random_deal
+from tabletop_gym.core import OracleCache, OracleResult, quote_input
+from tabletop_gym.envs.war.rules import (
+    DETERMINISTIC_PICKUPS,
+    MAX_FACE_DOWN,
+    MAX_SUITS,
+    MAX_TRICKS_LIMIT,
+    PICKUPS,
+    RANK_CHARS,
+    WarRules,
+    random_deal,
+)
+from tabletop_gym.oracles.war.limits import MAX_MODEL_TRICKS, MAX_SEARCH_HORIZON
+from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
+from tabletop_gym.training.bench import env_steps_per_second, write_report
 from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.terminal import QUIT_WORDS, ask
 
 ENV_ID = "tabletop/War-v0"
-EXACT_LIMIT = 12  # cards: above this the whole-game search is not offered by default
+EXACT_LIMIT = 20
+"""Cards: above this the whole-game search is not offered by default (``--force-exact``). Up to 20
+cards it answers in about a second at most (12 cards: 200 deals in 0.5 s in all); at 26 most deals
+take under a second but some a minute or more than its 2 million positions."""
+MAX_GAMES = 1_000_000  # simulated games of one stats or bench run: their decks are held in memory
+MAX_DEALS = 10_000  # deals of one bench timing
+# Settings of `tabletop-gym demo war`: a 12-card deck (6 ranks x 2 suits, other rules as default),
+# where the exact whole-game search answers each deal in milliseconds (200 seeded deals in 0.5 s in
+# all), so every demo deal is proven. Measured on the shared 2-core machine: 100,000 steps train in
+# about 30 s and the whole demo takes about a minute and a half (most of the evaluation is spent on
+# games that cycle until max_tricks).
+DEMO = {"ranks": 6, "suits": 2, "steps": 100_000, "episodes": 200}
 
 
 def _rules(args: argparse.Namespace) -> WarRules:
@@ -51,9 +74,9 @@ def _oracle(deal: str, args: argparse.Namespace) -> OracleResult:
 
     rules = _rules(args)
     cache_dir = getattr(args, "cache", None)
-    cache = OracleCache(cache_dir) if cache_dir else None
+    cache = OracleCache(cache_dir) if cache_dir is not None else None
     tricks = getattr(args, "horizon", None)
-    if tricks:
+    if tricks is not None:
         method = getattr(args, "method", "auto")
         if method == "search":
             return horizon.solve_horizon_cached(deal, tricks, rules, cache)
@@ -91,14 +114,56 @@ def _cpsat_cached(
     )
 
 
+def _pattern_arg(text: str) -> str:
+    """An argparse type for ``--find-pattern``: a trick pattern the CP-SAT model can hold."""
+    from tabletop_gym.oracles.war.cpsat import parse_pattern
+
+    try:
+        parse_pattern(nonempty(text))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
-    parser.add_argument("--ranks", type=int, default=13, help="ranks in the deck (default 13)")
-    parser.add_argument("--suits", type=int, default=4, help="cards of each rank (default 4)")
-    parser.add_argument("--face-down", type=int, default=3, help="face-down cards in a war (default 3)")
+    parser.add_argument(
+        "--ranks", type=int_arg(1, len(RANK_CHARS)), default=13, help="ranks in the deck, 1-13 (default 13)"
+    )
+    parser.add_argument(
+        "--suits",
+        type=int_arg(1, MAX_SUITS),
+        default=4,
+        help=f"cards of each rank, 1-{MAX_SUITS} (default 4)",
+    )
+    parser.add_argument(
+        "--face-down",
+        type=int_arg(0, MAX_FACE_DOWN),
+        default=3,
+        help=f"face-down cards in a war, 0-{MAX_FACE_DOWN} (default 3)",
+    )
     parser.add_argument("--pickup", choices=PICKUPS, default="winner_first", help="player 1's convention")
-    parser.add_argument("--max-tricks", type=int, default=10_000, help="draw after this many tricks")
-    if command in ("solve", "evaluate", "train", "demo", "play"):
-        parser.add_argument("--horizon", type=int, default=None, help="score the cards held after T tricks")
+    parser.add_argument(
+        "--max-tricks",
+        type=int_arg(1, MAX_TRICKS_LIMIT),
+        default=10_000,
+        help=f"a draw after this many tricks, 1-{MAX_TRICKS_LIMIT:,} (default 10000)",
+    )
+    if command in ("solve", "evaluate", "demo"):
+        # These ask the horizon oracle, whose search covers at most MAX_SEARCH_HORIZON tricks.
+        parser.add_argument(
+            "--horizon",
+            type=int_arg(1, MAX_SEARCH_HORIZON),
+            default=None,
+            help=f"score the cards held after T tricks, 1-{MAX_SEARCH_HORIZON} "
+            f"(CP-SAT: at most {MAX_MODEL_TRICKS})",
+        )
+    elif command in ("train", "play"):
+        parser.add_argument(
+            "--horizon",
+            type=int_arg(1, MAX_TRICKS_LIMIT),
+            default=None,
+            help="score the cards held after T tricks (at least 1)",
+        )
     if command in ("evaluate", "train", "demo", "play"):
         parser.add_argument("--observation", choices=("full", "hidden"), default="full")
     if command in ("solve", "evaluate", "demo"):
@@ -110,43 +175,75 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             help="with --horizon: exact search, CP-SAT, or the search within 20k positions then CP-SAT",
         )
         parser.add_argument(
-            "--time-limit", type=float, default=60.0, help="CP-SAT seconds per deal (default 60)"
+            "--time-limit",
+            type=float_arg(0, low_open=True),
+            default=60.0,
+            help="CP-SAT seconds per deal or query, model building included (default 60)",
         )
-        parser.add_argument("--cache", type=Path, default=None, help="oracle cache folder")
+        parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     if command == "solve":
-        parser.add_argument(
+        which = parser.add_mutually_exclusive_group()
+        which.add_argument("--deal", type=nonempty, help="deal string P0/P1, top card first")
+        which.add_argument(
+            "--seed",
+            type=seed_arg,
+            default=None,
+            help="without --deal: the deal the environment's reset(seed) plays",
+        )
+        which.add_argument(
             "--find-pattern",
             metavar="PATTERN",
-            help="free deal (CP-SAT) whose first tricks follow PATTERN, one token a trick: "
-            "'.', 'w' war, 'n' no war, then the taker 0 or 1, e.g. 'w,1'",
+            type=_pattern_arg,
+            help=f"free deal (CP-SAT) whose first tricks (1-{MAX_MODEL_TRICKS}) follow PATTERN, one token "
+            "a trick: '.', 'w' war, 'n' no war, then the taker 0 or 1, e.g. 'w,1'",
         )
-        parser.add_argument(
-            "--most-wars", type=int, metavar="T", help="free deal (CP-SAT) with the most wars in T tricks"
+        which.add_argument(
+            "--most-wars",
+            type=int_arg(1, MAX_MODEL_TRICKS),
+            metavar="T",
+            help=f"free deal (CP-SAT) with the most wars in T tricks, 1-{MAX_MODEL_TRICKS}",
         )
-    if command in ("solve", "play"):
-        parser.add_argument("--deal", help="deal string P0/P1, top card first")
-        parser.add_argument(
-            "--seed", type=int, default=None, help="without --deal: the seed of a random deal"
+    if command == "play":
+        which = parser.add_mutually_exclusive_group()
+        which.add_argument("--deal", type=nonempty, help="deal string P0/P1, top card first")
+        which.add_argument(
+            "--seed", type=seed_arg, default=None, help="without --deal: the seed of a random deal"
         )
     if command == "bench":
         parser.add_argument(
-            "--games", type=int, default=20_000, help="simulated games per timing (default 20000)"
+            "--games",
+            type=int_arg(1, MAX_GAMES),
+            default=20_000,
+            help="simulated games per timing (default 20000)",
         )
-        parser.add_argument("--deals", type=int, default=20, help="deals per horizon timing (default 20)")
+        parser.add_argument(
+            "--deals", type=int_arg(1, MAX_DEALS), default=20, help="deals per horizon timing (default 20)"
+        )
         parser.add_argument(
             "--cpsat-deals",
-            type=int,
+            type=int_arg(0, MAX_DEALS),
             default=5,
-            help="seeded deals per CP-SAT timing, T=3 and T=26 (default 5)",
+            help="seeded deals per CP-SAT timing, T=3 and T=26; 0 for none (default 5)",
         )
         parser.add_argument(
-            "--time-limit", type=float, default=60.0, help="CP-SAT seconds per deal (default 60)"
+            "--time-limit",
+            type=float_arg(0, low_open=True),
+            default=60.0,
+            help="CP-SAT seconds per deal (default 60)",
         )
-        parser.add_argument("--out", type=Path, default=Path("runs/bench"), help="folder for war.json")
+        parser.add_argument(
+            "--env-steps",
+            type=int_arg(1, 10**8),
+            default=20_000,
+            help="environment steps for the speed figure (default 20000)",
+        )
+        parser.add_argument("--out", type=path_arg, default=Path("runs/bench"), help="folder for war.json")
     if command == "stats":
-        parser.add_argument("--games", type=int, default=10_000, help="games to simulate (default 10000)")
-        parser.add_argument("--seed", type=int, default=0, help="seed of the decks (default 0)")
-        parser.add_argument("--out", type=Path, default=Path("runs/stats"), help="folder for war.json")
+        parser.add_argument(
+            "--games", type=int_arg(1, MAX_GAMES), default=10_000, help="games to simulate (default 10000)"
+        )
+        parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the decks (default 0)")
+        parser.add_argument("--out", type=path_arg, default=Path("runs/stats"), help="folder for war.json")
 
 
 def _figures(
@@ -158,17 +255,24 @@ def _figures(
     return {"share_oracle_proven": float(np.mean([r.optimal for r in known]))} if known else {}
 
 
-def _deal_for(args: argparse.Namespace, rules: WarRules) -> str:
-    return args.deal if args.deal is not None else str(random_deal(args.seed, rules))
+def _deal_for(args: argparse.Namespace) -> str:
+    """``--deal``, else the deal the environment plays for ``--seed`` (deals where player 0 never
+    chooses are skipped there), so that ``solve`` answers for the deal ``evaluate`` plays."""
+    from tabletop_gym.envs.war.env import WarEnv
+
+    if args.deal is not None:
+        return args.deal
+    env = WarEnv(**_env_kwargs(args))
+    return env.reset(seed=args.seed)[1]["deal"]
 
 
 def _solve_command(args: argparse.Namespace) -> int:
     from tabletop_gym.oracles.war import simulate
 
     rules = _rules(args)
-    if args.find_pattern or args.most_wars:
+    if args.find_pattern is not None or args.most_wars is not None:
         return _free_deal_command(args, rules)
-    deal = _deal_for(args, rules)
+    deal = _deal_for(args)
     print(f"deal       {deal}")
     if rules.deterministic:
         sim = simulate(deal, rules)
@@ -179,7 +283,7 @@ def _solve_command(args: argparse.Namespace) -> int:
         )
     result = _oracle(deal, args)
     plan = "".join(RANK_CHARS[r] for r in result.plan)
-    if args.horizon:
+    if args.horizon is not None:
         how = f"by {result.stats.get('method', 'search')}"
         if result.optimal:
             tricks = result.stats["horizon"]
@@ -200,9 +304,14 @@ def _solve_command(args: argparse.Namespace) -> int:
 def _free_deal_command(args: argparse.Namespace, rules: WarRules) -> int:
     from tabletop_gym.oracles.war import cpsat, simulate
 
-    if args.find_pattern:
+    if args.horizon is not None:
+        raise ValueError(
+            "--find-pattern and --most-wars look for a deal with both players on --pickup over the "
+            "tricks they name: they take no --horizon"
+        )
+    if args.find_pattern is not None:
         found = cpsat.find_deal_with_pattern(args.find_pattern, rules, time_limit=args.time_limit)
-        tricks = len(args.find_pattern.replace(",", " ").split())
+        tricks = len(cpsat.parse_pattern(args.find_pattern))
         print(f"pattern    {args.find_pattern}")
     else:
         found = cpsat.find_deal_most_wars(args.most_wars, rules, time_limit=args.time_limit)
@@ -218,37 +327,115 @@ def _free_deal_command(args: argparse.Namespace, rules: WarRules) -> int:
     return 0
 
 
+def _rank_of(answer: str, alphabet: str) -> int | None:
+    """The rank a person typed (``q`` or ``Q`` is a Queen, ``10`` a Ten), None if it is none."""
+    text = answer.strip().upper()
+    text = "T" if text == "10" else text
+    return alphabet.index(text) if len(text) == 1 and text in alphabet else None
+
+
+def _rank_list(ranks: list[int]) -> str:
+    return ", ".join(RANK_CHARS[r] for r in ranks)
+
+
 def _play(args: argparse.Namespace) -> int:
     from tabletop_gym.envs.war.env import WarEnv, render_text
 
     env = WarEnv(**_env_kwargs(args))
-    options = {"deal": args.deal} if args.deal else None
+    options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
+    game = env.game
+    assert game is not None
     alphabet = env.rules.alphabet
     print(
-        f"deal {info['deal']}\nType the rank to put under your pile next (e.g. {alphabet[-1]}), q to quit.\n"
+        f"deal {info['deal']}\nPlayer 1 puts the pots it wins under its pile by {env.rules.pickup}; you "
+        f"choose your order, card by card. Type the rank to put under your pile next "
+        f"({_rank_list(list(range(env.rules.ranks)))}; 10 for a Ten), or {' or '.join(QUIT_WORDS)} to stop.\n"
     )
-    while not info["game_over"]:
-        print(render_text(env.game))
-        try:
-            answer = input("rank> ").strip().upper()
-        except EOFError:
-            print()
-            break
-        if answer in ("Q", "QUIT"):
-            break
-        if len(answer) != 1 or answer not in alphabet:
-            print(f"'{answer}' is not a rank: type one of {alphabet}\n")
+    show = True  # the position is shown again after a move, not after a typo
+    while True:
+        if show:
+            print(render_text(game, env.horizon))
+        show = False
+        answer = ask("rank> ")
+        if answer is None:
+            print(_play_summary(env, info, "input ended"))
+            return 0
+        if answer.lower() in QUIT_WORDS:
+            print(_play_summary(env, info, "you stopped"))
+            return 0
+        rank = _rank_of(answer, alphabet)
+        legal = game.legal_ranks()
+        if rank is None:
+            other = _rank_of(answer, RANK_CHARS)
+            why = (
+                f"this deck has no {RANK_CHARS[other]}"
+                if other is not None
+                else f"{quote_input(answer)} is not a rank"
+            )
+            print(f"{why}; you can place {_rank_list(legal)}\n")
             continue
-        try:
-            _, _, terminated, truncated, info = env.step(alphabet.index(answer))
-        except ValueError as error:
-            print(f"{error}\n")
+        if rank not in legal:
+            print(f"the pot holds no {RANK_CHARS[rank]}; you can place {_rank_list(legal)}\n")
             continue
+        tricks_before = game.state.tricks
+        _, _, terminated, truncated, info = env.step(rank)
+        show = True
         if terminated or truncated:
-            break
-    print(render_text(env.game))
-    return 0
+            print(render_text(game, env.horizon))
+            print(_play_summary(env, info, "the game ended" if terminated else "the episode stopped"))
+            return 0
+        played = game.state.tricks - tricks_before
+        if played:
+            n = env.rules.num_cards
+            print(
+                f"\n{played} more trick(s) played: you hold {info['cards']} cards, "
+                f"player 1 holds {n - info['cards']}.\n"
+            )
+
+
+def _play_summary(env: Any, info: dict[str, Any], how: str) -> str:
+    """Where the game stands (cards held, result) and, where it answers fast, what best play from
+    the deal achieves."""
+    from tabletop_gym.envs.war.env import result_text
+
+    game = env.game
+    state = game.state
+    n = env.rules.num_cards
+    lines = [
+        f"{how} after {state.tricks} trick(s) and {state.wars} war(s): you hold {info['cards']} of {n} "
+        f"cards, player 1 holds {n - info['cards']}."
+    ]
+    if state.over:
+        lines.append(f"result: {result_text(game, env.horizon)}")
+    best = _cheap_oracle_text(info["deal"], env)
+    if best:
+        lines.append(best)
+    return "\n".join(lines)
+
+
+def _cheap_oracle_text(deal: str, env: Any) -> str:
+    """What the oracle says about the deal, if it answers within a small budget; else how to ask it."""
+    from tabletop_gym.oracles.war import search
+    from tabletop_gym.oracles.war.horizon import solve_horizon
+
+    rules = env.rules
+    ask_it = f"tabletop-gym solve war --deal {deal} (with the same rules) says what best play achieves"
+    if not rules.deterministic:
+        return ""
+    try:
+        if env.horizon is None:
+            if rules.num_cards > EXACT_LIMIT:
+                return ask_it
+            result = search.solve(deal, rules, max_positions=200_000)
+            word = {1: f"a forced win in {result.stats['tricks']} tricks", 0: "a draw", -1: "a loss"}
+            return f"best play from this deal: {word[int(result.score)]}"
+        if env.horizon > MAX_SEARCH_HORIZON:
+            return ""
+        result = solve_horizon(deal, env.horizon, rules, max_nodes=20_000)
+        return f"best play from this deal holds {result.score:g} cards after {result.stats['horizon']} tricks"
+    except ValueError:  # over the budget
+        return ask_it
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -260,6 +447,12 @@ def _bench(args: argparse.Namespace) -> int:
     from tabletop_gym.oracles.war.horizon import solve_horizon
 
     rules = _rules(args)
+    if rules.pickup not in DETERMINISTIC_PICKUPS:
+        raise ValueError(
+            "bench times fixed conventions; choose --pickup winner_first, loser_first or high_first"
+        )
+    # Before any timing: rules the environment refuses (no decision ever) stop the bench here.
+    env = WarEnv(ranks=rules.ranks, suits=rules.suits, face_down=rules.face_down, pickup=rules.pickup)
     decks = random_decks(args.games, 0, rules)
     simulate_many(decks[:10], rules)  # compile or load the kernel before timing
     rates = []
@@ -284,7 +477,7 @@ def _bench(args: argparse.Namespace) -> int:
         report[f"horizon_T{tricks}_median_seconds"] = statistics.median(times)
         report[f"horizon_T{tricks}_max_seconds"] = max(times)
         report[f"horizon_T{tricks}_unsolved_within_200k_positions"] = unsolved
-    if rules.pickup in MODEL_PICKUPS:
+    if rules.pickup in MODEL_PICKUPS and args.cpsat_deals:
         for tricks in (3, 26):
             times, gaps, proven = [], [], 0
             for seed in range(1, args.cpsat_deals + 1):
@@ -294,26 +487,13 @@ def _bench(args: argparse.Namespace) -> int:
                 times.append(result.seconds)
                 gaps.append(result.gap)
                 proven += result.optimal
-            if times:
-                report[f"cpsat_T{tricks}_median_seconds"] = statistics.median(times)
-                report[f"cpsat_T{tricks}_max_seconds"] = max(times)
-                report[f"cpsat_T{tricks}_proven_optimal"] = f"{proven}/{len(times)}"
-                report[f"cpsat_T{tricks}_mean_gap_cards"] = float(statistics.mean(gaps))
+            report[f"cpsat_T{tricks}_median_seconds"] = statistics.median(times)
+            report[f"cpsat_T{tricks}_max_seconds"] = max(times)
+            report[f"cpsat_T{tricks}_proven_optimal"] = f"{proven}/{len(times)}"
+            report[f"cpsat_T{tricks}_mean_gap_cards"] = float(statistics.mean(gaps))
         report["cpsat_workers"] = 2
-    env = WarEnv(ranks=rules.ranks, suits=rules.suits, face_down=rules.face_down, pickup=rules.pickup)
-    agent = RandomAgent(0)
-    steps, start = 0, time.perf_counter()
-    obs, info = env.reset(seed=0)
-    while steps < 20_000:
-        if info["game_over"]:
-            obs, info = env.reset()
-            continue
-        obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
-        steps += 1
-        if terminated or truncated:
-            obs, info = env.reset()
-    report["env_steps_per_second"] = steps / (time.perf_counter() - start)
-    _print_and_write(report, args.out / "war.json")
+    report["env_steps_per_second"] = env_steps_per_second(env, args.env_steps, 0)
+    write_report("war", report, args.out)
     return 0
 
 
@@ -326,8 +506,6 @@ def _stats(args: argparse.Namespace) -> int:
         raise ValueError(
             "stats simulate fixed conventions; choose --pickup winner_first, loser_first or high_first"
         )
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
     rows = simulate_many(random_decks(args.games, args.seed, rules), rules)
     lengths = rows[:, 1]
     finished = rows[:, 2] <= 1
@@ -340,30 +518,19 @@ def _stats(args: argparse.Namespace) -> int:
         "share_both_out": float(np.mean(rows[:, 2] == 1)),
         "share_cycles": float(np.mean(rows[:, 2] == 3)),
         "share_max_tricks": float(np.mean(rows[:, 2] == 2)),
-        "mean_tricks_finished_games": float(lengths[finished].mean()) if finished.any() else float("nan"),
-        "median_tricks_finished_games": float(np.median(lengths[finished]))
-        if finished.any()
-        else float("nan"),
-        "mean_wars": float(rows[:, 3].mean()),
+        "finished_games": int(finished.sum()),
     }
+    if finished.any():  # no NaN in the report: without a finished game there is no mean length
+        report["mean_tricks_finished_games"] = float(lengths[finished].mean())
+        report["median_tricks_finished_games"] = float(np.median(lengths[finished]))
+    report["mean_wars"] = float(rows[:, 3].mean())
     for q in (10, 25, 50, 75, 90, 99):
         report[f"tricks_p{q}"] = float(np.percentile(lengths, q))
     cycles = rows[rows[:, 2] == 3]
     if cycles.size:
         report["cycle_periods"] = sorted({int(x) for x in cycles[:, 5]})[:20]
-    _print_and_write(report, args.out / "war.json")
+    write_report("war", report, args.out)
     return 0
-
-
-def _print_and_write(report: dict[str, Any], path: Path) -> None:
-    width = max(len(k) for k in report)
-    for key, value in report.items():
-        print(
-            f"{key.ljust(width)}  {value:.4g}" if isinstance(value, float) else f"{key.ljust(width)}  {value}"
-        )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(report, indent=1))
-    print(f"written to {path}")
 
 
 SPEC = GameSpec(
@@ -380,4 +547,5 @@ SPEC = GameSpec(
     figures=_figures,
     commands={"solve": _solve_command, "play": _play, "bench": _bench, "stats": _stats},
     score_name="result (or cards held at the horizon)",
+    demo=DEMO,
 )
