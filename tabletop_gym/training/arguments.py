@@ -49,7 +49,11 @@ def int_arg(low: int | None = None, high: int | None = None) -> Callable[[str], 
             value = int(text.strip(), 10)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if (low is not None and value < low) or (high is not None and value > high):
+        if low is not None and value < low:
+            raise argparse.ArgumentTypeError(
+                f"must be {_range_text(low, high if high != SEED_MAX else None)}, got {value}"
+            )
+        if high is not None and value > high:
             raise argparse.ArgumentTypeError(f"must be {_range_text(low, high)}, got {value}")
         return value
 
