@@ -411,10 +411,40 @@ class LegalActionSpace(spaces.Discrete):
 
 class TabletopEnv(gym.Env):
     """What every environment of the package shares: text rendering, the engine's state in
-    ``self.state`` (an object with ``done``), and the hooks ``LegalActionSpace`` samples through."""
+    ``self.state`` (an object with ``done``), the hooks ``LegalActionSpace`` samples through, and
+    when ``info["deal"]`` may be shown.
+
+    The deal string replays and solves an episode, but where the player does not see every card it
+    is hidden information: opponents' hands, face-down cards, the order (or the seed) of every
+    future draw. An agent that reads ``info`` (a custom loop, a wrapper that flattens info into the
+    observation) would then play with perfect information without anyone noticing. So the
+    environments build ``info["deal"]`` through ``_add_deal``: it appears on the episode's last step
+    (terminated or truncated), in every info where ``deal_is_public`` (the observation shows every
+    card, as Cribbage's face-up piles do), or in every info, reset included, when the environment
+    is made with ``reveal_deal=True`` (an oracle's plan played as an agent needs it from the start).
+    """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
     state: Any = None
+    reveal_deal: bool = False
+    deal_is_public: bool = False
+    """True where the observation shows every card of the deal, so that the deal string tells the
+    player nothing about the game to come that the observation does not."""
+
+    def _set_reveal_deal(self, reveal_deal: Any) -> None:
+        """Keep the ``reveal_deal`` argument every environment takes; only a bool is accepted, so a
+        stray value (``"no"``, 0.5) cannot switch hidden information on by being truthy."""
+        if not isinstance(reveal_deal, (bool, np.bool_)):
+            raise ValueError(f"reveal_deal must be True or False, got {quote_input(reveal_deal)}")
+        self.reveal_deal = bool(reveal_deal)
+
+    def _add_deal(self, info: dict[str, Any], deal: str, episode_over: bool) -> dict[str, Any]:
+        """``info`` with ``info["deal"] = deal`` where the player may see it: on the last step of the
+        episode (``episode_over``: terminated or truncated), where the deal is public, or when the
+        environment was made with ``reveal_deal=True``; otherwise ``info`` is returned without it."""
+        if episode_over or self.reveal_deal or self.deal_is_public:
+            info["deal"] = deal
+        return info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Seed the episode's generator; numpy integers are seeds too (Gymnasium alone takes only

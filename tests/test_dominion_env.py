@@ -25,7 +25,7 @@ def test_check_env(make):
 
 def test_make_both_ids_without_import():
     for env_id in ("tabletop_gym:tabletop/Dominion-v0", "tabletop_gym:tabletop/DominionSolitaire-v0"):
-        env = gym.make(env_id)
+        env = gym.make(env_id, reveal_deal=True)  # the seed is hidden information: shown on request
         _, info = env.reset(seed=0)
         assert R.parse_seed(info["deal"]) >= 0
 
@@ -63,7 +63,7 @@ def test_bot_acting_from_observation_equals_bot_on_engine():
 
 
 def test_same_seed_same_game_and_observation_contents():
-    env = DominionEnv()
+    env = DominionEnv(reveal_deal=True)
     obs1, info1 = env.reset(seed=7)
     obs2, info2 = env.reset(seed=7)
     assert info1["deal"] == info2["deal"] and np.array_equal(obs1, obs2)

@@ -72,7 +72,7 @@ def test_the_oracle_time_limit_binds():
 
 @pytest.mark.parametrize("env_id", ["tabletop/Dominion-v0", "tabletop/DominionSolitaire-v0"])
 def test_reset_options_and_deals(env_id):
-    env = gym.make(env_id).unwrapped
+    env = gym.make(env_id, reveal_deal=True).unwrapped
     _, info = env.reset(options={"deal": np.int64(5)})
     assert info["deal"] == "5"
     _, info = env.reset(options={"deal": " 0012 "})

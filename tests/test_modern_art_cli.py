@@ -132,7 +132,9 @@ def test_play_reprompts_on_typos_narrates_the_bot_and_sums_up_at_eof(monkeypatch
     assert f"you display {R.card_name(held)}" in out
     assert "bot 1 displays " in out  # the bot's answer, in the game's words
     assert "illegal action" not in out and "legal actions" not in out  # no internal indices
-    assert out.rstrip().endswith("stopped in round 1 of 1. Scores so far: you 0, bot 1 0")
+    summary = out.index("stopped in round 1 of 1. Scores so far: you 0, bot 1 0")
+    # The deal (every hand) is told only once play is over, for replay.
+    assert out.index(f"deal {deal}") > summary and out.count(f"deal {deal}") == 1
 
 
 def test_play_a_whole_one_round_game(monkeypatch, capsys):

@@ -37,7 +37,7 @@ def test_check_env(players: int) -> None:
 
 
 def test_make_without_import_and_render() -> None:
-    env = gym.make("tabletop_gym:tabletop/ModernArt-v0", players=3, render_mode="ansi")
+    env = gym.make("tabletop_gym:tabletop/ModernArt-v0", players=3, render_mode="ansi", reveal_deal=True)
     _, info = env.reset(seed=0)
     assert len(info["deal"]) == 2 * 95
     text = env.render()
@@ -64,7 +64,7 @@ def test_return_is_the_seats_score_and_replays(players: int, seat: int) -> None:
 def test_given_deal_is_played_and_bad_deals_rejected() -> None:
     rules = R.Rules(players=2)
     deal = R.random_deal(rules, 3)
-    env = ModernArtEnv()
+    env = ModernArtEnv(reveal_deal=True)  # the deal is hidden during play unless asked for
     obs, info = env.reset(options={"deal": deal})
     assert info["deal"] == deal
     hand = R.State(rules, deal).hands[0]
@@ -311,7 +311,7 @@ def test_large_rule_numbers_stay_in_the_observation_space() -> None:
 
 
 def test_reset_seeds() -> None:
-    env = ModernArtEnv()
+    env = ModernArtEnv(reveal_deal=True)
     assert env.reset(seed=np.int64(3))[1]["deal"] == env.reset(seed=3)[1]["deal"]
     with pytest.raises(ValueError, match="seed must be at least 0, got -1"):
         env.reset(seed=-1)

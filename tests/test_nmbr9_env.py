@@ -19,7 +19,7 @@ def test_check_env() -> None:
 
 
 def test_make_and_defaults() -> None:
-    env = gym.make("tabletop/Nmbr9-v0")
+    env = gym.make("tabletop/Nmbr9-v0", reveal_deal=True)  # the draw order, shown on request
     assert env.action_space.n == 4 * 20 * 20
     obs, info = env.reset(seed=0)
     assert obs["height"].shape == (20, 20)
@@ -30,7 +30,7 @@ def test_make_and_defaults() -> None:
 
 
 def test_episode_rewards_sum_to_score_and_replay() -> None:
-    env = Nmbr9Env(grid=14)
+    env = Nmbr9Env(grid=14, reveal_deal=True)
     rng = np.random.default_rng(1)
     obs, info = env.reset(seed=7)
     total, plan = 0.0, []
@@ -58,7 +58,7 @@ def test_episode_rewards_sum_to_score_and_replay() -> None:
 
 
 def test_seeding_and_given_deal() -> None:
-    env = Nmbr9Env()
+    env = Nmbr9Env(reveal_deal=True)
     _, a = env.reset(seed=3)
     _, b = env.reset(seed=3)
     _, c = env.reset(seed=4)
@@ -134,7 +134,7 @@ def test_numeric_arguments_accept_numpy_integers_and_name_the_bad_one() -> None:
 
 
 def test_reset_options_are_checked() -> None:
-    env = Nmbr9Env(max_value=4, copies=1, cards=5, grid=8)
+    env = Nmbr9Env(max_value=4, copies=1, cards=5, grid=8, reveal_deal=True)
     with pytest.raises(TypeError, match="options"):
         env.reset(options="x")
     with pytest.raises(ValueError, match="unknown reset option"):

@@ -48,7 +48,7 @@ def test_the_demo_runs_at_its_own_settings_which_the_oracle_serves(tmp_path, cap
     # The first demo deal is proven optimal at once (its best plan meets the relaxation bound).
     spec = get_game("nmbr9")
     env_id, kwargs = spec.environment(args)
-    _, info = gym.make(env_id, **kwargs).reset(seed=0)
+    _, info = gym.make(env_id, **kwargs, reveal_deal=True).reset(seed=0)  # the draw order, on request
     assert spec.oracle(info["deal"], args).optimal
     out = tmp_path / "demo"
     tiny = ["--steps", "300", "--n-envs", "2", "--episodes", "2", "--seed", "0", "--no-progress"]

@@ -56,9 +56,13 @@ class PlanAgent:
     """Plays the oracle's plan for the deal in ``info["deal"]``: the optimum, move by move.
 
     ``solve(deal)`` returns the OracleResult of a deal; its plan must be the agent's action sequence.
+    The plan is chosen knowing the whole deal, which the environments put in info during play only
+    when made with ``reveal_deal=True`` (where the player does not see every card): ``reads_deal``
+    tells ``evaluate`` to give this agent such an environment of its own.
     """
 
     name = "oracle"
+    reads_deal = True
 
     def __init__(self, solve: Callable[[str], OracleResult]) -> None:
         self._solve = solve
@@ -70,6 +74,11 @@ class PlanAgent:
         self._deal = None
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
+        if "deal" not in info:
+            raise ValueError(
+                "the oracle's plan needs the deal from the first step, but info holds no 'deal': this "
+                "environment hides it during play; make it with reveal_deal=True"
+            )
         if info["deal"] != self._deal:
             self._deal = info["deal"]
             self._plan = self._solve(self._deal).plan

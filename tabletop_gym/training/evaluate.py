@@ -107,12 +107,21 @@ def evaluate(
     agents = [(name, make_agent(spec, name, args)) for name in agent_names]
     for name, agent in agents:
         _check_policy_fits(agent, name, env.unwrapped)
+    # An agent that plays from the deal (the oracle's plan) gets an environment of its own that shows
+    # it from reset on; the others never see it before an episode ends. Same id, same settings, same
+    # seeds: the same deals.
+    deal_env = (
+        gym.make(env_id, **{**env_kwargs, "reveal_deal": True})
+        if any(getattr(agent, "reads_deal", False) for _, agent in agents)
+        else None
+    )
     report: dict[str, Any] = {"game": spec.name, "episodes": episodes, "seed": seed, "agents": {}}
     oracle_results: dict[str, OracleResult] = {}
     final_infos: dict[str, list[dict[str, Any]]] = {}
     for name, agent in agents:
+        agent_env = deal_env if deal_env is not None and getattr(agent, "reads_deal", False) else env
         episodes_played = [
-            play_episode(env, agent, seed + i)
+            play_episode(agent_env, agent, seed + i)
             for i in tqdm(range(episodes), desc=f"{name} playing", disable=not progress, unit="deal")
         ]
         deals = [e.deal for e in episodes_played]
@@ -125,6 +134,8 @@ def evaluate(
                     if result is not None:
                         oracle_results[deal] = result
     env.close()
+    if deal_env is not None:
+        deal_env.close()
     for name, entry in report["agents"].items():
         results = [oracle_results.get(d) for d in entry["deals"]]
         entry.update(_summary(spec, entry["scores"], results, final_infos[name]))

@@ -71,16 +71,26 @@ class CribbageEnv(TabletopEnv):
 
     ## Info
     `action_mask`, `score` (points so far), `deal` (the deal string, to replay or solve the
-    episode with `tabletop_gym.oracles.cribbage.solve`), `cards_played`.
+    episode with `tabletop_gym.oracles.cribbage.solve`), `cards_played`. Every card is face up, so
+    the deal tells the player nothing the observation does not: it is in every info, reset
+    included, whatever `reveal_deal` says.
 
     ## Arguments
     - `render_mode`: None or "ansi".
     - `pile_size`: cards per pile (default 13); smaller deals draw `4 * pile_size` cards from a
       shuffled deck, for experiments on small instances.
+    - `reveal_deal`: accepted as by every environment of the package (True or False, default
+      False); here it changes nothing, the deal being public.
     """
 
-    def __init__(self, render_mode: str | None = None, pile_size: int = PILE_SIZE) -> None:
+    # All four piles are face up: the deal is in the observation.
+    deal_is_public = True
+
+    def __init__(
+        self, render_mode: str | None = None, pile_size: int = PILE_SIZE, reveal_deal: bool = False
+    ) -> None:
         self._check_render_mode(render_mode)
+        self._set_reveal_deal(reveal_deal)
         self.render_mode = render_mode
         self.pile_size = check_pile_size(pile_size)
         nvec = (
@@ -150,12 +160,12 @@ class CribbageEnv(TabletopEnv):
 
     def _info(self) -> dict[str, Any]:
         state = self.state
-        return {
+        info = {
             "action_mask": state.action_mask().astype(np.int8),
             "score": state.score,
-            "deal": self._deal_text,
             "cards_played": state.played,
         }
+        return self._add_deal(info, self._deal_text, state.done)
 
 
 def render_text(state: CribbageState) -> str:

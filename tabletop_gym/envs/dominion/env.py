@@ -73,8 +73,9 @@ class ObservationView:
 
 class _DominionBase(TabletopEnv):
     def __init__(self, num_players: int, kingdom: Any, render_mode: str | None, turn_limit: int | None,
-                 target: int | None) -> None:
+                 target: int | None, reveal_deal: bool) -> None:
         self._check_render_mode(render_mode)
+        self._set_reveal_deal(reveal_deal)
         self.render_mode = render_mode
         self.kingdom = R.parse_kingdom(kingdom)
         self.num_players = check_int("num_players", num_players, 1, R.MAX_PLAYERS)
@@ -135,13 +136,14 @@ class _DominionBase(TabletopEnv):
 
     def _info(self) -> dict[str, Any]:
         state = self._require_state()
-        return {
+        info = {
             "action_mask": self.action_masks().astype(np.int8),
-            "deal": str(self.seed_value),
             "decision": R.DECISION_NAMES[state.decision],
             "turns": state.turns[self.seat],
             "vp": state.vp(self.seat),
         }
+        # The seed fixes every shuffle to come (and the bots' choices): hidden until the game ends.
+        return self._add_deal(info, str(self.seed_value), state.done)
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
@@ -175,8 +177,11 @@ class DominionEnv(_DominionBase):
     Terminated when the game ends; truncated when every player has had `turn_limit` turns.
 
     ## Info
-    `action_mask`, `score` (own VP), `deal` (the seed, to replay the game), `decision`, `turns`, `vp`,
-    `result` (+1/0/-1, at the end).
+    `action_mask`, `score` (own VP), `decision`, `turns`, `vp` (all four as the observation shows
+    them), and at the end `result` (+1/0/-1), `level_on_vp` and `deal` (the seed, to replay the
+    game). The seed fixes every shuffle to come, so every future draw and the others' hands: during
+    play it is in info only when the environment is made with `reveal_deal=True` (then from `reset`
+    on).
 
     ## Arguments
     - `opponents`: a bot name or a list of 1-3 (default "big-money"; see tabletop_gym.agents.dominion).
@@ -186,11 +191,13 @@ class DominionEnv(_DominionBase):
     - `vp_shaping`: weight of the VP-difference shaping reward, >= 0 (default 0).
     - `turn_limit`: turns per player before truncation, at least 1 (default 100).
     - `render_mode`: None or "ansi".
+    - `reveal_deal`: True puts `deal` in every info, reset included: for an oracle's plan played as
+      an agent, never for an agent being evaluated (default False).
     """
 
     def __init__(self, opponents: str | Sequence[str | DominionBot] = "big-money", kingdom: Any = None,
                  seat: int = 0, vp_shaping: float = 0.0, turn_limit: int = 100,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, reveal_deal: bool = False) -> None:
         names = [opponents] if isinstance(opponents, (str, DominionBot)) else list(opponents)
         if not 1 <= len(names) <= R.MAX_PLAYERS - 1:
             raise ValueError(f"opponents must name 1 to {R.MAX_PLAYERS - 1} bots, got {len(names)}")
@@ -198,7 +205,7 @@ class DominionEnv(_DominionBase):
         num_players = len(self.opponents) + 1
         seat = check_int("seat", seat, 0, num_players - 1)
         self.vp_shaping = check_float("vp_shaping", vp_shaping, 0)
-        super().__init__(num_players, kingdom, render_mode, turn_limit, None)
+        super().__init__(num_players, kingdom, render_mode, turn_limit, None, reveal_deal)
         self.seat = seat
         self._bots: dict[int, DominionBot] = {}
 
@@ -284,8 +291,10 @@ class DominionSolitaireEnv(_DominionBase):
     `turn_limit` turns.
 
     ## Info
-    `action_mask`, `score` (minus the turns taken so far, equal to the return), `deal` (the seed),
-    `decision`, `turns`, `vp`, `provinces`.
+    `action_mask`, `score` (minus the turns taken so far, equal to the return), `decision`, `turns`,
+    `vp`, `provinces` (all as the observation shows them), and on the last step (terminated or
+    truncated) `deal` (the seed). The seed fixes every shuffle, so every future draw: during play it
+    is in info only when the environment is made with `reveal_deal=True` (then from `reset` on).
 
     ## Arguments
     - `kingdom`: kingdom cards (default "": treasures and victory cards only, the game the oracle
@@ -295,12 +304,15 @@ class DominionSolitaireEnv(_DominionBase):
     - `province_reward`: reward per Province bought, added to the -1 per turn, >= 0 (default 0).
     - `money_reward`: weight of the money-density shaping, >= 0 (default 0).
     - `render_mode`: None or "ansi".
+    - `reveal_deal`: True puts `deal` in every info, reset included: for an oracle's plan played as
+      an agent, never for an agent being evaluated (default False).
     """
 
     def __init__(self, kingdom: Any = "", target: int = R.DEFAULT_TARGET, turn_limit: int = 60,
                  province_reward: float = 0.0, money_reward: float = 0.0,
-                 render_mode: str | None = None) -> None:
-        super().__init__(1, kingdom, render_mode, turn_limit, check_int("target", target, 1, R.MAX_TARGET))
+                 render_mode: str | None = None, reveal_deal: bool = False) -> None:
+        super().__init__(1, kingdom, render_mode, turn_limit, check_int("target", target, 1, R.MAX_TARGET),
+                         reveal_deal)
         self.province_reward = check_float("province_reward", province_reward, 0)
         self.money_reward = check_float("money_reward", money_reward, 0)
 

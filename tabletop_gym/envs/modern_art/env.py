@@ -163,14 +163,20 @@ class ModernArtEnv(TabletopEnv):
     Terminated after round 4 is scored. Never truncated.
 
     ## Info
-    `action_mask`, `deal` (to replay or solve the episode), `score` (this seat's points), `scores`
-    (all seats, by absolute seat), `seat` (this seat), `round`, `decision` (its name).
+    `action_mask`, `score` (this seat's points), `scores` (all seats, by absolute seat: the
+    observation's `SCORES`, there by relative seat), `seat` (this seat), `round`, `decision` (its
+    name), and on the last step `deal` (to replay or solve the episode). The deal is the whole deck
+    in order, so every hand and every card to come: during play it is in info only when the
+    environment is made with `reveal_deal=True` (then from `reset` on). Opponents act on
+    `observe(state, their_seat)` and an info holding only their `action_mask`.
 
     ## Arguments
     - `players` (2-5, default 2) and `seat` (default 0): the game size and this agent's seat.
     - `opponents`: one Agent per other seat in seat order (default: greedy bots); anything with
       `reset(seed)` and `act(observation, info)` works, a trained policy included (self-play).
     - `render_mode`: None or "ansi".
+    - `reveal_deal`: True puts `deal` in every info, reset included: for an oracle's plan played as
+      an agent, never for an agent being evaluated (default False).
     - any other keyword: a rule parameter of `tabletop_gym.envs.modern_art.rules.Rules`
       (`deck`, `deals`, `round_limit`, `extra_card_each_round`, `simultaneous_same_artist`,
       `end_of_round_plays`, `at_once`, `second_card_symbols`, `resolve_ending_card`, `value_tokens`,
@@ -186,9 +192,11 @@ class ModernArtEnv(TabletopEnv):
         seat: int = 0,
         opponents: Sequence[Any] | None = None,
         render_mode: str | None = None,
+        reveal_deal: bool = False,
         **rule_params: Any,
     ) -> None:
         self._check_render_mode(render_mode)
+        self._set_reveal_deal(reveal_deal)
         players = check_int("players", players, 2, MAX_PLAYERS)
         self.rules = Rules(players=players, **rule_params)
         self.seat = check_int("seat", seat, 0, players - 1)
@@ -260,15 +268,15 @@ class ModernArtEnv(TabletopEnv):
 
     def _info(self) -> dict[str, Any]:
         state = self.state
-        return {
+        info = {
             "action_mask": self.action_masks().view(np.int8),
-            "deal": self._deal,
             "score": state.scores[self.seat],
             "scores": list(state.scores),
             "seat": self.seat,
             "round": min(state.round, self.rules.rounds - 1),
             "decision": PHASES[state.phase],
         }
+        return self._add_deal(info, self._deal, state.done)
 
 
 def render_text(state: State, seat: int | None = None) -> str:

@@ -60,8 +60,11 @@ class Nmbr9Env(TabletopEnv):
     Terminated after the last card. Never truncated.
 
     ## Info
-    `action_mask`, `score`, `deal` (the deal string, to replay the episode or solve it with
-    `tabletop_gym.oracles.nmbr9`), `turn`, `discarded` (cards with no legal placement).
+    `action_mask`, `score`, `turn`, `discarded` (cards with no legal placement), and on the last
+    step `deal` (the deal string, to replay the episode or solve it with `tabletop_gym.oracles.nmbr9`).
+    The deal is the order of the cards to come, which a player learns one card at a time (the
+    observation shows only the current card and how many of each value are left): during play it
+    is in info only when the environment is made with `reveal_deal=True` (then from `reset` on).
 
     ## Arguments
     - `render_mode`: None or "ansi" (`render()` returns the board with row and column numbers: the
@@ -71,6 +74,8 @@ class Nmbr9Env(TabletopEnv):
     - `grid`: cells per side of the square grid, 4 to 64 (default 20).
     - `levels`: optional limit on the number of levels, the table included, at least 1 (default:
       none).
+    - `reveal_deal`: True puts `deal` in every info, reset included: the future draw order, for
+      an oracle's plan played as an agent, never for an agent being evaluated (default False).
 
     Python and numpy integers are accepted; anything else, or a value out of range, raises a
     ValueError that names the parameter.
@@ -84,8 +89,10 @@ class Nmbr9Env(TabletopEnv):
         cards: int = 20,
         grid: int = DEFAULT_GRID,
         levels: int | None = None,
+        reveal_deal: bool = False,
     ) -> None:
         self._check_render_mode(render_mode)
+        self._set_reveal_deal(reveal_deal)
         self.render_mode = render_mode
         self.variant = Variant(max_value, copies, cards)  # checks m, c and k, naming each
         self.grid = check_grid(grid)
@@ -156,10 +163,10 @@ class Nmbr9Env(TabletopEnv):
 
     def _info(self) -> dict[str, Any]:
         state = self.state
-        return {
+        info = {
             "action_mask": state.action_mask().astype(np.int8),
             "score": state.score,
-            "deal": self._deal_text,
             "turn": state.turn,
             "discarded": state.discarded,
         }
+        return self._add_deal(info, self._deal_text, state.done)

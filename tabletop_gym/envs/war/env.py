@@ -74,8 +74,8 @@ class WarEnv(TabletopEnv):
     `23456789TJQKA`). The first observation is at your first real pickup decision, so every episode
     starts with a legal action. Deals where player 0 never chooses (the game, or the horizon, ends
     before player 0 takes a pot of two ranks or more) are skipped: drawn again from the same seeded
-    stream, so `reset(seed=s)` always gives the same deal, and `info["deal"]` is the deal played
-    (the one the oracles solve). Under the `random` convention player 1's pickups are drawn with the
+    stream, so `reset(seed=s)` always gives the same deal, and `info["deal"]` (see Info) is the deal
+    played (the one the oracles solve). Under the `random` convention player 1's pickups are drawn with the
     deal, from the same stream. Rules under which none of 1000 drawn deals gives player 0 a decision
     (say a 3-card deck with `horizon=1`) raise ValueError naming them; so do rules that never can
     (one rank, or two cards), already at construction. A deal given in `options` that gives player 0
@@ -92,12 +92,23 @@ class WarEnv(TabletopEnv):
     `score` is the result, or, with a `horizon`, the cards you hold when the episode ends (all of
     them after a win, none after a loss): the quantity `tabletop_gym.oracles.war` bounds.
 
+    `deal` is the deal string: in every info under `observation="full"`, which shows every card
+    where it lies; under `observation="hidden"` only on the last step (terminated or truncated),
+    since it gives the order of every card not yet turned, yours and player 1's, unless the
+    environment is made with `reveal_deal=True` (then in every info, reset included). The other
+    keys hold only what the player knows in both modes: counts and results of tricks played in
+    front of them, and the pot they are picking up (cards they have seen: the face-down ones are
+    turned as they are picked up).
+
     ## Arguments
     - `render_mode`: None or "ansi".
     - `ranks`, `suits`, `face_down`, `pickup`, `max_tricks`: the rules (`WarRules`).
     - `observation`: "full" or "hidden".
     - `horizon`: None, or a number of tricks (at least 1) after which the episode stops (scored by
       cards held).
+    - `reveal_deal`: True puts `deal` in every info, reset included, also under the hidden
+      observation: for an oracle's plan played as an agent, never for an agent being evaluated
+      (default False).
 
     Numbers may be Python or numpy integers; out of range values raise ValueError naming the
     argument (`InvalidDealError` for the rules).
@@ -113,10 +124,15 @@ class WarEnv(TabletopEnv):
         max_tricks: int = 10_000,
         observation: str = "full",
         horizon: int | None = None,
+        reveal_deal: bool = False,
     ) -> None:
         self._check_render_mode(render_mode)
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+        self._set_reveal_deal(reveal_deal)
+        # The full observation shows both piles in order: the deal says nothing more about the game to
+        # come. The hidden one shows neither pile's order.
+        self.deal_is_public = observation == "full"
         horizon = check_int("horizon", horizon, 1, MAX_TRICKS_LIMIT, optional=True)
         self.render_mode = render_mode
         self.rules = WarRules(ranks, suits, face_down, pickup, max_tricks)  # checks and converts each
@@ -251,9 +267,8 @@ class WarEnv(TabletopEnv):
         elif state.winner == 1:
             cards = 0
         result = game.outcome(0)
-        return {
+        info = {
             "action_mask": game.action_mask().astype(np.int8),
-            "deal": self._deal_text,
             "score": float(result if self.horizon is None else cards),
             "tricks": state.tricks,
             "cards": cards,
@@ -263,6 +278,7 @@ class WarEnv(TabletopEnv):
             # pickup is pending): what the pickup conventions are defined on.
             "pots": [list(p) for p in state.pots] if game.awaiting else [[], []],
         }
+        return self._add_deal(info, self._deal_text, game.over)
 
 
 REASONS = {

@@ -427,12 +427,13 @@ def _show(state: State) -> None:
 
 def _play(args: argparse.Namespace) -> int:
     players = _players(args)
-    env = ModernArtEnv(players=players, **_variant(args))
+    # The deal holds every hand: it is kept for the summary (replay, oracle), never shown in play.
+    env = ModernArtEnv(players=players, reveal_deal=True, **_variant(args))
     options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
+    deal = info["deal"]
     state = env.state
     bots = ", ".join(f"bot {p} (P{p})" for p in range(1, players))
-    print(f"deal {info['deal']}")
     print(
         f"Modern Art, {state.rules.rounds} round{'s' if state.rules.rounds > 1 else ''}: you are P0 "
         f"against greedy {bots}.\nAnswer with an option's number, a card code (artist {ARTIST_CHARS}, then "
@@ -451,7 +452,8 @@ def _play(args: argparse.Namespace) -> int:
         for line in narrate(before, state.history[len(before.history) :]):
             print(line)
         print()
-    _summary(state, info["deal"], env.rules, args)
+    _summary(state, deal, env.rules, args)
+    print(f"deal {deal}  (replay it with --deal)")
     return 0
 
 

@@ -341,14 +341,17 @@ def _rank_list(ranks: list[int]) -> str:
 def _play(args: argparse.Namespace) -> int:
     from tabletop_gym.envs.war.env import WarEnv, render_text
 
-    env = WarEnv(**_env_kwargs(args))
+    # The deal is kept for the summary (replay, oracle); it is shown at the start only when the
+    # observation shows both piles anyway.
+    env = WarEnv(**_env_kwargs(args), reveal_deal=True)
     options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
     game = env.game
     assert game is not None
     alphabet = env.rules.alphabet
+    shown = f"deal {info['deal']}\n" if env.observation_mode == "full" else ""
     print(
-        f"deal {info['deal']}\nPlayer 1 puts the pots it wins under its pile by {env.rules.pickup}; you "
+        f"{shown}Player 1 puts the pots it wins under its pile by {env.rules.pickup}; you "
         f"choose your order, card by card. Type the rank to put under your pile next "
         f"({_rank_list(list(range(env.rules.ranks)))}; 10 for a Ten), or {' or '.join(QUIT_WORDS)} to stop.\n"
     )
@@ -411,6 +414,8 @@ def _play_summary(env: Any, info: dict[str, Any], how: str) -> str:
     best = _cheap_oracle_text(info["deal"], env)
     if best:
         lines.append(best)
+    if env.observation_mode != "full":
+        lines.append(f"deal {info['deal']}  (replay it with --deal)")
     return "\n".join(lines)
 
 
