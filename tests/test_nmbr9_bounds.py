@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tabletop_gym.envs.nmbr9.rules import (
@@ -95,3 +96,88 @@ def test_free_draft_of_the_standard_game_gets_beam_plans_and_the_relaxation_boun
     assert oracle.check_free(variant, result, 20)
     assert 0 < result.score <= result.bound
     assert sorted(v for v, _ in result.plan) == sorted(variant.full_deck)
+
+
+# --- every bound against an exact search, on random small instances where cards get discarded ---
+#
+# ``oracles.nmbr9_search`` is an exhaustive branch-and-bound written independently of these models
+# (it shares only the engine). A bound must be at least the exact optimum of every instance, the
+# oracles' plans at most it, and "optimal" only where they meet.
+
+
+def _instances(seed: int, n: int, most_cards: int = 8) -> list[tuple[Deal, int, int | None]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        cards = int(rng.integers(2, most_cards + 1))
+        grid = int(rng.integers(4, 8))
+        levels = [None, 1, 2, 3][int(rng.integers(0, 4))]
+        out.append((random_deal(int(rng.integers(0, 10**6)), Variant(9, 2, cards)), grid, levels))
+    return out
+
+
+def _free_instances(seed: int, n: int) -> list[tuple[Variant, int, int | None]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        m, c = int(rng.integers(1, 10)), int(rng.integers(1, 3))
+        k = int(rng.integers(2, min(6, (m + 1) * c) + 1))
+        out.append((Variant(m, c, k), int(rng.integers(4, 7)), [None, 2, 3][int(rng.integers(0, 3))]))
+    return out
+
+
+def test_relaxation_bounds_every_play_of_random_small_deals() -> None:
+    search = pytest.importorskip("tabletop_gym.oracles.nmbr9_search")
+    discards = 0
+    for deal, grid, levels in _instances(0, 300):
+        exact = search.solve_known(deal, grid, levels)
+        assert exact.optimal
+        discards += replay(deal, exact.plan, grid, levels).discarded > 0
+        values = list(deal.cards)
+        for cuts in (True, False):
+            assert oracle.relaxation_bound(values, levels, time_limit=5, pair_cuts=cuts) >= exact.score, (
+                deal,
+                grid,
+                levels,
+            )
+    assert discards >= 40  # the instances do exercise plays with discards
+
+
+def test_free_relaxation_bounds_every_play_of_random_small_variants() -> None:
+    search = pytest.importorskip("tabletop_gym.oracles.nmbr9_search")
+    for variant, grid, levels in _free_instances(1, 150):
+        exact = search.solve_free(variant, grid, levels)
+        assert exact.optimal
+        for cuts in (True, False):
+            bound = oracle.free_relaxation_bound(variant, levels, time_limit=5, pair_cuts=cuts)
+            assert bound >= exact.score, (variant, grid, levels)
+
+
+def test_known_draft_oracle_against_the_exact_search() -> None:
+    search = pytest.importorskip("tabletop_gym.oracles.nmbr9_search")
+    proven = 0
+    for deal, grid, levels in _instances(2, 100, most_cards=7):
+        exact = search.solve_known(deal, grid, levels).score
+        result = oracle.solve(deal, grid=grid, levels=levels, time_limit=1)
+        what = (str(deal), grid, levels, exact, result.score, result.bound, result.stats)
+        assert oracle.check(deal, result, grid, levels), what
+        assert result.score <= exact <= result.bound, what
+        assert not result.optimal or result.score == exact, what
+        assert "model_plan" not in result.stats and "model" not in result.stats, what
+        proven += result.optimal
+    assert proven >= 70
+
+
+def test_free_draft_oracle_against_the_exact_search() -> None:
+    search = pytest.importorskip("tabletop_gym.oracles.nmbr9_search")
+    proven = 0
+    for variant, grid, levels in _free_instances(3, 60):
+        exact = search.solve_free(variant, grid, levels).score
+        result = oracle.solve_free(variant, grid=grid, levels=levels, time_limit=1)
+        what = (str(variant), grid, levels, exact, result.score, result.bound, result.stats)
+        assert oracle.check_free(variant, result, grid, levels), what
+        assert result.score <= exact <= result.bound, what
+        assert not result.optimal or result.score == exact, what
+        assert "model_plan" not in result.stats, what
+        proven += result.optimal
+    assert proven >= 40

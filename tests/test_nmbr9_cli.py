@@ -18,7 +18,9 @@ def _cache(tmp_path, monkeypatch):
 
 
 def _plan(out: str, grid: int) -> list[int]:
-    words = out.split("plan")[1].split("(")[0].split()
+    """The printed plan's actions, placed cards only (a card the rules discard is printed
+    'discarded', in the free draft 'V@discarded')."""
+    words = [w for w in out.split("plan")[1].split("(")[0].split() if not w.endswith("discarded")]
     return [encode_action(*(int(x) for x in w.split("@")[-1][1:].split("/")), grid=grid) for w in words]
 
 
@@ -96,12 +98,37 @@ def test_bad_numbers_are_refused_in_one_line_naming_the_option(args, words, caps
     assert all(word in err for word in words), err
 
 
-def test_a_free_draft_on_a_grid_too_small_is_a_clear_error(capsys) -> None:
-    # Two tiles of 0, 1, 2 never fit together on 4x4: every candidate is proven infeasible.
-    err = _refused(
-        ["solve", "nmbr9", "--free", "--variant", "2-1-2", "--grid", "4", "--time-limit", "5"], capsys
-    )
-    assert "no free-draft play of F-2-1-2 places all 2 cards on a 4x4 grid" in err
+def test_a_free_draft_on_a_grid_too_small_discards_as_the_rules_do(capsys) -> None:
+    # Two tiles of 0, 1, 2 never fit together on 4x4: the second card is discarded (it used to be
+    # refused as "no free-draft play places all 2 cards").
+    args = ["solve", "nmbr9", "--free", "--variant", "2-1-2", "--grid", "4", "--time-limit", "5"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "score    0 (proven optimal)" in out and "@discarded" in out
+
+
+def test_free_draft_whose_best_play_discards_is_not_falsely_proven(capsys) -> None:
+    """F-4-1-4 on 5x5 with 3 levels printed "3 (proven optimal)"; the optimum is 4 (the 1 and the 3
+    on the table, the 4 on level 1, the last card discarded)."""
+    args = ["solve", "nmbr9", "--free", "--variant", "4-1-4", "--grid", "5", "--levels", "3"]
+    assert main([*args, "--time-limit", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "score    4 (proven optimal)" in out
+    words = out.split("plan")[1].split("(")[0].split()
+    deal = Deal(tuple(int(w.split("@")[0]) for w in words))
+    state = replay(deal, _plan(out, 5), 5, 3)
+    assert state.done and state.score == 4 and state.discarded == 1
+
+
+def test_solve_with_a_card_the_model_must_not_leave_out_prints_the_optimum(capsys) -> None:
+    # This deal ended in a GameOverError (the model left out a card that fits; the replay ran out).
+    args = ["solve", "nmbr9", "--variant", "9-2-6", "--deal", "176952", "--grid", "5", "--levels", "3"]
+    assert main([*args, "--time-limit", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "score    6 (proven optimal)" in out
+    state = replay(Deal((1, 7, 6, 9, 5, 2)), _plan(out, 5), 5, 3)
+    assert state.done and state.score == 6
+    assert out.split("plan")[1].split().count("discarded") == state.discarded
 
 
 def test_a_level_limit_of_one_is_the_table_alone(capsys) -> None:
