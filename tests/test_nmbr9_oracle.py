@@ -60,7 +60,7 @@ def exhaustive_free(variant: Variant, grid: int, levels: int | None = None) -> i
 def test_known_draft_matches_exhaustive_search(cards: str, grid: int, levels: int | None) -> None:
     deal = Deal(tuple(int(c) for c in cards))
     truth = exhaustive(deal, grid, levels)
-    result = oracle.solve(deal, grid=grid, levels=levels, time_limit=20)
+    result = oracle.solve(deal, grid=grid, levels=levels, time_limit=20, exact_search=False)
     assert result.optimal and result.score == truth
     assert oracle.check(deal, result, grid, levels)
     assert oracle.relaxation_bound(list(deal.cards), levels) >= truth
@@ -69,7 +69,7 @@ def test_known_draft_matches_exhaustive_search(cards: str, grid: int, levels: in
 def test_free_draft_matches_exhaustive_search() -> None:
     variant = Variant(2, 1, 3)
     truth = exhaustive_free(variant, 5)
-    result = oracle.solve_free(variant, grid=5, time_limit=20)
+    result = oracle.solve_free(variant, grid=5, time_limit=20, exact_search=False)
     assert result.optimal and result.score == truth
     assert oracle.check_free(variant, result, 5)
     # The one-model search (used for big variants) agrees when it proves optimality.
@@ -170,13 +170,14 @@ def test_free_draft_counts_plays_that_discard_a_card() -> None:
     """F-4-1-4 on 5x5 with 3 levels: the 1 and the 3 on the table, the 4 on level 1, and the last
     card fits nowhere and is discarded: 4. A model that placed every card proved 3 "optimal"."""
     variant = Variant(4, 1, 4)
-    result = oracle.solve_free(variant, grid=5, levels=3, time_limit=20)
+    result = oracle.solve_free(variant, grid=5, levels=3, time_limit=20, exact_search=False)
     assert result.optimal and result.score == 4
     assert oracle.check_free(variant, result, 5, 3)
     assert sum(a is None for _, a in result.plan) == 1  # the discarded card, marked None
     # The engine replays the play the issue describes to 4, and the known draft agrees.
     deal = Deal((1, 3, 4, 0))
-    assert exhaustive(deal, 5, 3) == 4 == oracle.solve(deal, grid=5, levels=3, time_limit=20).score
+    known = oracle.solve(deal, grid=5, levels=3, time_limit=20, exact_search=False)
+    assert exhaustive(deal, 5, 3) == 4 == known.score
     assert oracle.free_relaxation_bound(variant, 3) >= 4
     # The one-model search (big variants) allows fewer tiles than cards as well.
     one = oracle.solve_free(variant, grid=5, levels=3, time_limit=20, max_candidates=0)
@@ -185,7 +186,7 @@ def test_free_draft_counts_plays_that_discard_a_card() -> None:
 
 def test_check_free_refuses_a_discard_the_rules_do_not_make() -> None:
     variant = Variant(4, 1, 4)
-    result = oracle.solve_free(variant, grid=5, levels=3, time_limit=20)
+    result = oracle.solve_free(variant, grid=5, levels=3, time_limit=20, exact_search=False)
     placed = [(v, a) for v, a in result.plan if a is not None]
     # Mark a placed card as discarded: it fits, so the rules place it.
     bad = placed[:1] + [(placed[1][0], None)] + placed[2:] + [v for v in result.plan if v[1] is None]
@@ -194,7 +195,7 @@ def test_check_free_refuses_a_discard_the_rules_do_not_make() -> None:
 
 def test_free_draft_on_a_grid_too_small_for_every_card_discards() -> None:
     # Two tiles of 0, 1, 2 never fit together on a 4x4 grid: one is placed, the other discarded.
-    result = oracle.solve_free("2-1-2", grid=4, time_limit=5)
+    result = oracle.solve_free("2-1-2", grid=4, time_limit=5, exact_search=False)
     assert result.optimal and result.score == 0
     assert oracle.check_free(Variant(2, 1, 2), result, 4)
     assert [a is None for _, a in result.plan] == [False, True]
@@ -204,7 +205,7 @@ def test_a_model_plan_that_leaves_out_a_card_that_fits_never_crashes() -> None:
     """9-2-6 deal 176952 on 5x5 with 3 levels ended in a GameOverError traceback: the model left out a
     card that fits, so the engine placed the next action on it and ran out of cards."""
     deal = parse_deal("176952", Variant(9, 2, 6))
-    result = oracle.solve(deal, grid=5, levels=3, time_limit=20)
+    result = oracle.solve(deal, grid=5, levels=3, time_limit=20, exact_search=False)
     assert result.optimal and result.score == 6 == exhaustive(deal, 5, 3)
     assert oracle.check(deal, result, 5, 3)
 
@@ -219,7 +220,7 @@ def test_best_play_that_needs_a_discard_is_found_and_proven(
     """The placement model used to reach OPTIMAL by leaving out a card that fits (which the rules
     forbid); its plan was thrown away and the greedy or beam plan (0, 3, 0, 7) came back."""
     deal = Deal(tuple(int(c) for c in cards))
-    result = oracle.solve(deal, grid=grid, levels=levels, time_limit=30)
+    result = oracle.solve(deal, grid=grid, levels=levels, time_limit=30, exact_search=False)
     assert result.optimal and result.score == best
     assert oracle.check(deal, result, grid, levels)
     assert replay(deal, result.plan, grid, levels).discarded >= 1
@@ -279,3 +280,39 @@ def test_placement_model_alone_has_the_exact_optimum_where_cards_are_discarded()
         actions = [None if p is None else p[1] for p in model.plan(solver)]
         state = oracle._replay_slots(deal, actions, grid, levels)
         assert state is not None and state.score == exact.score
+
+
+@pytest.mark.parametrize(
+    ("cards", "grid", "levels", "best"),
+    [("052940", 6, 3, 9), ("725399", 6, 3, 9), ("4337", 5, 2, 3), ("276074", 6, 2, 11), ("176952", 5, 3, 6)],
+)
+def test_small_deals_are_proven_by_the_exact_search_first(cards, grid, levels, best) -> None:
+    """The portfolio's first method: the exact search proves small deals (the issue's cases) and
+    its plan replays; the optima are the brute force's on the smallest, the issue's on the rest."""
+    deal = Deal(tuple(int(c) for c in cards))
+    result = oracle.solve(deal, grid=grid, levels=levels, time_limit=5)
+    assert result.optimal and result.score == best and result.stats["method"] == "exact search"
+    assert replay(deal, result.plan, grid, levels).score == best
+    if len(cards) <= 4:
+        assert exhaustive(deal, grid, levels) == best
+
+
+def test_eight_card_deals_on_eight_by_eight_are_proven_by_the_portfolio() -> None:
+    """The issue's small-variant goal: known-draft deals of 8 cards on 8x8 with 3 levels proven
+    (the exact search takes milliseconds where CP-SAT took minutes); the same deals with the exact
+    search left out are never proven better than it."""
+    for seed in range(4):
+        deal = random_deal(seed, Variant(9, 2, 8))
+        result = oracle.solve(deal, grid=8, levels=3, time_limit=2)
+        assert result.optimal and result.stats["method"] == "exact search"
+        models = oracle.solve(deal, grid=8, levels=3, time_limit=1, exact_search=False)
+        assert models.score <= result.score <= models.bound
+
+
+def test_free_drafts_go_to_the_exact_layout_search_first() -> None:
+    result = oracle.solve_free(Variant(6, 2, 5), grid=6, levels=3, time_limit=5)
+    assert result.optimal and result.score == 19 and result.stats["method"] == "exact search"
+    assert oracle.check_free(Variant(6, 2, 5), result, 6, 3)
+    discarding = oracle.solve_free(Variant(4, 1, 4), grid=5, levels=3, time_limit=5)
+    assert discarding.optimal and discarding.score == 4
+    assert oracle.check_free(Variant(4, 1, 4), discarding, 5, 3)

@@ -58,7 +58,7 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,6 +114,29 @@ class NoPlanError(TabletopError, RuntimeError):
 
 class _OverBudget(Exception):
     """A model's construction would pass its share of the work (the caller goes on without it)."""
+
+
+EXACT_SEARCH_CARDS = 12
+"""Deals (and free-draft variants) of at most this many cards go first to the exact depth-first
+search (``oracles.nmbr9_search``): it proves 6-8 cards on 8x8 with 3 levels in milliseconds, where
+CP-SAT takes minutes. Beyond, it rarely finishes and its work goes to the other methods."""
+EXACT_SEARCH_SHARE = 0.5
+"""The share of a call's work the exact search may use before the other methods take over."""
+NODES_PER_SECOND = 500_000
+"""The exact search's placements counted as one second of work of a 2-core machine (it does
+0.7-0.9 million a second on one core there): a node limit, not a clock."""
+
+
+def _exact_first(search: Callable[[int], OracleResult], work: _Work, stats: dict) -> OracleResult:
+    """The exact search's result within its share of ``work``; its score, bound and nodes go to
+    ``stats``. Stopped early, its plan is still a replayed play and its bound still valid (it
+    covers every subtree left)."""
+    nodes = max(1, int(work.left * EXACT_SEARCH_SHARE * NODES_PER_SECOND))
+    result = search(nodes)
+    used = result.stats.get("nodes", nodes)
+    work.spend(used / NODES_PER_SECOND)
+    stats["exact_search"] = {"score": result.score, "bound": result.bound, "nodes": used}
+    return result
 
 
 class _Work:
@@ -1087,8 +1110,13 @@ def solve(
     variant: Variant | None = None,
     model_levels: int | None = None,
     placement_model: bool | None = None,
+    exact_search: bool = True,
 ) -> OracleResult:
     """Known draft: the best score for this exact card order, with a plan and a proven bound.
+
+    With ``exact_search`` (the default), a deal of at most ``EXACT_SEARCH_CARDS`` cards first goes
+    to the exact depth-first search (``oracles.nmbr9_search``) for up to half the work: what it
+    proves is the answer; else its play and its valid bound join what follows.
 
     Plans come from the greedy player and a portfolio of beam searches over the engine's legal
     placements (``beam_plan``, run in turn until their share of the work is used), then, if
@@ -1124,6 +1152,16 @@ def solve(
     deal = _as_deal(deal, variant)
     values = list(deal.cards)
     k = len(values)
+    exact_stats: dict = {}
+    if exact_search and k <= EXACT_SEARCH_CARDS:
+        from tabletop_gym.oracles import nmbr9_search
+
+        exact = _exact_first(
+            lambda nodes: nmbr9_search.solve_known(deal, grid, levels, node_limit=nodes), work, exact_stats
+        )
+        if exact.optimal:
+            stats = {**exact.stats, "source": "exact search", "method": "exact search"}
+            return dataclasses.replace(exact, seconds=time.perf_counter() - start, stats=stats)
     if placement_model is None:
         placement_model = model_given or grid <= 10
     lv_cap = _level_cap(k, levels)
@@ -1140,7 +1178,9 @@ def solve(
     bound = relax
     best: Nmbr9State | None = None
     best_plan: list[int] = []
-    stats: dict = {"relaxation_bound": relax}
+    stats: dict = {"relaxation_bound": relax, **exact_stats}
+    if exact_stats:
+        bound = min(bound, exact_stats["exact_search"]["bound"])
 
     def offer(state: Nmbr9State, source: str) -> None:
         nonlocal best, best_plan
@@ -1151,6 +1191,8 @@ def solve(
 
     offer(replay(deal, greedy_plan(deal, grid, levels), grid, levels), "greedy")
     stats["greedy"] = None if best is None else best.score
+    if exact_stats:
+        offer(replay(deal, list(exact.plan), grid, levels), "exact search (stopped)")
     # The beam portfolio: all the work on big boards, a third when the placement model follows.
     beam_work = work.part((1 / 3 if placement_model else 1.0) * work.left)
     beam_scores = []
@@ -1277,8 +1319,12 @@ def solve_free(
     workers: int = 2,
     model_grid: int | None = None,
     max_candidates: int = 5000,
+    exact_search: bool = True,
 ) -> OracleResult:
     """Free draft: the best score over every choice of ``k`` cards and their order for variant m-c-k.
+
+    With ``exact_search`` (the default), variants of at most ``EXACT_SEARCH_CARDS`` cards first go
+    to the exact layout search (``oracles.nmbr9_search.solve_free``) for up to half the work.
 
     The plan is ``((value, action), ...)`` for the ``k`` cards in play order; a card the rules
     discard (it fits nowhere: small grids, level limits) has action ``None``. The engine replays
@@ -1316,6 +1362,16 @@ def solve_free(
     max_candidates = check_int("max_candidates", max_candidates, 0, 10**6)  # 0: the one-model search
     work = _Work(time_limit)
     k = variant.cards
+    exact_stats: dict = {}
+    if exact_search and k <= EXACT_SEARCH_CARDS:
+        from tabletop_gym.oracles import nmbr9_search
+
+        exact = _exact_first(
+            lambda nodes: nmbr9_search.solve_free(variant, grid, levels, node_limit=nodes), work, exact_stats
+        )
+        if exact.optimal:
+            stats = {**exact.stats, "source": "exact search", "method": "exact search"}
+            return dataclasses.replace(exact, seconds=time.perf_counter() - start, stats=stats)
     cap = _level_cap(k, levels)
     part = work.part(time_limit / 4)
     candidates = _free_candidates(variant, cap, max_candidates, part)
@@ -1332,7 +1388,8 @@ def solve_free(
     incumbent, runs = _free_beam_best(variant, grid, levels, part, 2, fewer=True)
     work.settle(part)
     stats: dict = {"relaxation_bound": relax, "model_grid": model_grid, "beam_runs": runs, "source": "beam"}
-    bound = relax
+    stats.update(exact_stats)
+    bound = min(relax, exact_stats["exact_search"]["bound"]) if exact_stats else relax
 
     def answer(bound: int) -> OracleResult:
         return _free_plan_result(_free_pairs(incumbent), incumbent.score, bound, start, stats)

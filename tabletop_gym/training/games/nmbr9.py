@@ -175,7 +175,11 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             default=5_000,
             help="steps per timing, 3 timings (default 5000)",
         )
-        parser.add_argument("--skip-proof", action="store_true", help="skip the F-6-2-5 proof")
+        parser.add_argument(
+            "--skip-proof",
+            action="store_true",
+            help="skip the F-6-2-5 proof and the exact search's proof times",
+        )
         parser.add_argument("--out", type=path_arg, default=Path("runs/bench"), help="folder for nmbr9.json")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -367,13 +371,18 @@ def _bench(args: argparse.Namespace) -> int:
         "runs": [round(r) for r in rates],
     }
     if not args.skip_proof:
+        from tabletop_gym.oracles.nmbr9_search import bench_exact
+
         small = oracle.solve_free(Variant(6, 2, 5), grid=6, levels=3, time_limit=60)
         report["F-6-2-5_grid6_levels3"] = {
             "score": small.score,
             "bound": small.bound,
             "optimal": small.optimal,
             "seconds": round(small.seconds, 2),
+            "method": small.stats.get("method", "models"),
         }
+        # Proof times of the exact search on small known drafts (the portfolio's first method).
+        report["exact_search_8x8_levels3"] = bench_exact(deals=20, cards=(6, 7, 8), grid=8, levels=3)
     rows = []
     for seed in tqdm(range(args.deals), desc="known draft 9-2-20", unit="deal", disable=args.no_progress):
         deal = random_deal(seed)
@@ -426,6 +435,14 @@ def _bench_table(report: dict) -> str:
     if proof:
         what = "proven optimum" if proof["optimal"] else f"bound {proof['bound']}"
         lines.append(f"F-6-2-5, 6x6 grid, 3 levels  score {proof['score']} ({what})  {proof['seconds']} s")
+    exact = report.get("exact_search_8x8_levels3")
+    if exact:
+        lines.append("exact search, known draft on 8x8 with 3 levels, 20 seeded deals each")
+        for n, row in exact["known"].items():
+            lines.append(
+                f"  {n} cards  proven {100 * row['proven']:.0f}%  median CPU {row['median_cpu_s']:.4f} s  "
+                f"max CPU {row['max_cpu_s']:.3f} s  median wall {row['median_wall_s']:.4f} s"
+            )
     known = report.get("known_9-2-20")
     if known:
         lines.append(f"known draft 9-2-20, 20x20 grid, {known['time_limit']:g} s per deal")
