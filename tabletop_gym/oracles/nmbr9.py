@@ -139,6 +139,12 @@ def _exact_first(search: Callable[[int], OracleResult], work: _Work, stats: dict
     return result
 
 
+def _proven_by_search(exact: OracleResult, start: float) -> OracleResult:
+    """The exact search's proven answer as the call's, timed from the call's start."""
+    stats = {**exact.stats, "source": "exact search", "method": "exact search"}
+    return dataclasses.replace(exact, seconds=time.perf_counter() - start, stats=stats)
+
+
 class _Work:
     """Seconds of work of a 2-core machine left to a call.
 
@@ -1160,8 +1166,7 @@ def solve(
             lambda nodes: nmbr9_search.solve_known(deal, grid, levels, node_limit=nodes), work, exact_stats
         )
         if exact.optimal:
-            stats = {**exact.stats, "source": "exact search", "method": "exact search"}
-            return dataclasses.replace(exact, seconds=time.perf_counter() - start, stats=stats)
+            return _proven_by_search(exact, start)
     if placement_model is None:
         placement_model = model_given or grid <= 10
     lv_cap = _level_cap(k, levels)
@@ -1351,9 +1356,7 @@ def solve_free(
     gives the same result everywhere.
     """
     start = time.perf_counter()
-    variant = Variant.parse(variant) if isinstance(variant, str) else variant
-    if not isinstance(variant, Variant):
-        raise TypeError(f"variant must be a Variant or a string m-c-k, got {type(variant).__name__}")
+    variant = Variant.of(variant)
     grid = check_grid(grid)
     levels = check_levels(levels)
     time_limit = check_time_limit(time_limit)
@@ -1370,8 +1373,7 @@ def solve_free(
             lambda nodes: nmbr9_search.solve_free(variant, grid, levels, node_limit=nodes), work, exact_stats
         )
         if exact.optimal:
-            stats = {**exact.stats, "source": "exact search", "method": "exact search"}
-            return dataclasses.replace(exact, seconds=time.perf_counter() - start, stats=stats)
+            return _proven_by_search(exact, start)
     cap = _level_cap(k, levels)
     part = work.part(time_limit / 4)
     candidates = _free_candidates(variant, cap, max_candidates, part)
@@ -1510,9 +1512,7 @@ def solve_free_beam(
     valid on every grid. The plan is ``((value, action or None), ...)``; the engine replays it.
     ``time_limit`` is seconds of work for the whole call (see the module's notes)."""
     start = time.perf_counter()
-    variant = Variant.parse(variant) if isinstance(variant, str) else variant
-    if not isinstance(variant, Variant):
-        raise TypeError(f"variant must be a Variant or a string m-c-k, got {type(variant).__name__}")
+    variant = Variant.of(variant)
     grid = check_grid(grid)
     levels = check_levels(levels)
     time_limit = check_time_limit(time_limit)

@@ -761,9 +761,7 @@ def solve_free(
     ``table_bits``: log2 of the transposition table's slots (16 bytes each).
     """
     start_wall = time.perf_counter()
-    variant = Variant.parse(variant) if isinstance(variant, str) else variant
-    if not isinstance(variant, Variant):
-        raise TypeError(f"variant must be a Variant or a string m-c-k, got {type(variant).__name__}")
+    variant = Variant.of(variant)
     grid = check_grid(grid)
     levels = check_levels(levels)
     node_limit = _check_node_limit(node_limit)

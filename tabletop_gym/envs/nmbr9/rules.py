@@ -155,6 +155,11 @@ class Variant:
         except InvalidDealError as error:
             raise InvalidDealError(f"variant {text.strip()}: {error}") from None
 
+    @classmethod
+    def of(cls, variant: Variant | str) -> Variant:
+        """``variant`` itself, or the variant a string such as ``"9-2-20"`` names."""
+        return variant if isinstance(variant, Variant) else cls.parse(variant)
+
     @property
     def full_deck(self) -> tuple[int, ...]:
         return tuple(v for v in range(self.max_value + 1) for _ in range(self.copies))
