@@ -84,6 +84,7 @@ from tabletop_gym.envs.nmbr9.rules import (
     tile_rotations,
     translate_plan,
 )
+from tabletop_gym.oracles import nmbr9_search
 
 GAME = "nmbr9"
 # Part of the cache key: raise it when a change alters what ``solve`` returns (2: bounds covering
@@ -127,10 +128,14 @@ NODES_PER_SECOND = 500_000
 0.7-0.9 million a second on one core there): a node limit, not a clock."""
 
 
-def _exact_first(search: Callable[[int], OracleResult], work: _Work, stats: dict) -> OracleResult:
-    """The exact search's result within its share of ``work``; its score, bound and nodes go to
-    ``stats``. Stopped early, its plan is still a replayed play and its bound still valid (it
-    covers every subtree left)."""
+def _exact_first(
+    wanted: bool, search: Callable[[int], OracleResult], work: _Work, stats: dict
+) -> OracleResult | None:
+    """The exact search's result within its share of ``work`` (None unless ``wanted``); its score,
+    bound and nodes go to ``stats``. Stopped early, its plan is still a replayed play and its bound
+    still valid (it covers every subtree left)."""
+    if not wanted:
+        return None
     nodes = max(1, int(work.left * EXACT_SEARCH_SHARE * NODES_PER_SECOND))
     result = search(nodes)
     used = result.stats.get("nodes", nodes)
@@ -1159,14 +1164,14 @@ def solve(
     values = list(deal.cards)
     k = len(values)
     exact_stats: dict = {}
-    if exact_search and k <= EXACT_SEARCH_CARDS:
-        from tabletop_gym.oracles import nmbr9_search
-
-        exact = _exact_first(
-            lambda nodes: nmbr9_search.solve_known(deal, grid, levels, node_limit=nodes), work, exact_stats
-        )
-        if exact.optimal:
-            return _proven_by_search(exact, start)
+    exact = _exact_first(
+        exact_search and k <= EXACT_SEARCH_CARDS,
+        lambda nodes: nmbr9_search.solve_known(deal, grid, levels, node_limit=nodes),
+        work,
+        exact_stats,
+    )
+    if exact is not None and exact.optimal:
+        return _proven_by_search(exact, start)
     if placement_model is None:
         placement_model = model_given or grid <= 10
     lv_cap = _level_cap(k, levels)
@@ -1184,8 +1189,8 @@ def solve(
     best: Nmbr9State | None = None
     best_plan: list[int] = []
     stats: dict = {"relaxation_bound": relax, **exact_stats}
-    if exact_stats:
-        bound = min(bound, exact_stats["exact_search"]["bound"])
+    if exact is not None:
+        bound = min(bound, exact.bound)
 
     def offer(state: Nmbr9State, source: str) -> None:
         nonlocal best, best_plan
@@ -1196,7 +1201,7 @@ def solve(
 
     offer(replay(deal, greedy_plan(deal, grid, levels), grid, levels), "greedy")
     stats["greedy"] = None if best is None else best.score
-    if exact_stats:
+    if exact is not None:
         offer(replay(deal, list(exact.plan), grid, levels), "exact search (stopped)")
     # The beam portfolio: all the work on big boards, a third when the placement model follows.
     beam_work = work.part((1 / 3 if placement_model else 1.0) * work.left)
@@ -1366,14 +1371,14 @@ def solve_free(
     work = _Work(time_limit)
     k = variant.cards
     exact_stats: dict = {}
-    if exact_search and k <= EXACT_SEARCH_CARDS:
-        from tabletop_gym.oracles import nmbr9_search
-
-        exact = _exact_first(
-            lambda nodes: nmbr9_search.solve_free(variant, grid, levels, node_limit=nodes), work, exact_stats
-        )
-        if exact.optimal:
-            return _proven_by_search(exact, start)
+    exact = _exact_first(
+        exact_search and k <= EXACT_SEARCH_CARDS,
+        lambda nodes: nmbr9_search.solve_free(variant, grid, levels, node_limit=nodes),
+        work,
+        exact_stats,
+    )
+    if exact is not None and exact.optimal:
+        return _proven_by_search(exact, start)
     cap = _level_cap(k, levels)
     part = work.part(time_limit / 4)
     candidates = _free_candidates(variant, cap, max_candidates, part)
@@ -1391,7 +1396,7 @@ def solve_free(
     work.settle(part)
     stats: dict = {"relaxation_bound": relax, "model_grid": model_grid, "beam_runs": runs, "source": "beam"}
     stats.update(exact_stats)
-    bound = min(relax, exact_stats["exact_search"]["bound"]) if exact_stats else relax
+    bound = relax if exact is None else min(relax, exact.bound)
 
     def answer(bound: int) -> OracleResult:
         return _free_plan_result(_free_pairs(incumbent), incumbent.score, bound, start, stats)
