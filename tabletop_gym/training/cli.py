@@ -219,13 +219,10 @@ def _demo(spec: GameSpec, args: argparse.Namespace) -> int:
 def _first_deal_oracle(spec: GameSpec, args: argparse.Namespace) -> None:
     import gymnasium as gym
 
-    from tabletop_gym.agents.base import RandomAgent
-    from tabletop_gym.training.evaluate import play_episode
-
     env_id, env_kwargs = spec.environment(args)
-    env = gym.make(env_id, **env_kwargs)
-    # Some games show the deal only once the episode ends; a random player gets there fast.
-    deal = play_episode(env, RandomAgent(), args.seed).deal
+    # The evaluation's first deal, which hidden-information games show at reset only on request.
+    env = gym.make(env_id, **env_kwargs, reveal_deal=True)
+    deal = env.reset(seed=args.seed)[1]["deal"]
     env.close()
     spec.oracle(deal, args)
 
