@@ -16,6 +16,7 @@ from tabletop_gym.envs.nmbr9.rules import (
     tile_area,
 )
 from tabletop_gym.oracles import nmbr9 as oracle
+from tabletop_gym.oracles.nmbr9 import search
 
 
 @pytest.mark.parametrize("a", [1, 7])
@@ -100,7 +101,7 @@ def test_free_draft_of_the_standard_game_gets_beam_plans_and_the_relaxation_boun
 
 # --- every bound against an exact search, on random small instances where cards get discarded ---
 #
-# ``oracles.nmbr9_search`` is an exhaustive branch-and-bound written independently of these models
+# ``oracles.nmbr9.search`` is an exhaustive branch-and-bound written independently of these models
 # (it shares only the engine). A bound must be at least the exact optimum of every instance, the
 # oracles' plans at most it, and "optimal" only where they meet.
 
@@ -127,7 +128,6 @@ def _free_instances(seed: int, n: int) -> list[tuple[Variant, int, int | None]]:
 
 
 def test_relaxation_bounds_every_play_of_random_small_deals() -> None:
-    search = pytest.importorskip("tabletop_gym.oracles.nmbr9_search")
     discards = 0
     for deal, grid, levels in _instances(0, 300):
         exact = search.solve_known(deal, grid, levels)
@@ -144,7 +144,6 @@ def test_relaxation_bounds_every_play_of_random_small_deals() -> None:
 
 
 def test_free_relaxation_bounds_every_play_of_random_small_variants() -> None:
-    search = pytest.importorskip("tabletop_gym.oracles.nmbr9_search")
     for variant, grid, levels in _free_instances(1, 150):
         exact = search.solve_free(variant, grid, levels)
         assert exact.optimal
@@ -154,7 +153,6 @@ def test_free_relaxation_bounds_every_play_of_random_small_variants() -> None:
 
 
 def test_known_draft_oracle_against_the_exact_search() -> None:
-    search = pytest.importorskip("tabletop_gym.oracles.nmbr9_search")
     proven = 0
     for deal, grid, levels in _instances(2, 100, most_cards=7):
         exact = search.solve_known(deal, grid, levels).score
@@ -169,7 +167,6 @@ def test_known_draft_oracle_against_the_exact_search() -> None:
 
 
 def test_free_draft_oracle_against_the_exact_search() -> None:
-    search = pytest.importorskip("tabletop_gym.oracles.nmbr9_search")
     proven = 0
     for variant, grid, levels in _free_instances(3, 60):
         exact = search.solve_free(variant, grid, levels).score

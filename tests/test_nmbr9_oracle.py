@@ -11,6 +11,11 @@ import pytest
 from tabletop_gym.core import OracleCache
 from tabletop_gym.envs.nmbr9.rules import Deal, Nmbr9State, Variant, parse_deal, random_deal, replay
 from tabletop_gym.oracles import nmbr9 as oracle
+from tabletop_gym.oracles.nmbr9 import search
+from tabletop_gym.oracles.nmbr9.bounds import _level_cap
+from tabletop_gym.oracles.nmbr9.common import _OverBudget, _Work
+from tabletop_gym.oracles.nmbr9.free import _free_candidates
+from tabletop_gym.oracles.nmbr9.models import _PlacementModel, _replay_slots
 
 
 def exhaustive(deal: Deal, grid: int, levels: int | None = None) -> int:
@@ -157,10 +162,10 @@ def test_numpy_integers_are_welcome() -> None:
 def test_building_a_model_stops_at_its_work_limit() -> None:
     # The limit covers a model's construction, which takes seconds of Python on big boards; it is
     # counted in terms written, so where it stops does not depend on the machine.
-    with pytest.raises(oracle._OverBudget):
-        oracle._PlacementModel([[9], [8], [7]], 8, 2, max_terms=100)
-    assert oracle._free_candidates(Variant(6, 2, 5), 3, 5000, oracle._Work(0)) is None
-    assert oracle._free_candidates(Variant(6, 2, 5), 3, 5000, oracle._Work(1)) is not None
+    with pytest.raises(_OverBudget):
+        _PlacementModel([[9], [8], [7]], 8, 2, max_terms=100)
+    assert _free_candidates(Variant(6, 2, 5), 3, 5000, _Work(0)) is None
+    assert _free_candidates(Variant(6, 2, 5), 3, 5000, _Work(1)) is not None
 
 
 # --- discards: the rules discard a card that fits nowhere, and the models must cover such plays ---
@@ -260,7 +265,6 @@ def test_placement_model_alone_has_the_exact_optimum_where_cards_are_discarded()
     """The known-draft placement model, unhinted and solved to the end: its optimum is the exact
     one (its feasible set is the legal games, up to turning the board), and its plan replays with
     the engine discarding exactly the cards the model leaves out."""
-    search = pytest.importorskip("tabletop_gym.oracles.nmbr9_search")
     rng = np.random.default_rng(7)
     checked = 0
     while checked < 12:
@@ -270,15 +274,15 @@ def test_placement_model_alone_has_the_exact_optimum_where_cards_are_discarded()
         if not replay(deal, exact.plan, grid, levels).discarded:
             continue  # only deals whose best play discards a card
         checked += 1
-        cap = oracle._level_cap(cards, levels)
-        model = oracle._PlacementModel(
+        cap = _level_cap(cards, levels)
+        model = _PlacementModel(
             [[v] for v in deal.cards], grid, cap, skippable=[True] * cards, exact_skips=True
         )
-        solver, status = model.solve(oracle._Work(60), 1)
+        solver, status = model.solve(_Work(60), 1)
         assert solver.status_name(status) == "OPTIMAL", (deal, grid, levels)
         assert model.score(solver) == model.score_bound(solver) == exact.score, (deal, grid, levels)
         actions = [None if p is None else p[1] for p in model.plan(solver)]
-        state = oracle._replay_slots(deal, actions, grid, levels)
+        state = _replay_slots(deal, actions, grid, levels)
         assert state is not None and state.score == exact.score
 
 

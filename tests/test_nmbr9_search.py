@@ -1,4 +1,4 @@
-"""The exact Nmbr9 search (oracles/nmbr9_search.py) against brute force over the engine's own moves.
+"""The exact Nmbr9 search (oracles/nmbr9/search.py) against brute force over the engine's own moves.
 
 The brute force uses nothing but the engine: every legal action of every card, in every card order
 for the free draft, with the engine discarding a card that fits nowhere. It is slow and obviously
@@ -15,7 +15,7 @@ import pytest
 
 from tabletop_gym.envs.nmbr9.rules import Deal, Nmbr9State, Variant, parse_deal, random_deal, replay
 from tabletop_gym.oracles import nmbr9 as cpsat_oracle
-from tabletop_gym.oracles import nmbr9_search as search
+from tabletop_gym.oracles.nmbr9 import search
 
 
 def brute_known(deal: Deal, grid: int, levels: int | None) -> int:

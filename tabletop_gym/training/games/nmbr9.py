@@ -371,7 +371,7 @@ def _bench(args: argparse.Namespace) -> int:
         "runs": [round(r) for r in rates],
     }
     if not args.skip_proof:
-        from tabletop_gym.oracles.nmbr9_search import bench_exact
+        from tabletop_gym.oracles.nmbr9.search import bench_exact
 
         small = oracle.solve_free(Variant(6, 2, 5), grid=6, levels=3, time_limit=60)
         report["F-6-2-5_grid6_levels3"] = {

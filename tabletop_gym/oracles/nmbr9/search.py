@@ -1,6 +1,6 @@
 """Exact depth-first branch-and-bound search for Nmbr9 on small boards (known and free draft).
 
-Written independently of the CP-SAT models in ``oracles/nmbr9.py``: it shares only the engine
+Written independently of the CP-SAT models in ``oracles/nmbr9/models.py``: it shares only the engine
 (``tabletop_gym.envs.nmbr9.rules``), whose tiles and action encoding it uses and whose ``replay``
 certifies every plan before it is returned. The search itself runs on its own compact board model
 (numba): a height and a top tile per cell, a bitboard of the cells covered on each level, tiles and
