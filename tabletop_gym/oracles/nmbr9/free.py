@@ -40,6 +40,7 @@ from tabletop_gym.oracles.nmbr9.common import (
     _Work,
     check_time_limit,
 )
+from tabletop_gym.oracles.nmbr9.layout import layouts
 from tabletop_gym.oracles.nmbr9.models import _canonical_hint, _PlacementModel, _replay_slots
 
 
@@ -77,7 +78,7 @@ def solve_free(
     proven infeasible). When there are more than ``max_candidates`` (big variants), the one-model
     search runs instead, hinted with the incumbent, and the bound is the grid-free relaxation's
     (or the model's own); where that model would be too big to build (``_ONE_MODEL_LIMIT``),
-    ``solve_free_beam`` runs instead.
+    ``solve_free_beam`` runs instead (top-down layouts and beams).
 
     ``time_limit`` is seconds of work of a 2-core machine (see the module's notes): the same call
     gives the same result everywhere.
@@ -201,26 +202,6 @@ def solve_free(
                 stats["source"] = "one model"
                 return dataclasses.replace(result, bound=max(bound, result.score))
     return answer(bound)
-    work.spend(model.terms / TERMS_PER_SECOND)
-    if model_grid == grid:
-        hint = _level_major_hint(incumbent, k)
-        if hint is not None and all(h is None or h[2] < cap for h in hint):
-            model.hint(hint)
-    solver, status = model.solve(work, workers)
-    stats.update(one_model_status=solver.status_name(status), variables=model.num_vars)
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        stats["source"] = "one model"
-        result = _free_result(model, solver, variant, grid, levels, bound, start, stats)
-        if result is None:
-            stats["model_plan"] = "does not replay through the engine: not used"
-        else:
-            if model_grid == grid:
-                # Every play's placed tiles, rebuilt level-major, are one of its solutions: a bound.
-                bound = min(bound, model.score_bound(solver))
-            if result.score >= incumbent.score:
-                return dataclasses.replace(result, bound=max(bound, result.score))
-    stats["source"] = "beam"
-    return _free_plan_result(_free_pairs(incumbent), incumbent.score, bound, start, stats)
 
 
 _ONE_MODEL_LIMIT = 60_000  # cards x cells x values: beyond it the one-model free search is hopeless
@@ -233,10 +214,11 @@ def solve_free_beam(
     orders: int = 6,
     levels: int | None = None,
 ) -> OracleResult:
-    """Free draft for big variants, where the placement model is out of reach: a plan from the beam
-    searches (``beam_plan``) over a few card orders of the ``k`` highest cards (the table first
-    gets the low ones), and the grid-free relaxation's bound (``free_relaxation_bound``), which is
-    valid on every grid. The plan is ``((value, action or None), ...)``; the engine replays it.
+    """Free draft for big variants, where the placement model is out of reach: the grid-free
+    relaxation's bound (``free_relaxation_bound``, valid on every grid), then the better plan of
+    top-down layouts (``oracles.nmbr9.layout``, ``LAYOUT_SHARE`` of the work left) and the beam
+    searches (``beam_plan``) over a few card orders of the ``k`` highest cards (the table first gets
+    the low ones). The plan is ``((value, action or None), ...)``; the engine replays it.
     ``time_limit`` is seconds of work for the whole call (see the module's notes)."""
     start = time.perf_counter()
     variant = Variant.of(variant)
@@ -253,9 +235,37 @@ def _solve_free_beam(
     part = work.part(min(120.0, work.left / 2))
     relax = _free_relaxation_bound(variant, levels, part)
     work.settle(part)
+    part = work.part(work.left * LAYOUT_SHARE)
+    layout, tried = _layout_best(variant, grid, levels, part)
+    work.settle(part)
     state, runs = _free_beam_best(variant, grid, levels, work, orders)
-    stats = {"relaxation_bound": relax, "beam_runs": runs, "deal": str(state.deal)}
+    stats = {"relaxation_bound": relax, "beam_runs": runs, "beam": state.score, "layouts": tried}
+    if layout is not None:
+        stats["layout"] = layout.score
+    if layout is not None and layout.score > state.score:
+        state = layout
+    stats.update(deal=str(state.deal), source="layout" if state is layout else "beam")
     return _free_plan_result(_free_pairs(state), state.score, max(relax, state.score), start, stats)
+
+
+LAYOUT_SHARE = 0.75
+"""The share of a big free draft's work (after its bound) that goes to top-down layouts; the beams
+over card orders get the rest (on F-9-2-20 layouts scored 206-209 where beams found 117)."""
+
+
+def _layout_best(
+    variant: Variant, grid: int, levels: int | None, work: _Work
+) -> tuple[Nmbr9State | None, int]:
+    """The best top-down layout (``oracles.nmbr9.layout``), its missing cards dealt last, as the
+    engine replays it, and how many better layouts were found on the way."""
+    best: Nmbr9State | None = None
+    found = 0
+    for placed in layouts(variant, grid, levels, work):
+        found += 1
+        state = _replay_free(_complete_free_plan(variant, placed, grid, levels), grid, levels)
+        if state is not None and (best is None or state.score > best.score):
+            best = state
+    return best, found
 
 
 def _free_beam_best(

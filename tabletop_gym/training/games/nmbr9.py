@@ -6,6 +6,7 @@ import argparse
 import json
 import re
 import statistics
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,18 +14,21 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, greedy_action
+from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, greedy_action, greedy_choice
+from tabletop_gym.agents.probe import ProbeRules, add_probe_arguments, probe_agent
 from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
     MAX_GRID,
     MIN_GRID,
     NUM_ROTATIONS,
+    Deal,
     Nmbr9State,
     Variant,
     decode_action,
     distinct_rotations,
     encode_action,
+    footprint,
     parse_deal,
     random_deal,
     replay,
@@ -149,6 +153,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         )
     if command == "solve":
         parser.add_argument("--free", action="store_true", help="free draft: best choice of cards and order")
+    if command == "evaluate":
+        add_probe_arguments(parser)
     if command == "bench":
         parser.add_argument(
             "--deals",
@@ -166,8 +172,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument(
             "--free-time-limit",
             type=float_arg(0, oracle.MAX_TIME_LIMIT),
-            default=20.0,
-            help="seconds of work for free draft 9-2-20, 0 to skip it (default 20)",
+            default=120.0,
+            help="seconds of work for free draft 9-2-20, 0 to skip it (default 120: the top-down "
+            "layouts need about a minute of it to find their first)",
         )
         parser.add_argument(
             "--env-steps",
@@ -222,7 +229,39 @@ def _solve_command(args: argparse.Namespace) -> int:
     print(f"{what} on a {args.grid}x{args.grid} grid")
     print(f"score    {result.score} ({status})  in {result.seconds:.2f} s")
     print(f"plan     {plan}  (rotation/row/col per card)")
+    if args.free:
+        state = _free_state(result.plan, args.grid, args.levels)
+    print(level_drawing(state))
     return 0
+
+
+def _free_state(plan, grid: int, levels: int | None = None) -> Nmbr9State:
+    """The engine's replay of a free-draft plan ((value, action or None for a discard), ...)."""
+    return replay(Deal(tuple(v for v, _ in plan)), [a for _, a in plan if a is not None], grid, levels)
+
+
+def level_drawing(state: Nmbr9State) -> str:
+    """Each level of a finished layout, top level first: the value of the tile on each cell of that
+    level (``.`` none), cropped to the layout's box, with the level's tiles and points."""
+    placed = [p for p in state.placements if p is not None]
+    if not placed:
+        return "no tile placed"
+    cells = {p: footprint(p.value, p.action, state.grid) for p in placed}
+    rows = [r for fp in cells.values() for r, _ in fp]
+    cols = [c for fp in cells.values() for _, c in fp]
+    r0, c0 = min(rows), min(cols)
+    width, height = max(cols) - c0 + 1, max(rows) - r0 + 1
+    lines = []
+    for level in range(max(p.level for p in placed), -1, -1):
+        grid = [["."] * width for _ in range(height)]
+        tiles = [p for p in placed if p.level == level]
+        for p in tiles:
+            for r, c in cells[p]:
+                grid[r - r0][c - c0] = str(p.value)
+        values = " ".join(str(p.value) for p in tiles)
+        lines.append(f"level {level}: tiles {values}  points {level * sum(p.value for p in tiles)}")
+        lines.extend("  " + " ".join(row) for row in grid)
+    return "\n".join(lines)
 
 
 def _where(action: int, grid: int) -> str:
@@ -411,15 +450,24 @@ def _bench(args: argparse.Namespace) -> int:
             "mean_score_over_bound": round(statistics.mean(r["score"] / r["bound"] for r in rows), 3),
         }
     if args.free_time_limit > 0:
+        cpu = time.process_time()
         free = oracle.solve_free_beam(Variant(), grid=20, time_limit=args.free_time_limit)
+        free_cpu = time.process_time() - cpu
         if not oracle.check_free(Variant(), free, 20):
             raise AssertionError("the free-draft plan does not replay")
         report["free_9-2-20"] = {
+            "time_limit": args.free_time_limit,
             "best_found": free.score,
             "bound": free.bound,
             "best_known_by_hand": 229,
+            "source": free.stats.get("source"),
+            "beam": free.stats.get("beam"),
+            "layout": free.stats.get("layout"),
             "order": free.stats["deal"],
+            "plan": [list(step) for step in free.plan],
+            "levels": level_drawing(_free_state(free.plan, 20)),
             "seconds": round(free.seconds, 1),
+            "cpu_seconds": round(free_cpu, 1),
         }
     report["peak_rss_mb"] = peak_rss_mb()
     print(_bench_table(report))
@@ -460,17 +508,35 @@ def _bench_table(report: dict) -> str:
     free = report.get("free_9-2-20")
     if free:
         lines.append(
-            f"free draft 9-2-20  best found {free['best_found']}  bound {free['bound']}  "
-            f"(best known by hand 229)  {free['seconds']} s"
+            f"free draft 9-2-20, {free['time_limit']:g} s of work  best found {free['best_found']} "
+            f"({free['source']}; top-down layouts {free['layout']}, beams {free['beam']})  bound "
+            f"{free['bound']}  (best known by hand 229)  {free['seconds']} s, CPU {free['cpu_seconds']} s"
         )
+        lines.append(free["levels"])
     lines.append(f"peak memory (max RSS)  {report['peak_rss_mb']} MB")
     return "\n".join(lines)
+
+
+
+def _probe_rules(args: argparse.Namespace) -> ProbeRules[Nmbr9State]:
+    """The probe search's view of Nmbr9 (engine positions, the greedy bot's placements, best first).
+    It plays from the deal, draw order included: a hindsight player, like the oracle."""
+    variant, grid, levels = _variant(args), _grid(args), getattr(args, "levels", None)
+    return ProbeRules(
+        start=lambda deal: Nmbr9State(parse_deal(deal, variant), grid, levels),
+        legal=lambda state: state.action_mask().copy(),  # the engine caches its mask; the walk edits this
+        best=lambda state, mask: greedy_choice(state.height, int(state.card), mask),
+        play=lambda state, action: state.place(action),
+        done=lambda state: state.done,
+        score=lambda state: state.score,
+    )
 
 
 SPEC = GameSpec(
     name="nmbr9",
     env_id=ENV_ID,
-    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: Nmbr9GreedyAgent()},
+    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: Nmbr9GreedyAgent(),
+            "probe": lambda args: probe_agent(_probe_rules(args), args)},
     oracle=_oracle,
     env_kwargs=_env_kwargs,
     add_arguments=_add_arguments,
