@@ -277,6 +277,9 @@ def test_bench_command_small(tmp_path, capsys):
     report = json.loads((tmp_path / "modern_art.json").read_text())
     row, best = report["oracle_2p"], report["max_2p"]
     assert row["median_plan_score"] <= row["median_bound"]
+    ratios = [score / bound for score, bound in zip(row["plan_scores"], row["bounds"], strict=True)]
+    assert row["plan_bound_ratios"] == [round(x, 3) for x in ratios] and all(0 < x <= 1 for x in ratios)
+    assert row["mean_plan_bound_ratio"] == round(sum(ratios) / len(ratios), 3)
     each = zip(row["bounds"], row["cp_sat_bounds"], row["artist_path_bounds"], strict=True)
     assert all(bound == min(cp_sat, paths) for bound, cp_sat, paths in each)
     assert best["proven_bound"] == min(best["bounds_by_relaxation"].values())

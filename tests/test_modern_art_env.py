@@ -145,13 +145,13 @@ def test_greedy_beats_random_and_self_play_works() -> None:
 
 
 # The greedy player and the observation as first written, kept as plain references: the fast versions
-# must choose and show exactly the same.
-def _reference_points(counts, own, values, awards) -> int:
-    placed = sorted((a for a in range(R.NUM_ARTISTS) if counts[a] > 0), key=lambda a: (-counts[a], a))[:3]
-    return sum((values[a] + (3, 2, 1)[i] + 2 * awards[a]) * own[a] for i, a in enumerate(placed) if own[a])
+# must choose and show exactly the same. The reference scores with the engine's own round scoring, so
+# the greedy player must follow the rules' value tokens and award value.
+def _reference_points(counts, own, values, awards, rules: R.Rules) -> int:
+    return R.round_points(counts, [own], values, awards, rules)[0][0]
 
 
-def _reference_greedy(obs: list[int], legal: list[int]) -> int:
+def _reference_greedy(obs: list[int], legal: list[int], rules: R.Rules | None = None) -> int:
     from tabletop_gym.envs.modern_art.env import AWARDS, DECISION, EXTRA, OWN_HIDDEN, PLAYERS, SHOWN, VALUES
 
     if len(legal) == 1:
@@ -171,7 +171,7 @@ def _reference_greedy(obs: list[int], legal: list[int]) -> int:
             o[a] += 1
         if award is not None:
             w[award] += 1
-        return _reference_points(c, o, values, w)
+        return _reference_points(c, o, values, w, R.Rules() if rules is None else rules)
 
     base = points()
     if obs[DECISION] == R.AWARD_ARTIST:
@@ -240,13 +240,15 @@ def _reference_observe(state: R.State, seat: int) -> list[int]:
         {"players": 3, "end_of_round_plays": True},
         {"players": 4, "second_card_symbols": True, "simultaneous_same_artist": True},
         {"players": 5, "extra_card_each_round": True, "resolve_ending_card": True, "at_once": False},
+        {"players": 2, "value_tokens": (1, 4), "award_value": 6},
+        {"players": 3, "value_tokens": (5, 0, 2, 1), "award_value": 0},
     ],
 )
 def test_greedy_and_observation_match_the_references(params) -> None:
     from tabletop_gym.envs.modern_art.env import observe
 
     rules = R.Rules(**params)
-    greedy, rng = GreedyAgent(), np.random.default_rng(3)
+    greedy, rng = GreedyAgent(rules), np.random.default_rng(3)
     for seed in range(4):
         state = R.State(rules, R.random_deal(rules, seed))
         while not state.done:
@@ -257,7 +259,7 @@ def test_greedy_and_observation_match_the_references(params) -> None:
             mask = state.action_mask().view(np.int8)
             legal = state.legal_actions()
             choice = greedy.act(obs, {"action_mask": mask})
-            assert choice == _reference_greedy(obs.tolist(), legal)
+            assert choice == _reference_greedy(obs.tolist(), legal, rules)
             state.apply(choice if rng.random() < 0.5 else legal[rng.integers(len(legal))])
 
 

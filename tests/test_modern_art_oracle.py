@@ -12,6 +12,10 @@ from tabletop_gym.core import OracleCache
 from tabletop_gym.envs.modern_art import rules as R
 from tabletop_gym.oracles import modern_art as O
 
+# The package's modules whose names a test replaces (monkeypatch): where the code looks them up.
+from tabletop_gym.oracles.modern_art import bounds, common, paths, realization
+from tabletop_gym.oracles.modern_art import oracle as solving
+
 # A tiny deck: two cards per artist, one of them with a symbol; two players, two rounds.
 TINY_DECK = (
     (1, 1, 0, 0, 0, 0),
@@ -355,7 +359,7 @@ def test_seat_supply_holds_in_every_line_of_play_on_tiny_decks(seed: int, monkey
         reach = O._seat_reach(rules, cards, seat)["artist"]
         assert all(m <= s <= reach[a][-1] for a, (m, s) in enumerate(zip(most, supply, strict=True)))
         # the same from the questions alone ("can the seat display this many?"), starting at the reach
-        monkeypatch.setattr(O, "_solve_for", no_maximizing)
+        monkeypatch.setattr(bounds, "_solve_for", no_maximizing)
         assert O._seat_supply(rules, cards, seat, seconds=2, workers=1) == supply
         monkeypatch.undo()
         best, _ = O.brute_force(rules, deal, seat)
@@ -401,7 +405,7 @@ def test_full_deal_plan_replays_and_is_cached(tmp_path, monkeypatch) -> None:
     again = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=1)
     assert cache.hits == 1 and again.score == result.score
     # a result cached by another oracle revision is not served
-    monkeypatch.setattr(O, "ORACLE_REVISION", O.ORACLE_REVISION + 1)
+    monkeypatch.setattr(common, "ORACLE_REVISION", O.ORACLE_REVISION + 1)
     O.solve_cached(deal, rules, 1, cache, width=4, time_limit=1)
     assert cache.hits == 1
     monkeypatch.undo()
@@ -438,9 +442,9 @@ def test_realize_finds_an_order_for_the_plays_of_a_real_game(
     """Given only what each player plays per round (no order), the realizer finds an order the
     engine accepts, and the game scores what the real one did. With no share for the fixed order
     only the shuffled restarts search, and they are seeded: the same order comes out twice."""
-    monkeypatch.setattr(O, "FIXED_ORDER_SHARE", fixed_share)
+    monkeypatch.setattr(realization, "FIXED_ORDER_SHARE", fixed_share)
     if not fixed_share:  # restarts short enough that many run out midway
-        monkeypatch.setattr(O, "RESTART_NODES", 60)
+        monkeypatch.setattr(realization, "RESTART_NODES", 60)
     rules = R.Rules(players=players)
     cards = R.parse_deal(R.random_deal(rules, 10 + players), rules)
     real = _beam_game(rules, cards, seat)
@@ -568,8 +572,8 @@ def test_solve_plans_again_where_a_solution_cannot_be_realized(monkeypatch) -> N
         return replanned(rules, cards, seat, reached, seconds, **options)
 
     replanned = O.replanned
-    monkeypatch.setattr(O, "realize", round_1_only)
-    monkeypatch.setattr(O, "replanned", spy)
+    monkeypatch.setattr(solving, "realize", round_1_only)
+    monkeypatch.setattr(solving, "replanned", spy)
     rules = R.Rules(players=2)
     deal = R.random_deal(rules, 1)
     result = O.solve(deal, rules, 0, width=8, time_limit=10)
@@ -585,9 +589,9 @@ def test_realize_free_deals_and_plays_a_free_model_solution(
     """A real game, fixed in the free-deal model, gives a solution; ``realize_free`` turns it into a
     deal and a game of it that the engine replays to the model's objective (also by shuffled
     restarts alone, which must leave the deck as it was before each one)."""
-    monkeypatch.setattr(O, "FIXED_ORDER_SHARE", fixed_share)
+    monkeypatch.setattr(realization, "FIXED_ORDER_SHARE", fixed_share)
     if not fixed_share:  # restarts short enough that many run out midway
-        monkeypatch.setattr(O, "RESTART_NODES", 60)
+        monkeypatch.setattr(realization, "RESTART_NODES", 60)
     rules = R.Rules(players=players)
     cards = R.parse_deal(R.random_deal(rules, 20 + players), rules)
     real = _beam_game(rules, cards, 0)
@@ -944,7 +948,7 @@ def test_a_failed_path_lp_leaves_the_other_bounds_standing(monkeypatch) -> None:
     def gives_up(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         raise RuntimeError("path LP not solved: status 4")
 
-    monkeypatch.setattr(O, "artist_path_bound", gives_up)
+    monkeypatch.setattr(paths, "artist_path_bound", gives_up)
     result = O.solve(deal, TINY, 0, width=8, time_limit=0.5)
     assert result.stats["path_lp"] == "path LP not solved: status 4" and "path_bound" not in result.stats
     assert result.score <= best <= result.bound
@@ -1001,3 +1005,64 @@ def test_numpy_search_settings_are_accepted() -> None:
     assert O.beam_search(ONE_ROUND, deal, np.int64(0), np.int64(2)) == O.beam_search(ONE_ROUND, deal, 0, 2)
     result = O.solve(deal, ONE_ROUND, np.int64(0), width=np.int64(2), time_limit=np.float64(0.5))
     assert result.score <= result.bound
+
+
+def test_a_zero_value_token_pays_the_same_in_engine_game_model_and_path_lp() -> None:
+    """With value tokens (3, 2, 0) an artist placed third still pays its cumulative value: the engine
+    scores the built game 9 for seat 1 (the 0-token artist Y pays 2), the game model with that game
+    fixed scores it the same, and the exhaustive optimum stays within both proven bounds."""
+    hands = [R.parse_cards("L. L."), R.parse_cards("Y. C.")]
+    extra, rest = R.parse_cards("G.")[0], R.parse_cards("C. L. C. Y.")
+    table = R.deck_table([c for h in hands for c in h] + [extra] + rest)
+    rules = R.Rules(players=2, deck=table, deals=(2, 2), value_tokens=(3, 2, 0))
+    deal = R.arrange_deal(hands, extra, rest)
+    cards = R.parse_deal(deal, rules)
+    game = [R.parse_cards(c)[0] for c in ("L.", "Y.", "L.", "C.", "C.", "L.", "C.", "Y.")]
+    final = R.replay(rules, deal, game)
+    assert final.scores == [12, 9]
+    solver, _ = _fixed_in_model(rules, cards, final.history, 1)
+    assert solver.ObjectiveValue() == 9
+    best, plan = O.brute_force(rules, deal, 1)
+    assert R.replay(rules, deal, plan).scores[1] == best >= 9
+    assert best <= O.artist_path_bound(rules, cards, 1)[0]
+    assert best <= O.relaxation_bound(rules, cards, 1, time_limit=1, workers=1, plan=plan)[0]
+
+
+def test_the_search_key_tells_positions_apart_by_their_extra_card() -> None:
+    """Two round-2 positions alike in hands, displays, values and deck position but with different
+    extra cards (``extra_card_each_round``) play on differently: the extra card counts towards the
+    round end and the ranking. The exhaustive search and the beams merge positions by ``_key``, so
+    the key must tell them apart. (The second position is made by changing the extra card of a real
+    one: whether draws and deals can reach such a pair depends on the deck.)"""
+    rules = R.Rules(players=2, deck=TINY_DECK, deals=(2, 1, 1), round_limit=2, extra_card_each_round=True)
+    state = R.State(rules, R.random_deal(rules, 3))
+    while state.round == 0:
+        state.apply(int(state.legal_actions()[0]))
+    shown = state.extra.index(1)
+    other = state.copy()
+    moved = (shown + 1) % R.NUM_ARTISTS
+    other.extra[shown] -= 1
+    other.column[shown] -= 1
+    other.extra[moved] += 1
+    other.column[moved] += 1
+    assert O._key(state) != O._key(other)
+
+
+def test_later_rounds_planned_again_keep_the_first_round_and_replay() -> None:
+    """Where no solution needed planning again, ``solve`` spends that budget on planning the plan's
+    later rounds again with the earlier rounds fixed: the result replays to its score, is never
+    below the plan it started from, keeps that plan's first round, and here (a width-1 beam plan of
+    a two-round deal) improves it."""
+    rules = R.Rules(players=2, deals=(13, 6))
+    deal = R.random_deal(rules, 1)
+    cards = R.parse_deal(deal, rules)
+    score, plan = O.beam_search(rules, cards, 0, width=1)
+    got, line, how = solving._replan_later_rounds(rules, cards, 0, score, plan, 2.0)
+    final = R.replay(rules, deal, line)
+    assert final.done and final.scores[0] == got > score and how == "replanned from round 2"
+    first = R.State(rules, deal)
+    played = 0
+    while first.round == 0:
+        first.apply(plan[played])
+        played += 1
+    assert line[:played] == plan[:played]

@@ -268,6 +268,17 @@ def test_value_tokens_and_award_value_parameters() -> None:
     assert state.round_history == [[11, 10]]
 
 
+def test_a_zero_value_token_still_places_its_artist_and_pays_its_value() -> None:
+    # The rules pay every top-three artist its cumulative value; the 0 token only adds nothing to it.
+    state = setup(["L. L.", "Y. C."], "G.", "C. L. C. Y.", deals=(2, 2), value_tokens=(3, 2, 0))
+    play(state, "L.", "Y.", "L.", "C.")
+    assert state.values == [3, 2, 0, 0, 0]  # L, Y, C placed; C won the 0 token
+    play(state, "C.", "L.", "C.", "Y.")
+    # round 2: C 2 cards first (0 + 3), L second (3 + 2), Y third with the 0 token pays its value 2
+    assert state.round_history == [[6, 2], [6, 5 + 2]]
+    assert state.done and state.scores == [12, 9]
+
+
 def test_extra_card_each_round_parameter() -> None:
     for each in (False, True):
         state = setup(["K. K.", "L. Y."], "C.", "K. Y. L. C. G.", deals=(2, 2), extra_card_each_round=each)

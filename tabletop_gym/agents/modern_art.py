@@ -35,47 +35,43 @@ from tabletop_gym.envs.modern_art.rules import (
     PASS,
     PLAIN,
     PLAY,
+    Rules,
 )
 
 __all__ = ["GreedyAgent", "RandomAgent", "provisional_points"]
 
-_TOKENS = (3, 2, 1)
-_AWARD_VALUE = 2
 _BIAS = tuple(4 - a for a in range(NUM_ARTISTS))  # the sort key's artist part
 
 
-def provisional_points(counts: list[int], own: list[int], values: list[int], awards: list[int]) -> int:
+def provisional_points(
+    counts: list[int], own: list[int], values: list[int], awards: list[int], rules: Rules | None = None
+) -> int:
     """What a seat holding ``own`` cards per artist scores if the round ended with these ``counts``
-    (default tokens 3, 2, 1 and awards worth 2; ties to the earlier artist)."""
-    # One integer per artist that sorts like (more cards, earlier artist): count * 8 + (4 - artist).
-    keys = [c * 8 + 4 - a for a, c in enumerate(counts) if c > 0]
-    keys.sort(reverse=True)
-    total = 0
-    for place, key in enumerate(keys[:3]):
-        a = 4 - (key & 7)
-        if own[a]:
-            total += (values[a] + _TOKENS[place] + _AWARD_VALUE * awards[a]) * own[a]
-    return total
+    (the value tokens and award value of ``rules``, default ``Rules()``; ties to the earlier artist)."""
+    rules = Rules() if rules is None else rules
+    worth = [v + rules.award_value * w for v, w in zip(values, awards, strict=True)]
+    return _points(counts, own, worth, rules.value_tokens)
 
 
-def _points(counts: list[int], own: list[int], worth: list[int]) -> int:
+def _points(counts: list[int], own: list[int], worth: list[int], tokens: tuple[int, ...]) -> int:
     """``provisional_points`` with each artist's value and awards summed into ``worth`` once, as the
     greedy player scores many variations of one position."""
+    # One integer per artist that sorts like (more cards, earlier artist): count * 8 + (4 - artist).
     keys = [c * 8 + bias for c, bias in zip(counts, _BIAS, strict=True) if c > 0]
     keys.sort(reverse=True)
     total = 0
-    for key, token in zip(keys, _TOKENS, strict=False):  # the top three place
+    for key, token in zip(keys, tokens, strict=False):  # one artist per token places
         a = 4 - (key & 7)
         if own[a]:
             total += (worth[a] + token) * own[a]
     return total
 
 
-def _placed(counts: list[int]) -> list[int]:
+def _placed(counts: list[int], places: int) -> list[int]:
     """The artists that place with these ``counts``, best first (as ``provisional_points`` ranks)."""
     keys = [c * 8 + bias for c, bias in zip(counts, _BIAS, strict=True) if c > 0]
     keys.sort(reverse=True)
-    return [4 - (key & 7) for key in keys[:3]]
+    return [4 - (key & 7) for key in keys[:places]]
 
 
 class GreedyAgent:
@@ -85,14 +81,21 @@ class GreedyAgent:
     included, other players' face-down cards unknown and left out), ranks the artists as the engine
     would, and scores its own cards with each artist's value so far plus this round's token and
     awards. A symbol card on its turn adds what the symbol is expected to bring at once: an award the
-    best gain of 2 per own card on a placing artist, a double the gain of one more card of that artist
-    if held, a hidden card the gain of its best second card, a draw half a point (one more card later).
+    best gain of the award value per own card on a placing artist, a double the gain of one more
+    card of that artist if held, a hidden card the gain of its best second card, a draw half a point
+    (one more card later).
     An award goes to the artist that gains it most now (ties: most of its cards in hand). An optional
     card is passed only when every card would lower its provisional score. Ties go to the plain card
     over a symbol card (symbols are kept for later), then to the lowest action.
     """
 
     name = "greedy"
+
+    def __init__(self, rules: Rules | None = None) -> None:
+        """``rules``: the game's rules, whose value tokens and award value the player scores with
+        (the observation does not carry them); default ``Rules()``."""
+        rules = Rules() if rules is None else rules
+        self.tokens, self.award_value = tuple(rules.value_tokens), rules.award_value
 
     def reset(self, seed: int | None = None) -> None:
         return None
@@ -109,19 +112,20 @@ class GreedyAgent:
         counts = list(map(add, obs[EXTRA], own))  # others' face-down cards: artists unknown, left out
         for start in range(SHOWN.start + NUM_ARTISTS, SHOWN.start + obs[PLAYERS] * NUM_ARTISTS, NUM_ARTISTS):
             counts = list(map(add, counts, obs[start : start + NUM_ARTISTS]))
-        worth = [v + _AWARD_VALUE * w for v, w in zip(obs[VALUES], obs[AWARDS], strict=True)]
+        tokens, award_value = self.tokens, self.award_value
+        worth = [v + award_value * w for v, w in zip(obs[VALUES], obs[AWARDS], strict=True)]
         hand = obs[HAND]
-        base = _points(counts, own, worth)
+        base = _points(counts, own, worth, tokens)
 
         if obs[DECISION] == AWARD_ARTIST:
             # An award changes no ranking, so it adds its value per own card of a placing artist.
-            placed = _placed(counts)
+            placed = _placed(counts, len(tokens))
             best, best_key = legal[0], None
             for action in legal:
                 if not CHOOSE_ARTIST <= action < PASS:
                     continue
                 a = action - CHOOSE_ARTIST
-                gain = _AWARD_VALUE * own[a] if a in placed else 0
+                gain = award_value * own[a] if a in placed else 0
                 held = sum(hand[a * NUM_SYMBOLS : (a + 1) * NUM_SYMBOLS])
                 key = (gain, held, counts[a])
                 if best_key is None or key > best_key:
@@ -139,7 +143,7 @@ class GreedyAgent:
             if gain is None:
                 counts[artist] += 1
                 own[artist] += 1
-                gain = gains[artist] = _points(counts, own, worth) - base
+                gain = gains[artist] = _points(counts, own, worth, tokens) - base
                 counts[artist] -= 1
                 own[artist] -= 1
             return gain
@@ -152,7 +156,7 @@ class GreedyAgent:
                 own[first] += 1
                 counts[second] += 1
                 own[second] += 1
-                points = pairs[key] = _points(counts, own, worth)
+                points = pairs[key] = _points(counts, own, worth, tokens)
                 counts[first] -= 1
                 own[first] -= 1
                 counts[second] -= 1
@@ -164,7 +168,7 @@ class GreedyAgent:
             if symbol == AWARD:  # as for an award decision, once this card is added
                 counts[artist] += 1
                 own[artist] += 1
-                best_gain = max([0, *(_AWARD_VALUE * own[a] for a in _placed(counts))])
+                best_gain = max([0, *(award_value * own[a] for a in _placed(counts, len(tokens)))])
                 counts[artist] -= 1
                 own[artist] -= 1
                 return float(best_gain)

@@ -203,7 +203,7 @@ class ModernArtEnv(TabletopEnv):
         if opponents is None:
             from tabletop_gym.agents.modern_art import GreedyAgent
 
-            opponents = [GreedyAgent() for _ in range(players - 1)]
+            opponents = [GreedyAgent(self.rules) for _ in range(players - 1)]
         opponents = list(opponents)
         if len(opponents) != players - 1:
             raise ValueError(f"{players} players need {players - 1} opponents, got {len(opponents)}")

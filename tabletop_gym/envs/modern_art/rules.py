@@ -393,13 +393,15 @@ def round_points(
 
     Returns (points per player, value tokens won per artist)."""
     won = [0] * NUM_ARTISTS
-    for place, artist in enumerate(rank_artists(counts, len(rules.value_tokens))):
+    placed = rank_artists(counts, len(rules.value_tokens))
+    for place, artist in enumerate(placed):
         won[artist] = rules.value_tokens[place]
     points = []
     for cards in own:
         total = 0
-        for a in range(NUM_ARTISTS):
-            if won[a] and cards[a]:
+        # every placed artist pays, by place, not by its token: a 0 token still places its artist
+        for a in placed:
+            if cards[a]:
                 total += (values[a] + won[a] + rules.award_value * awards[a]) * cards[a]
         points.append(total)
     return points, won

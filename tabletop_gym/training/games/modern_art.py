@@ -489,7 +489,8 @@ def _tournament(args: argparse.Namespace) -> int:
     """Each agent at seat 0 against greedy bots and against random bots: mean score and win rate."""
     players = _players(args)
     games = check_int("--games", args.games, 1, MAX_GAMES)
-    factories = {"random": lambda s: RandomAgent(s), "greedy": lambda s: GreedyAgent()}
+    rules = _rules(args, players)
+    factories = {"random": lambda s: RandomAgent(s), "greedy": lambda s: GreedyAgent(rules)}
     variant = _variant(args)
     report = {}
     for hero in factories:
@@ -550,6 +551,11 @@ def _bench(args: argparse.Namespace) -> int:
                 "artist_path_bounds": [r.stats.get("path_bound") for r in rows],
                 "relaxation_objectives": [r.stats.get("relaxation_objective") for r in rows],
                 "plan_sources": [r.stats.get("plan_source") for r in rows],
+                # how far each plan is from its proven bound (1 where the plan is proven optimal)
+                "plan_bound_ratios": [round(r.score / r.bound, 3) if r.bound else 1.0 for r in rows],
+                "mean_plan_bound_ratio": round(
+                    statistics.mean(r.score / r.bound if r.bound else 1.0 for r in rows), 3
+                ),
                 "median_plan_score": statistics.median(r.score for r in rows),
                 "median_bound": statistics.median(r.bound for r in rows),
                 "median_gap": statistics.median(r.gap for r in rows),
@@ -586,7 +592,7 @@ def _bench(args: argparse.Namespace) -> int:
 SPEC = GameSpec(
     name="modern_art",
     env_id=ENV_ID,
-    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: GreedyAgent()},
+    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: GreedyAgent(_rules(args))},
     oracle=_solve,
     figures=_figures,
     env_kwargs=lambda args: {"players": _players(args), **_variant(args)},
