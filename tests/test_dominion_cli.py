@@ -60,18 +60,26 @@ def test_solve_command_with_a_kingdom(capsys):
     assert "turn  1  " in out and "smithy-big-money on this seed" in out
 
 
-def test_solve_command_refuses_an_unsupported_kingdom(capsys):
-    assert main(["solve", "dominion", "--seed", "2", "--kingdom", "smithy,cellar"]) == 2
-    assert "does not support Cellar" in capsys.readouterr().err
+def test_solve_command_with_cards_that_ask_questions(capsys):
+    assert main(["solve", "dominion", "--seed", "6", "--target", "1", "--kingdom", "remodel"]) == 0
+    out = capsys.readouterr().out
+    assert "kingdom: Remodel" in out and "proven optimal" in out and "play Remodel" in out
 
 
-def test_evaluate_a_kingdom_the_oracle_does_not_support_runs_without_it(tmp_path, capsys):
+def test_solve_command_at_its_work_limit_reports_a_bound(capsys):
+    assert main(["solve", "dominion", "--seed", "0", "--kingdom", "first-game",
+                 "--oracle-work-limit", "20000"]) == 0
+    assert "best found; proven at least" in capsys.readouterr().out
+
+
+def test_evaluate_with_cards_that_ask_questions_scores_against_the_oracle(tmp_path, capsys):
     code = main(["evaluate", "dominion", "--agent", "greedy", "--episodes", "2", "--target", "1",
-                 "--kingdom", "cellar,workshop", "--out", str(tmp_path), "--no-progress"])
+                 "--kingdom", "cellar,workshop", "--out", str(tmp_path), "--no-progress",
+                 "--cache", str(tmp_path / "cache")])
     assert code == 0
     report = json.loads((tmp_path / "evaluation.json").read_text())
     entry = report["agents"]["greedy"]
-    assert "mean_ratio" not in entry and entry["mean_turns"] == -entry["mean_score"]
+    assert "mean_ratio" in entry and entry["mean_turns"] == -entry["mean_score"]
 
 
 # Every numeric option of every Dominion command, with a bad value: a one-line error naming it.
@@ -108,7 +116,10 @@ BAD_VALUES = [
     (["bench", "dominion"], "--env-steps", "-1"),
     (["bench", "dominion"], "--oracle-time-limit", "nan"),
     (["bench", "dominion"], "--target", "0"),
-    (["bench", "dominion"], "--oracle-kingdom", "cellar"),
+    (["bench", "dominion"], "--oracle-kingdom", "chapel"),
+    (["bench", "dominion"], "--oracle-work-limit", "0"),
+    (["bench", "dominion"], "--jobs", "0"),
+    (["solve", "dominion"], "--oracle-work-limit", "1.5"),
 ]
 
 
@@ -169,4 +180,15 @@ def test_demo_settings_are_served_by_the_oracle():
     assert args.target == 2 and args.steps == spec.demo["steps"] and args.episodes == spec.demo["episodes"]
     # The demo's first deals: proven optimal (well under a second each on 2 busy cores).
     for seed in range(3):
-        assert oracle.solve(seed, args.target, args.oracle_time_limit).optimal
+        assert oracle.solve(seed, args.target, args.oracle_time_limit,
+                            work_limit=args.oracle_work_limit).optimal
+
+
+@pytest.mark.parametrize("extra", [["--opponents", "big-money"]])
+def test_evaluate_the_oracle_where_it_cannot_serve_is_a_one_line_error(tmp_path, capsys, extra):
+    code = main(["evaluate", "dominion", "--agent", "oracle", "--episodes", "1", "--out", str(tmp_path),
+                 "--no-progress", *extra])
+    err = capsys.readouterr().err
+    assert code != 0
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "oracle" in lines[0] and "Traceback" not in err

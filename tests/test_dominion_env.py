@@ -11,7 +11,14 @@ import tabletop_gym  # noqa: F401
 from tabletop_gym.agents.dominion import BigMoney, SmithyBigMoney, play_game, solitaire_turns
 from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
 from tabletop_gym.envs.dominion import rules as R
-from tabletop_gym.envs.dominion.env import DECISION, HAND, SUPPLY, DominionEnv, DominionSolitaireEnv
+from tabletop_gym.envs.dominion.env import (
+    COUNTERS,
+    DECISION,
+    HAND,
+    SUPPLY,
+    DominionEnv,
+    DominionSolitaireEnv,
+)
 
 
 @pytest.mark.parametrize("make", [
@@ -137,3 +144,77 @@ def test_versus_render_shows_what_the_agent_may_see():
     me = next(line for line in text.splitlines() if line.startswith("player 0:"))
     bot = next(line for line in text.splitlines() if line.startswith("player 1:"))
     assert "hand [" in me and "hand [" not in bot and "5 cards in hand" in bot
+
+
+def _play_until(env, state, decision):
+    """Answer every decision with pass (or the first legal card where pass is not legal) until
+    ``decision`` comes up."""
+    while state.decision != decision:
+        legal = state.legal_actions()
+        env.step(R.PASS if R.PASS in legal else legal[0])
+
+
+def test_the_cellar_counter_does_not_leak_into_later_turns():
+    env = DominionSolitaireEnv(kingdom="cellar", turn_limit=60)
+    env.reset(options={"deal": "3"})
+    state = env.state
+    # A hand with Cellar and four Coppers: discard two to Cellar, then draw two.
+    state.hand[0] = [0] * R.NUM_CARDS
+    state.hand[0][R.CELLAR], state.hand[0][R.COPPER] = 1, 4
+    state.owned[0][R.CELLAR] += 1
+    state._start_turn()
+    env.step(R.CELLAR)
+    env.step(R.COPPER)
+    obs, *_ = env.step(R.COPPER)
+    counter = obs[-len(COUNTERS):][COUNTERS.index("cellar_discarded")]
+    assert counter == 2  # shown while Cellar is resolving
+    env.step(R.PASS)  # draw two
+    obs, *_ = env.step(R.PASS)  # buy nothing: the next turn starts
+    assert obs[-len(COUNTERS):][COUNTERS.index("cellar_discarded")] == 0
+    assert state.turns[0] == 1
+
+
+def test_a_solitaire_episode_ends_when_the_target_becomes_unreachable():
+    # Target 8 Provinces, 7 owned, 1 in the supply: Remodel trashes a Province (and gains the last
+    # one), so at most 7 can ever be owned again: the episode must end with that turn.
+    env = DominionSolitaireEnv(kingdom="remodel", target=8, turn_limit=30)
+    env.reset(options={"deal": "1"})
+    state = env.state
+    state.hand[0] = [0] * R.NUM_CARDS
+    state.hand[0][R.REMODEL], state.hand[0][R.PROVINCE] = 1, 1
+    state.owned[0][R.REMODEL] += 1
+    state.owned[0][R.PROVINCE] = 7
+    state.discard[0][R.PROVINCE] = 6
+    state.supply[R.PROVINCE] = 1
+    state._start_turn()
+    env.step(R.REMODEL)
+    env.step(R.PROVINCE)  # trash it
+    env.step(R.PROVINCE)  # gain the last one: 7 owned, none left
+    obs, reward, terminated, truncated, info = env.step(R.PASS)  # buy nothing: the turn ends
+    assert terminated and not truncated
+    assert state.done
+    # The turns the player can no longer use are charged: as if cut off at the turn limit.
+    assert reward == -30.0 and info["score"] == -30
+    with pytest.raises(GameOverError):
+        env.step(R.PASS)
+
+
+def test_the_solitaire_environment_refuses_no_turn_limit():
+    with pytest.raises(ValueError, match="turn_limit"):
+        DominionSolitaireEnv(turn_limit=None)
+    with pytest.raises(ValueError, match="turn_limit"):
+        gym.make("tabletop/DominionSolitaire-v0", turn_limit=None)
+
+
+def test_the_environment_module_does_not_import_the_agents_at_load():
+    # The bots import the engine; an environment importing the bots at module level made a circle.
+    import ast
+    import inspect
+
+    from tabletop_gym.envs.dominion import env as env_module
+
+    tree = ast.parse(inspect.getsource(env_module))
+    top_level = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    modules = [node.module or "" for node in top_level if isinstance(node, ast.ImportFrom)]
+    modules += [alias.name for node in top_level if isinstance(node, ast.Import) for alias in node.names]
+    assert not [m for m in modules if m.startswith("tabletop_gym.agents")]

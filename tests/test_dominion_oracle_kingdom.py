@@ -13,7 +13,8 @@ from tabletop_gym.oracles import dominion as O
 
 def _key(state: R.DominionState) -> tuple:
     return (tuple(state.draw[0]), tuple(state.discard[0]), tuple(state.hand[0]), tuple(state.in_play[0]),
-            state.shuffles[0], state.decision, state.actions, state.buys, state.coins, state.merchants)
+            state.shuffles[0], state.decision, state.actions, state.buys, state.coins, state.merchants,
+            tuple(state.supply), state.cellar_discarded, state.trashed)
 
 
 def brute_force_turns(seed: int, target: int, kingdom: str, max_turns: int = 20) -> int:
@@ -62,13 +63,18 @@ def _turn_starts(seed: int, plan, target: int, kingdom: tuple[int, ...], search:
     state = R.DominionState(1, kingdom, seed, target)
     local = search.local
 
+    start_supply = R.supply_sizes(1, kingdom)
+
     def position() -> tuple:
         hand = [0] * search.n
         discard = [0] * search.n
+        gained = [0] * search.n
         for c in search.cards:
             hand[local[c]] = state.hand[0][c] + state.in_play[0][c]
             discard[local[c]] = state.discard[0][c]
-        return (tuple(local[c] for c in state.draw[0]), tuple(discard), tuple(hand), state.shuffles[0])
+            gained[local[c]] = start_supply[c] - state.supply[c]
+        return (tuple(local[c] for c in state.draw[0]), tuple(discard), tuple(hand), state.shuffles[0],
+                tuple(gained))
 
     positions = [position()]
     for action in plan:
@@ -79,11 +85,13 @@ def _turn_starts(seed: int, plan, target: int, kingdom: tuple[int, ...], search:
     return positions
 
 
-@pytest.mark.parametrize(("kingdom", "seed", "target"), [("smithy", 2, 3), ("market,village", 4, 2),
-                                                        ("merchant,militia,moat", 2, 2)])
+@pytest.mark.parametrize(("kingdom", "seed", "target"), [
+    ("smithy", 2, 3), ("market,village", 4, 2), ("merchant,militia,moat", 2, 2), ("remodel", 6, 1),
+    ("cellar", 4, 1), ("mine,workshop", 0, 1), ("workshop", 4, 2), ("first-game", 3, 1),
+])
 def test_model_follows_the_engine_and_the_bound_holds_along_the_optimal_plan(kingdom, seed, target):
     cards = R.parse_kingdom(kingdom)
-    result = O.solve(seed, target=target, kingdom=kingdom, time_limit=60)
+    result = O.solve(seed, target=target, kingdom=kingdom)
     assert result.optimal
     turns = -result.score
     search = O._KingdomSearch(seed, target, cards, deadline=float("inf"))
@@ -116,10 +124,60 @@ def test_a_time_limited_search_reports_a_bound_not_an_optimum():
     assert result.bound > result.score  # proven lower bound on the turns < turns achieved
 
 
-@pytest.mark.parametrize("kingdom", ["cellar", "smithy,mine", "remodel", "workshop", "first-game"])
-def test_unsupported_kingdoms_are_refused_with_a_clear_error(kingdom):
-    with pytest.raises(ValueError, match="does not support"):
-        O.solve(1, target=1, kingdom=kingdom)
+def test_every_first_game_kingdom_is_accepted_and_unknown_cards_are_refused():
+    assert O.oracle_kingdom("first-game") == R.FIRST_GAME
+    assert O.oracle_kingdom("cellar,mine,remodel,workshop") == (R.CELLAR, R.MINE, R.REMODEL, R.WORKSHOP)
+    with pytest.raises(ValueError, match="unknown card 'chapel'"):
+        O.solve(1, target=1, kingdom="smithy,chapel")
+    with pytest.raises(ValueError, match="Gold is not a kingdom card"):
+        O.solve(1, target=1, kingdom="gold")
+
+
+@pytest.mark.parametrize(("kingdom", "seed"), [
+    ("remodel", 4), ("workshop", 4), ("mine", 4), ("cellar", 4),  # as early as the treasure game
+    ("remodel", 6), ("first-game", 3),  # earlier than any play of the treasure game
+])
+def test_optimum_with_choices_inside_cards_matches_brute_force(kingdom, seed):
+    result = O.solve(seed, target=1, kingdom=kingdom)
+    assert result.optimal
+    assert -result.score == brute_force_turns(seed, 1, kingdom)
+
+
+def test_a_sub_kingdom_plan_is_a_play_of_the_larger_kingdom():
+    smithy = O.solve(2, target=2, kingdom="smithy")
+    assert smithy.optimal
+    assert O.replay_turns(2, smithy.plan, target=2, kingdom="first-game") == -smithy.score
+    full = O.solve(2, target=2, kingdom="first-game", work_limit=400_000)
+    assert full.score >= smithy.score  # never worse than the sub-kingdom: its plan seeds the search
+    assert O.replay_turns(2, full.plan, target=2, kingdom="first-game") == -full.score
+
+
+def test_the_work_limit_binds_and_gives_the_same_answer_every_time():
+    first = O.solve(0, target=4, kingdom="first-game", work_limit=20_000)
+    again = O.solve(0, target=4, kingdom="first-game", work_limit=20_000)
+    assert first.stats["timed_out"] and not first.optimal
+    assert (first.score, first.bound, first.plan) == (again.score, again.bound, again.plan)
+    assert first.stats["work"] <= 20_000 + 5_000  # the limit is checked once per node
+    assert O.replay_turns(0, first.plan, kingdom="first-game") == -first.score
+
+
+def test_remodel_gains_a_province_from_a_gold_in_the_model_as_in_the_engine():
+    search = O._KingdomSearch(0, 1, (R.REMODEL,))
+    local = search.local
+    draw, discard, _, shuffles, gained = search.start()
+    hand = [0] * search.n
+    hand[local[R.REMODEL]], hand[local[R.GOLD]], hand[local[R.COPPER]] = 1, 1, 3
+    pos = (draw, discard, tuple(hand), shuffles, gained)
+    plans = [steps for child, steps in search.children(pos) if search.provinces(child) == 1]
+    assert [R.REMODEL, R.GOLD, R.PROVINCE] in [steps[:3] for steps in plans]
+    # The same answers in the engine gain the Province.
+    state = R.DominionState(1, "remodel", 0, 1)
+    state.hand[0] = [0] * R.NUM_CARDS
+    state.hand[0][R.REMODEL], state.hand[0][R.GOLD], state.hand[0][R.COPPER] = 1, 1, 3
+    state._start_turn()
+    for action in (R.REMODEL, R.GOLD, R.PROVINCE):
+        state.step(action)
+    assert state.owned[0][R.PROVINCE] == 1 and state.trash[R.GOLD] == 1
 
 
 def test_cache_keeps_kingdoms_apart(tmp_path):

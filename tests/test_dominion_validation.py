@@ -53,6 +53,9 @@ def test_numpy_numbers_are_accepted_everywhere():
     (lambda: oracle.solve(1, time_limit=float("inf")), "time_limit"),
     (lambda: oracle.solve(1, time_limit=0), "time_limit"),
     (lambda: oracle.solve_cached(1, 2, OracleCache("/nonexistent"), time_limit=-1), "time_limit"),
+    (lambda: oracle.solve(1, work_limit=0), "work_limit"),
+    (lambda: oracle.solve(1, work_limit=2.5), "work_limit"),
+    (lambda: oracle.solve(1, kingdom="first-game", work_limit=-3), "work_limit"),
     (lambda: tournament(["big-money"], 0), "games"),
     (lambda: tournament(["big-money"], -1), "games"),
     (lambda: tournament(["big-money"], 1, seed=-1), "seed"),
@@ -81,7 +84,7 @@ def test_reset_options_and_deals(env_id):
         env.reset(options="x")
     with pytest.raises(ValueError, match="unknown reset option"):
         env.reset(options={"seed": 3})
-    for deal in ("x", "²", "-1", "1.5", "", 2.0, True, [1], str(2**64)):
+    for deal in ("x", "²", "٣", "-1", "1.5", "", 2.0, True, [1], str(2**64)):
         with pytest.raises(InvalidDealError):
             env.reset(options={"deal": deal})
     with pytest.raises(InvalidDealError) as error:

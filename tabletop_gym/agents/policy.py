@@ -64,7 +64,7 @@ class PlanAgent:
     name = "oracle"
     reads_deal = True
 
-    def __init__(self, solve: Callable[[str], OracleResult]) -> None:
+    def __init__(self, solve: Callable[[str], OracleResult | None]) -> None:
         self._solve = solve
         self._deal: str | None = None
         self._plan: tuple[Any, ...] = ()
@@ -80,8 +80,12 @@ class PlanAgent:
                 "environment hides it during play; make it with reveal_deal=True"
             )
         if info["deal"] != self._deal:
+            result = self._solve(info["deal"])
+            if result is None:  # a game's oracle answers None where it does not serve the settings
+                raise ValueError("the oracle does not solve this game with these settings, so it cannot "
+                                 "play as an agent here")
             self._deal = info["deal"]
-            self._plan = self._solve(self._deal).plan
+            self._plan = result.plan
             self._step = 0
         action = self._plan[self._step]
         self._step += 1

@@ -25,18 +25,27 @@ An iteration that fails proves the optimum exceeds T, so an interrupted search s
 proven lower bound on the turns. Every plan is replayed through the engine
 (``tabletop_gym.envs.dominion.rules.replay``) to the claimed turn count before it is reported.
 
-With kingdom cards (``solve(..., kingdom="smithy,village")``) a second search, ``_KingdomSearch``,
-expands each turn into every distinct outcome (every order of playing Actions, every multiset of
-buys) and proves its own lower bound, valid whatever is played (see its docstring: a dynamic
-programme over the known draw pile in which each turn may draw what its Actions can, then a cap on
-Provinces per turn from the deck's coins and Buys). It supports the kingdom cards that ask nothing
-but "play it or not" in solitaire: Market, Merchant, Militia (+$2 with no one to attack), Moat (+2
-Cards), Smithy and Village, in any combination. Cellar, Mine, Remodel and Workshop are refused with
-a ``ValueError`` (their discards, trashing and gains multiply the choices inside a turn). It is
-cross-checked against a breadth-first search through the engine itself, and on the empty kingdom
-against the treasure search. Tractability (2 busy cores): Smithy to 4 Provinces takes seconds
-per seed; the other cards make the bound looser, 4 Provinces often runs past a 30 s limit (a
-bound, not an optimum, is then reported), while 1-2 Provinces take about a second.
+With kingdom cards (``solve(..., kingdom="smithy,village")``, any of the ten First Game cards, all
+ten together included) a second search, ``_KingdomSearch``, expands each turn into every distinct
+outcome: every order of playing Actions, every answer to the choices inside them (the multiset
+Cellar discards, the Treasure Mine trashes and the one it gains, the card Remodel trashes and the
+one it gains, Workshop's gain) and every multiset of buys; identical cards are one choice and
+outcomes that lead to the same turn start are merged. It proves its own lower bound, valid whatever
+is played (see its docstring: a dynamic programme over the known draw pile in which each turn may
+draw what its Actions can, then a cap on Provinces per turn from the deck's coins, Buys and
+Remodels). Before it runs, the best of several plans bounds it from above: the money bots', the
+plans of sub-kingdoms solved exactly (the treasure game; Smithy alone), and beam searches over
+whole turns. It is cross-checked against a breadth-first search through the engine itself (every
+legal answer to every decision, Cellar, Mine, Remodel and Workshop included), and on the empty
+kingdom against the treasure search.
+
+Every limit is work, not seconds: ``work_limit`` counts the positions the searches generate, shared
+by the seed plans and the exact search, so the same call gives the same answer on every machine (a
+wall-clock ``time_limit`` is available, off by default). Tractability, measured by ``tabletop-gym
+bench dominion`` (README): the treasure game and Smithy to 4 Provinces are proven in seconds; the
+First Game kingdom to 4 Provinces is not proven within the default work (its lower bound stays far
+below the plans found: its cheap relaxation lets every card gained be a Gold, a Market and a Remodel
+at once), while 1 Province usually is.
 
 Scores follow the package convention (higher is better, ``bound`` an upper bound on any play):
 ``score = -turns of the plan``, ``bound = -proven lower bound on turns``; ``optimal`` when they meet.
@@ -44,6 +53,7 @@ Scores follow the package convention (higher is better, ``bound`` an upper bound
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
@@ -65,10 +75,11 @@ def _coins(hand: tuple[int, ...]) -> int:
 
 
 class _Search:
-    def __init__(self, seed: int, target: int, deadline: float) -> None:
+    def __init__(self, seed: int, target: int, deadline: float, work_limit: float = float("inf")) -> None:
         self.seed = seed
         self.target = target
         self.deadline = deadline
+        self.work_limit = work_limit
         self.failed: dict[tuple, int] = {}  # position -> most turns proven not enough from it
         self.nodes = 0
         self.timed_out = False
@@ -157,7 +168,8 @@ def _turns_to_afford(owned: list[int]) -> int:
 def _iteration(search: _Search, pos: tuple, provinces: int, turns_left: int) -> bool:
     """Is there a play from ``pos`` owning the target within ``turns_left`` turns (this one included)?"""
     search.nodes += 1
-    if search.nodes & 0xFFF == 0 and time.perf_counter() > search.deadline:
+    if search.nodes > search.work_limit or (search.nodes & 0xFFF == 0
+                                            and time.perf_counter() > search.deadline):
         search.timed_out = True
     if search.timed_out:
         return False
@@ -193,68 +205,107 @@ def _iteration(search: _Search, pos: tuple, provinces: int, turns_left: int) -> 
 
 
 # --- kingdom cards ---------------------------------------------------------------------------------
-# Kingdom cards the exact search supports in solitaire: those that ask no question beyond "play it or
-# not" (no opponent, so Militia is +$2 and Moat is +2 Cards). Cellar's discards, Mine's, Remodel's and
-# Workshop's trashing and gaining multiply the choices inside a turn beyond an exact search.
-SUPPORTED_KINGDOM = (R.MARKET, R.MERCHANT, R.MILITIA, R.MOAT, R.SMITHY, R.VILLAGE)
+# Every kingdom card of the First Game is supported. In solitaire Militia is +$2 (no one to attack)
+# and Moat +2 Cards; the choices inside Cellar (which cards to discard), Mine (which Treasure to trash,
+# which to gain), Remodel (which card to trash, which to gain) and Workshop (which card to gain) are
+# part of the search like the buys.
+SUPPORTED_KINGDOM = R.KINGDOM_CARDS
 _PLUS_CARDS = {R.MARKET: 1, R.MERCHANT: 1, R.MOAT: 2, R.SMITHY: 3, R.VILLAGE: 1}
-_PLUS_ACTIONS = {R.MARKET: 1, R.MERCHANT: 1, R.VILLAGE: 2}
+_PLUS_ACTIONS = {R.CELLAR: 1, R.MARKET: 1, R.MERCHANT: 1, R.VILLAGE: 2}
 # The most coins a card can add to the turn it is drawn in: a Treasure's value, Market's +$1,
-# Militia's +$2, and Merchant's +$1 (each Merchant adds $1 once, on the first Silver).
-_COIN_CEILING = {R.COPPER: 1, R.SILVER: 2, R.GOLD: 3, R.MARKET: 1, R.MERCHANT: 1, R.MILITIA: 2}
-# Buys are tried in this order (then pass): good ones first, so solutions are met early.
+# Militia's +$2, Merchant's +$1 (each Merchant adds $1 once, on the first Silver) and Mine's +$1 (a
+# Treasure trashed from the hand for one costing up to $3 more, gained to the hand: Copper to Silver
+# or Silver to Gold, one coin more).
+_COIN_CEILING = {R.COPPER: 1, R.SILVER: 2, R.GOLD: 3, R.MARKET: 1, R.MERCHANT: 1, R.MILITIA: 2, R.MINE: 1}
+# Cards that gain a card besides the buys (Mine replaces a Treasure, which adds at most $1).
+_GAINERS = (R.MINE, R.REMODEL, R.WORKSHOP)
+# Buys and gains are tried in this order (then pass): good ones first, so solutions are met early.
 _PRIORITY = {R.PROVINCE: 100, R.GOLD: 50, R.MARKET: 45, R.SMITHY: 40, R.MILITIA: 35, R.SILVER: 30,
-             R.VILLAGE: 20, R.MERCHANT: 18, R.MOAT: 15, R.COPPER: 5, R.DUCHY: 3, R.ESTATE: 2, R.CURSE: 1}
+             R.REMODEL: 28, R.MINE: 26, R.WORKSHOP: 24, R.VILLAGE: 20, R.MERCHANT: 18, R.CELLAR: 16,
+             R.MOAT: 15, R.COPPER: 5, R.DUCHY: 3, R.ESTATE: 2, R.CURSE: 1}
 _PASS_PRIORITY = 10
 _TABLE_LIMIT = 1_000_000  # positions kept in the search's tables (about 300 bytes each)
+# Work: one unit per turn outcome generated (a child) and per position inside a turn expanded (the
+# treasure search: per four nodes); about 50,000 a second on one busy core of the development
+# machine, so the default is about a minute. Counting work instead of seconds gives the same answer on
+# every machine.
+DEFAULT_WORK_LIMIT = 3_000_000
 
 
 def oracle_kingdom(kingdom: Any) -> tuple[int, ...]:
-    """The kingdom as card ids, or a clear error where the exact oracle does not support it."""
-    cards = R.parse_kingdom(kingdom)
-    refused = [c for c in cards if c not in SUPPORTED_KINGDOM]
-    if refused:
-        raise ValueError(
-            f"the exact solitaire oracle does not support {', '.join(R.CARD_NAMES[c] for c in refused)}: "
-            f"it solves the treasure-and-victory supply plus any of "
-            f"{', '.join(R.CARD_NAMES[c] for c in SUPPORTED_KINGDOM)} (cards without choices inside "
-            f"them); Cellar's discards and the trashing and gaining of Mine, Remodel and Workshop make "
-            f"the search intractable")
-    return cards
+    """The kingdom as card ids (every kingdom card of the set is supported); a clear error for an
+    unknown card."""
+    return R.parse_kingdom(kingdom)
+
+
+# Kinds of cards for the draw bound: no draw, a cantrip (Market, Merchant: +1 Card +1 Action), a
+# Village (+1 Card +2 Actions), a Smithy (+3 Cards, terminal), a Moat (+2 Cards, terminal), a Cellar
+# (+1 Action, draws as many as it discards).
+_OTHER, _CANTRIP, _VILLAGE, _SMITHY, _MOAT, _CELLAR = range(_KINDS := 6)
+_KIND = {R.MARKET: _CANTRIP, R.MERCHANT: _CANTRIP, R.VILLAGE: _VILLAGE, R.SMITHY: _SMITHY, R.MOAT: _MOAT,
+         R.CELLAR: _CELLAR}
+
+
+def _draws(seen: list[int]) -> int:
+    """The most cards the Actions among ``seen`` (counts by kind) can draw in one turn: every cantrip
+    and Village, and the best terminal drawers for which there are Actions (1 + one per Village;
+    the other terminal Actions are left out, which only allows more). A Cellar draws as many cards as
+    it discards, at most the hand, which the other cards keep at 5 + their draws or less."""
+    slots = 1 + seen[_VILLAGE]
+    smithies = min(seen[_SMITHY], slots)
+    base = seen[_CANTRIP] + seen[_VILLAGE] + 3 * smithies + 2 * min(seen[_MOAT], slots - smithies)
+    return base + seen[_CELLAR] * (R.HAND_SIZE + base)
+
+
+def _best_coins(values: list[int], seen: list[int]) -> int:
+    """The most coins a turn that has seen cards with these coin ceilings (counts of 0..3) and a
+    Cellar can make: a Cellar discards cards and draws as many, so the cards that stay to be played
+    number at most 5 + the other Actions' draws, and only the best ones count."""
+    keep = R.HAND_SIZE + _draws(seen[:_CELLAR] + [0])
+    coins = 0
+    for v in (3, 2, 1):
+        take = min(keep, values[v])
+        coins += v * take
+        keep -= take
+    return coins
 
 
 class _KingdomSearch:
     """The search with kingdom cards: one node per turn start, its children every distinct outcome
-    of the turn (every order of playing Actions, every multiset of buys within coins and Buys).
+    of the turn (every order of playing Actions, every answer to the choices inside them, every
+    multiset of buys within coins and Buys).
 
     Position at the start of a turn (after clean-up's draw): (draw pile in order, discard pile,
-    hand, shuffles made), counts over this game's cards (the base seven, then the kingdom). It fixes
-    everything else: owned = draw + discard + hand (nothing is ever trashed with these cards), supply =
-    starting supply - gains.
+    hand, shuffles made, cards gained so far), counts over this game's cards (the base seven, then the
+    kingdom). It fixes everything else: owned = draw + discard + hand, supply = starting supply -
+    gained (trashed cards are owned no more, and never come back to the supply).
 
     The lower bound on the turns still needed (``lower_bound``) holds whatever is played:
     - a turn's coins come only from the cards it draws (the hand it starts with and the cards its
-      Actions draw): at most a Treasure's value, $1 per Market, $2 per Militia, $1 per Merchant
-      (each Merchant pays once, on the first Silver); its Buys are 1 + the Markets among them; so it
-      gets at most min(Buys, coins // 8) Provinces;
-    - until the draw pile runs out (the "window"), the cards come in a known order and cards bought
-      meanwhile lie in the discard pile. A turn takes the next 5 (the current turn: its hand) and
-      then as many more as the Actions among the cards seen so far can draw (``_draws``: each
-      Market, Merchant and Village 1, and Smithy 3 / Moat 2 for at most 1 + Villages of them, since
-      each is terminal; a relaxation: the order of play and Militia's Action are ignored). A
-      dynamic programme over the number of cards taken gives the most Provinces t turns can get
-      inside the window;
+      Actions draw): at most ``_COIN_CEILING`` each; its Buys are 1 + the Markets among them; so it
+      buys at most min(Buys, coins // 8) Provinces, and gains at most one more per Remodel that has
+      a Gold to trash (a Gold drawn, or one a Mine made in the hand), within the Actions it has;
+    - until the draw pile runs out (the "window"), the cards come in a known order and cards gained
+      meanwhile lie in the discard pile (Mine's in the hand, counted by Mine's ceiling). A turn takes
+      the next 5 (the current turn: its hand) and then as many more as the Actions among the cards
+      seen so far can draw (``_draws``; a relaxation: the order of play and the Actions of the
+      other terminal cards are ignored). A dynamic programme over the number of cards taken gives the
+      most Provinces t turns can get inside the window;
     - a turn that needs a card beyond the window (its hand or a draw needs a shuffle) and every later
-      turn gets at most min(B_j, M_j // 8) Provinces, where M_j bounds the coins the deck holds at
-      turn j (the coin ceilings of all cards owned now, +3 for every card bought since: no card adds
-      more) and B_j its Buys (1 + Markets owned now + Markets that could have been bought since).
+      turn gets at most min(B_j, M_j // 8) + min(Remodels_j, Golds_j + Mines_j) Provinces, where M_j
+      bounds the coins the deck holds at turn j (the coin ceilings of all cards owned now, +3 for every
+      card gained since: no card adds more, and a Remodel or Mine replaces a card by one worth at most
+      3 more) and B_j its Buys (1 + Markets owned now + Markets that could have been gained since);
+      every count grows by at most the turn's gains (Buys + Mines + Remodels + Workshops).
     """
 
-    def __init__(self, seed: int, target: int, kingdom: tuple[int, ...], deadline: float) -> None:
+    def __init__(self, seed: int, target: int, kingdom: tuple[int, ...], deadline: float = float("inf"),
+                 work_limit: int | None = None) -> None:
         self.seed = seed
         self.target = target
         self.deadline = deadline
-        self.cards = R.BASE_CARDS + kingdom  # local index -> card id (increasing, like the shuffle)
+        self.work_limit = work_limit if work_limit is not None else float("inf")
+        self.cards = R.BASE_CARDS + tuple(kingdom)  # local index -> card id (increasing, like the shuffle)
         n = self.n = len(self.cards)
         self.local = {c: i for i, c in enumerate(self.cards)}
         self.cost = [R.COST[c] for c in self.cards]
@@ -263,8 +314,12 @@ class _KingdomSearch:
         self.plus_buys = [1 if c == R.MARKET else 0 for c in self.cards]
         self.kind = [_KIND.get(c, _OTHER) for c in self.cards]
         self.actions = [i for i, c in enumerate(self.cards) if c in kingdom]
+        self.treasures = [self.local[c] for c in R.TREASURES]
         self.market = self.local.get(R.MARKET)
-        self.merchant = self.local.get(R.MERCHANT)
+        self.remodel = self.local.get(R.REMODEL)
+        self.mine = self.local.get(R.MINE)
+        self.gold = self.local[R.GOLD]
+        self.gainers = [self.local[c] for c in _GAINERS if c in self.local]
         sizes = R.supply_sizes(1, kingdom)
         self.start_supply = [sizes[c] for c in self.cards]
         self.starting = [7 if c == R.COPPER else 3 if c == R.ESTATE else 0 for c in self.cards]
@@ -273,7 +328,8 @@ class _KingdomSearch:
         self.failed: dict[tuple, int] = {}
         self.bounds: dict[tuple, int] = {}  # position -> its lower bound (kept across iterations)
         self.nodes = 0
-        self.timed_out = False
+        self.work = 0
+        self.timed_out = False  # stopped at its work (or time) limit
         self.path: list[list[int]] = []
         self.plan: list[int] | None = None
         self._shuffles: dict[tuple, tuple[int, ...]] = {}
@@ -285,7 +341,8 @@ class _KingdomSearch:
         hand = [0] * self.n
         for c in R.BASE_CARDS:
             hand[local[c]] = state.hand[0][c] + state.in_play[0][c]
-        return (tuple(local[c] for c in state.draw[0]), (0,) * self.n, tuple(hand), state.shuffles[0])
+        return (tuple(local[c] for c in state.draw[0]), (0,) * self.n, tuple(hand), state.shuffles[0],
+                (0,) * self.n)
 
     def _shuffle(self, k: int, discard: tuple[int, ...]) -> tuple[int, ...]:
         key = (k, discard)
@@ -316,57 +373,156 @@ class _KingdomSearch:
 
     def children(self, pos: tuple) -> list[tuple[tuple, list[int]]]:
         """Every distinct position at the start of the next turn with the turn's decisions, the
-        likely best first (most Provinces, then the dearest useful buys)."""
+        likely best first (most Provinces, then the dearest useful buys). A turn after which the
+        target can no longer be reached (Provinces trashed) ends the game unsuccessfully: left out."""
         out: dict[tuple, tuple[int, list[int]]] = {}
         seen: set[tuple] = set()
-        draw, discard, hand, k = pos
-        self._act(draw, discard, list(hand), [0] * self.n, k, 1, 0, 1, 0, [], out, seen)
+        draw, discard, hand, k, gained = pos
+        self._act((draw, discard, hand, (0,) * self.n, k, 1, 0, 1, 0, gained), [], out, seen)
         ranked = sorted(out.items(), key=lambda item: -item[1][0])
         return [(child, plan) for child, (_, plan) in ranked]
 
-    def _act(self, draw, discard, hand, in_play, k, actions, coins, buys, merchants, plan, out, seen):
-        key = (draw, discard, tuple(hand), tuple(in_play), k, actions, coins, buys, merchants)
-        if key in seen:
+    def _gainable(self, gained: tuple, max_cost: int, cards: Any = None) -> list[int]:
+        """Cards (local) that can be gained: within ``max_cost``, pile not empty; best first."""
+        cards = self.buy_order if cards is None else cards
+        return [c for c in cards if self.cost[c] <= max_cost and gained[c] < self.start_supply[c]]
+
+    def _act(self, t: tuple, plan: list[int], out: dict, seen: set) -> None:
+        """The action phase from in-turn state ``t`` = (draw, discard, hand, in play, shuffles,
+        actions, coins, buys, Merchants played, gained)."""
+        if t in seen:
             return
-        seen.add(key)
+        seen.add(t)
+        self.work += 1
+        hand, actions = t[2], t[5]
         playable = [a for a in self.actions if hand[a]] if actions else []
         if not playable:  # the engine skips the action phase
-            self._buy_phase(draw, discard, hand, in_play, k, coins, buys, merchants, plan, out)
+            self._buy_phase(t, plan, out)
             return
         for a in playable:
-            h, p = list(hand), list(in_play)
-            h[a] -= 1
-            p[a] += 1
-            card = self.cards[a]
-            d, disc, kk = draw, discard, k
-            if self.plus_cards[a]:
-                d, disc, kk = self._draw(draw, discard, h, k, self.plus_cards[a])
-            self._act(d, disc, h, p, kk, actions - 1 + _PLUS_ACTIONS.get(card, 0),
-                      coins + (card == R.MARKET) + 2 * (card == R.MILITIA), buys + (card == R.MARKET),
-                      merchants + (card == R.MERCHANT), plan + [card], out, seen)
-        self._buy_phase(draw, discard, hand, in_play, k, coins, buys, merchants, plan + [R.PASS], out)
+            self._play(t, a, plan + [self.cards[a]], out, seen)
+        self._buy_phase(t, plan + [R.PASS], out)
 
-    def _buy_phase(self, draw, discard, hand, in_play, k, coins, buys, merchants, plan, out):
+    def _play(self, t: tuple, a: int, plan: list[int], out: dict, seen: set) -> None:
+        draw, discard, hand, in_play, k, actions, coins, buys, merchants, gained = t
+        h, p = list(hand), list(in_play)
+        h[a] -= 1
+        p[a] += 1
+        in_play = tuple(p)
+        card = self.cards[a]
+        actions += _PLUS_ACTIONS.get(card, 0) - 1
+        if self.plus_cards[a]:
+            draw, discard, k = self._draw(draw, discard, h, k, self.plus_cards[a])
+        if card == R.MARKET:
+            coins += 1
+            buys += 1
+        elif card == R.MERCHANT:
+            merchants += 1
+        elif card == R.MILITIA:
+            coins += 2
+        elif card == R.CELLAR and any(h):
+            self._cellar(draw, discard, h, in_play, k, actions, coins, buys, merchants, gained, plan,
+                         out, seen)
+            return
+        elif card == R.MINE and any(h[c] for c in self.treasures):
+            self._mine(draw, discard, h, in_play, k, actions, coins, buys, merchants, gained, plan, out,
+                       seen)
+            return
+        elif card == R.REMODEL and any(h):
+            for x in range(self.n):
+                if h[x]:
+                    h2 = list(h)
+                    h2[x] -= 1
+                    self._gain(draw, discard, tuple(h2), in_play, k, actions, coins, buys, merchants, gained,
+                               plan + [self.cards[x]], self.cost[x] + 2, None, out, seen)
+            return
+        elif card == R.WORKSHOP:
+            self._gain(draw, discard, tuple(h), in_play, k, actions, coins, buys, merchants, gained, plan,
+                       4, None, out, seen)
+            return
+        self._act((draw, discard, tuple(h), in_play, k, actions, coins, buys, merchants, gained), plan,
+                  out, seen)
+
+    def _gain(self, draw, discard, hand, in_play, k, actions, coins, buys, merchants, gained, plan,
+              max_cost, cards, out, seen, to_hand=False) -> None:
+        """A gain of Remodel, Workshop (to the discard pile) or Mine (to the hand): mandatory when
+        something is affordable, skipped by the engine when nothing is."""
+        options = self._gainable(gained, max_cost, cards)
+        if not options:
+            self._act((draw, discard, hand, in_play, k, actions, coins, buys, merchants, gained), plan,
+                      out, seen)
+            return
+        for g in options:
+            g_gained = list(gained)
+            g_gained[g] += 1
+            if to_hand:
+                h = list(hand)
+                h[g] += 1
+                t = (draw, discard, tuple(h), in_play, k, actions, coins, buys, merchants, tuple(g_gained))
+            else:
+                d = list(discard)
+                d[g] += 1
+                t = (draw, tuple(d), hand, in_play, k, actions, coins, buys, merchants, tuple(g_gained))
+            self._act(t, plan + [self.cards[g]], out, seen)
+
+    def _mine(self, draw, discard, h, in_play, k, actions, coins, buys, merchants, gained, plan, out,
+              seen) -> None:
+        self._act((draw, discard, tuple(h), in_play, k, actions, coins, buys, merchants, gained),
+                  plan + [R.PASS], out, seen)
+        for x in self.treasures:
+            if h[x]:
+                h2 = list(h)
+                h2[x] -= 1
+                self._gain(draw, discard, tuple(h2), in_play, k, actions, coins, buys, merchants, gained,
+                           plan + [self.cards[x]], self.cost[x] + 3, self.treasures, out, seen, to_hand=True)
+
+    def _cellar(self, draw, discard, h, in_play, k, actions, coins, buys, merchants, gained, plan, out,
+                seen) -> None:
+        """Every multiset of the hand discarded to Cellar, then as many cards drawn."""
+        kinds = [c for c in range(self.n) if h[c]]
+        total = sum(h)
+        for counts in itertools.product(*(range(h[c] + 1) for c in kinds)):
+            hand, disc = list(h), list(discard)
+            steps: list[int] = []
+            for c, m in zip(kinds, counts, strict=True):
+                hand[c] -= m
+                disc[c] += m
+                steps.extend([self.cards[c]] * m)
+            m = len(steps)
+            if m < total:
+                steps.append(R.PASS)  # the engine draws by itself once the hand is empty
+            d, disc2, kk = self._draw(draw, tuple(disc), hand, k, m)
+            self._act((d, disc2, tuple(hand), in_play, kk, actions, coins, buys, merchants, gained),
+                      plan + steps, out, seen)
+
+    def _buy_phase(self, t: tuple, plan: list[int], out: dict) -> None:
+        draw, discard, hand, in_play, k, _, coins, buys, merchants, gained = t
         hand, in_play = list(hand), list(in_play)
         silver = hand[1]
         coins += hand[0] + 2 * silver + 3 * hand[2]
         if silver and merchants:
             coins += merchants
-        for t in (0, 1, 2):
-            in_play[t] += hand[t]
-            hand[t] = 0
-        base = [h + p + d for h, p, d in zip(hand, in_play, discard, strict=True)]
-        owned = list(base)
-        for c in draw:
-            owned[c] += 1
-        supply = [s - (o - st) for s, o, st in zip(self.start_supply, owned, self.starting, strict=True)]
+        for c in (0, 1, 2):
+            in_play[c] += hand[c]
+            hand[c] = 0
+        base = tuple(h + p + d for h, p, d in zip(hand, in_play, discard, strict=True))
+        province = self.province
+        owned_provinces = base[province] + draw.count(province)
+        supply = [s - g for s, g in zip(self.start_supply, gained, strict=True)]
         for bought in self._buys(coins, buys, supply):
             new_discard = list(base)
+            new_gained = list(gained)
             for c in bought:
                 new_discard[c] += 1
+                new_gained[c] += 1
+            provinces = owned_provinces + bought.count(province)
+            left = supply[province] - bought.count(province)
+            if provinces < self.target and provinces + left < self.target:
+                continue  # the engine ends the game here: the target cannot be reached any more
+            self.work += 1
             new_hand = [0] * self.n
             d, disc, kk = self._draw(draw, tuple(new_discard), new_hand, k, R.HAND_SIZE)
-            child = (d, disc, tuple(new_hand), kk)
+            child = (d, disc, tuple(new_hand), kk, tuple(new_gained))
             if child not in out:
                 steps = [self.cards[c] for c in bought]
                 if len(bought) < buys:
@@ -396,57 +552,97 @@ class _KingdomSearch:
         return result
 
     def provinces(self, pos: tuple) -> int:
-        draw, discard, hand, _ = pos
+        draw, discard, hand = pos[0], pos[1], pos[2]
         p = self.province
         return discard[p] + hand[p] + draw.count(p)
 
+    def reachable(self, pos: tuple) -> bool:
+        """The target can still be owned: Provinces owned plus those left in the supply."""
+        p = self.province
+        return self.provinces(pos) + self.start_supply[p] - pos[4][p] >= self.target
+
     # --- the lower bound --------------------------------------------------------------------------
     def lower_bound(self, pos: tuple, needed: int) -> int:
-        """Turns (this one included) that any play needs to buy ``needed`` more Provinces."""
+        """Turns (this one included) that any play needs to own ``needed`` more Provinces."""
         if needed <= 0:
             return 0
-        draw, discard, hand, _ = pos
+        draw, discard, hand, _, gained = pos
         value, kind, plus_buys = self.value, self.kind, self.plus_buys
         owned = [d + h for d, h in zip(discard, hand, strict=True)]
         for c in draw:
             owned[c] += 1
         money = sum(o * v for o, v in zip(owned, value, strict=True))
-        markets = owned[self.market] if self.market is not None else 0
-        market_supply = self.start_supply[self.market] if self.market is not None else 0
+        supply = [s - g for s, g in zip(self.start_supply, gained, strict=True)]
+
+        def count(i: int | None) -> tuple[int, int]:
+            """Owned now, and the most that can ever be owned (owned + left in the supply)."""
+            return (owned[i], owned[i] + supply[i]) if i is not None else (0, 0)
+
+        markets, market_cap = count(self.market)
+        remodels, remodel_cap = count(self.remodel)
+        mines, mine_cap = count(self.mine)
+        golds, gold_cap = count(self.gold)
+        gainers = sum(owned[i] for i in self.gainers)
+        gainer_cap = gainers + sum(supply[i] for i in self.gainers)
+        remodel, mine, gold = self.remodel, self.mine, self.gold
         stream = draw[::-1]  # the order cards will be drawn in
         size = len(stream)
         states = {0: 0}  # cards taken from the stream -> most Provinces so far
         exited = -1  # most Provinces of a play that has left the window (-1: none)
-        hand_seen = [0] * 5
+        hand_seen = [0] * _KINDS
         for c, h in enumerate(hand):
             hand_seen[kind[c]] += h
-        hand_coins = sum(h * v for h, v in zip(hand, value, strict=True))
+        hand_values = [0] * 4  # the hand's cards by coin ceiling 0..3
+        for c, h in enumerate(hand):
+            hand_values[value[c]] += h
         hand_buys = sum(h * v for h, v in zip(hand, plus_buys, strict=True))
+        hand_coins = sum(h * v for h, v in zip(hand, value, strict=True))
+
+        def held(counts: Any, i: int | None) -> int:
+            return counts[i] if i is not None else 0
+
+        hand_remodels, hand_golds = held(hand, remodel), hand[gold] + held(hand, mine)
+        # Coins by ceiling (for Cellar) and Remodels and Golds seen (for Remodel) only where they count.
+        tracked = remodel is not None or R.CELLAR in self.cards
         turn = 0
         while True:
             turn += 1
             buys = 1 + markets
-            cap = min(buys, money // _PROVINCE_COINS)
+            cap = min(buys, money // _PROVINCE_COINS) + min(remodels, golds + mines)
             new_exited = exited + cap if exited >= 0 else -1
             new: dict[int, int] = {}
             for at, got in states.items():
                 if turn == 1:
-                    coins, extra_buys, start = hand_coins, hand_buys, 0
+                    extra_buys, start, coins = hand_buys, 0, hand_coins
+                    values = list(hand_values)
                     seen = list(hand_seen)
+                    rem, gol = hand_remodels, hand_golds
                 else:
                     if size - at < R.HAND_SIZE:
                         new_exited = max(new_exited, got + cap)
                         continue
-                    coins = extra_buys = 0
-                    seen = [0] * 5
+                    extra_buys = rem = gol = coins = 0
+                    values = [0] * 4
+                    seen = [0] * _KINDS
                     for c in stream[at : at + R.HAND_SIZE]:
                         coins += value[c]
                         seen[kind[c]] += 1
                         extra_buys += plus_buys[c]
+                        if tracked:
+                            values[value[c]] += 1
+                            rem += c == remodel
+                            gol += c == gold or c == mine
                     start = at + R.HAND_SIZE
                 taken = 0
                 while True:
-                    gain = min(1 + extra_buys, coins // _PROVINCE_COINS, cap)
+                    # With a Cellar seen, only the best of the cards seen can stay to be played.
+                    gain = (_best_coins(values, seen) if seen[_CELLAR] else coins) // _PROVINCE_COINS
+                    if gain > 1 + extra_buys:
+                        gain = 1 + extra_buys
+                    if remodel is not None:
+                        gain += min(rem, gol, 1 + seen[_VILLAGE])
+                    if gain > cap:
+                        gain = cap
                     if new.get(start + taken, -1) < got + gain:
                         new[start + taken] = got + gain
                     if taken >= _draws(seen):
@@ -458,37 +654,33 @@ class _KingdomSearch:
                     coins += value[c]
                     seen[kind[c]] += 1
                     extra_buys += plus_buys[c]
+                    if tracked:
+                        values[value[c]] += 1
+                        rem += c == remodel
+                        gol += c == gold or c == mine
                     taken += 1
             best = max(max(new.values(), default=-1), new_exited)
             if best >= needed:
                 return turn
             states, exited = new, new_exited
-            # Bounds for the next turn: every card bought adds at most $3 of coin ceiling, and at
-            # most ``buys`` cards are bought, all of them Markets at best.
-            money += 3 * buys
-            if self.market is not None:
-                markets = min(markets + buys, market_supply)
-
-
-# Kinds of cards for the draw bound: no draw, a cantrip (Market, Merchant: +1 Card +1 Action), a
-# Village (+1 Card +2 Actions), a Smithy (+3 Cards, terminal), a Moat (+2 Cards, terminal).
-_OTHER, _CANTRIP, _VILLAGE, _SMITHY, _MOAT = range(5)
-_KIND = {R.MARKET: _CANTRIP, R.MERCHANT: _CANTRIP, R.VILLAGE: _VILLAGE, R.SMITHY: _SMITHY, R.MOAT: _MOAT}
-
-
-def _draws(seen: list[int]) -> int:
-    """The most cards the Actions among ``seen`` (counts by kind) can draw in one turn: every cantrip
-    and Village, and the best terminal drawers for which there are Actions (1 + one per Village;
-    Militia, also terminal, is left out, which only allows more)."""
-    slots = 1 + seen[_VILLAGE]
-    smithies = min(seen[_SMITHY], slots)
-    return seen[_CANTRIP] + seen[_VILLAGE] + 3 * smithies + 2 * min(seen[_MOAT], slots - smithies)
+            # Bounds for the next turn: at most ``buys`` cards bought and one gained per Mine, Remodel
+            # and Workshop owned; each adds at most $3 of coin ceiling, and may be a Market, a Remodel,
+            # a Mine or a Gold at best.
+            gains = buys + gainers
+            money += 3 * gains
+            markets = min(markets + gains, market_cap)
+            if remodel is not None:
+                remodels = min(remodels + gains, remodel_cap)
+                mines = min(mines + gains, mine_cap)
+                golds = min(golds + gains, gold_cap)
+            gainers = min(gainers + gains, gainer_cap)
 
 
 def _kingdom_iteration(search: _KingdomSearch, pos: tuple, turns_left: int) -> bool:
     """Is there a play from ``pos`` owning the target within ``turns_left`` turns (this one included)?"""
     search.nodes += 1
-    if search.nodes & 0xFF == 0 and time.perf_counter() > search.deadline:
+    if search.work > search.work_limit or (search.nodes & 0xFF == 0
+                                           and time.perf_counter() > search.deadline):
         search.timed_out = True
     if search.timed_out:
         return False
@@ -520,6 +712,7 @@ def _kingdom_iteration(search: _KingdomSearch, pos: tuple, turns_left: int) -> b
     return False
 
 
+# --- plans that seed the search: bots, sub-kingdoms, a beam search ---------------------------------
 def _bot_plan(seed: int, target: int, kingdom: tuple[int, ...] = ()) -> tuple[int, list[int]]:
     """The best of the money bots on this seed: an upper bound and its plan."""
     best: tuple[int, list[int]] | None = None
@@ -536,10 +729,80 @@ def _bot_plan(seed: int, target: int, kingdom: tuple[int, ...] = ()) -> tuple[in
     return best
 
 
+def _beam_score(search: _KingdomSearch, pos: tuple) -> float:
+    """How promising a turn start is for the beam: Provinces owned first, then the coins a hand of
+    this deck is worth (its cards drawing more hands), then Golds."""
+    draw, discard, hand = pos[0], pos[1], pos[2]
+    owned = [d + h for d, h in zip(discard, hand, strict=True)]
+    for c in draw:
+        owned[c] += 1
+    cards = sum(owned)
+    money = sum(o * v for o, v in zip(owned, search.value, strict=True))
+    draws = sum(o * p for o, p in zip(owned, search.plus_cards, strict=True))
+    drawn = R.HAND_SIZE + R.HAND_SIZE * draws / cards
+    return 20 * search.provinces(pos) + money * min(drawn, cards) / cards + 0.2 * owned[search.gold]
+
+
+def beam_plan(seed: int, target: int, kingdom: tuple[int, ...], width: int = 40,
+              work_limit: int | None = None, max_turns: int = 40) -> tuple[int, list[int]] | None:
+    """A plan by beam search over whole turns (every outcome of each kept turn start, the ``width``
+    most promising kept): fast and usually near the optimum, but no proof. None if none found."""
+    return _beam(_KingdomSearch(seed, target, kingdom, work_limit=work_limit), width, max_turns)
+
+
+def _beam(search: _KingdomSearch, width: int, max_turns: int = 40) -> tuple[int, list[int]] | None:
+    level: list[tuple[tuple, list[int]]] = [(search.start(), [])]
+    for turn in range(1, max_turns + 1):
+        candidates: dict[tuple, list[int]] = {}
+        for pos, plan in level:
+            for child, steps in search.children(pos):
+                if search.provinces(child) >= search.target:
+                    return turn, plan + steps
+                candidates.setdefault(child, plan + steps)
+            if search.work > search.work_limit:
+                return None
+        ranked = sorted(candidates, key=lambda child: -_beam_score(search, child))
+        level = [(child, candidates[child]) for child in ranked[:width]]
+    return None
+
+
+# Shares of the work limit spent on the plans that seed the exact search, and the beams' widths.
+_SEED_SHARE = 8
+_BEAM_WIDTHS = (20, 60)
+# The treasure search's nodes are about four times cheaper than the kingdom search's work units.
+_TREASURE_NODES_PER_WORK = 4
+
+
+def _seed_plans(seed: int, target: int, kingdom: tuple[int, ...],
+                work_limit: int) -> tuple[list[tuple[int, list[int]]], int]:
+    """Upper bounds with their plans, and the work they took: the bots, the sub-kingdoms solved
+    exactly (a plan with fewer kingdom cards is a legal play of a larger kingdom: the same decisions
+    come up) and beam searches, each within a share of the work limit (for two kingdom cards or more;
+    a single card is proven fastest from the bots' plans alone)."""
+    plans = [_bot_plan(seed, target, kingdom)]
+    if len(kingdom) < 2:  # one card: the exact search alone is faster than these plans
+        return plans, 0
+    share = work_limit // _SEED_SHARE
+    treasure = _solve_treasure(seed, target, None, share)
+    plans.append((-int(treasure.score), list(treasure.plan)))
+    used = treasure.stats["work"]
+    if R.SMITHY in kingdom and kingdom != (R.SMITHY,):
+        sub = _solve_kingdom(seed, target, (R.SMITHY,), None, share, seeded=False)
+        plans.append((-int(sub.score), list(sub.plan)))
+        used += sub.stats["work"]
+    for width in _BEAM_WIDTHS:
+        search = _KingdomSearch(seed, target, kingdom, work_limit=share)
+        found = _beam(search, width)
+        used += search.work
+        if found is not None:
+            plans.append(found)
+    return plans, used
+
+
 def replay_turns(seed: int | str, plan: Any, target: int = R.DEFAULT_TARGET, kingdom: Any = ()) -> int:
     """Replay a plan through the engine; the turns it takes to own the target (raises if it fails)."""
     state = R.replay(plan, seed, 1, R.parse_kingdom(kingdom), target=target)
-    if not state.done or state.owned[0][R.PROVINCE] < target:
+    if not state.done or state.unreachable or state.owned[0][R.PROVINCE] < target:
         raise AssertionError(f"the plan does not reach {target} Provinces on seed {seed}")
     return state.turns[0]
 
@@ -558,50 +821,70 @@ def _deepen(search: Any, iterate: Any, upper: int, plan: list[int], lower: int) 
     return upper, min(lower, upper), plan, iterations
 
 
-def solve(deal: int | str, target: int = R.DEFAULT_TARGET, time_limit: float = 600.0,
-          kingdom: Any = "") -> OracleResult:
+def solve(deal: int | str, target: int = R.DEFAULT_TARGET, time_limit: float | None = None,
+          kingdom: Any = "", work_limit: int = DEFAULT_WORK_LIMIT) -> OracleResult:
     """The fewest turns to own ``target`` Provinces on seed ``deal``.
 
-    ``kingdom``: "" (default) is the treasure-and-victory supply; otherwise kingdom cards among
-    ``SUPPORTED_KINGDOM`` (Market, Merchant, Militia, Moat, Smithy, Village), as for the engine
-    (e.g. "smithy,village"); other cards raise ``ValueError``. Returns ``score = -turns`` of the
-    best plan found and ``bound = -(proven lower bound)``; with enough time they meet (``optimal``).
-    ``time_limit`` seconds (finite, above 0) caps the search; a search cut off reports its bound, not
-    an optimum. ``target`` is 1..8 Provinces.
+    ``kingdom``: "" (default) is the treasure-and-victory supply; otherwise any kingdom cards of the
+    First Game, as for the engine (e.g. "smithy,village" or "first-game"). Returns ``score = -turns``
+    of the best plan found and ``bound = -(proven lower bound)``; with enough work they meet
+    (``optimal``). ``work_limit`` (search nodes, positions and turn outcomes generated: about 50,000
+    a second on one core) caps the search, so the same call gives the same answer on every machine;
+    ``time_limit`` (seconds, finite, above 0; default none) adds a wall-clock cap on the exact search,
+    whose answer then depends on the machine. A search cut off reports its bound, not an optimum.
+    ``target`` is 1..8.
     """
-    seed, target, time_limit = _checked(deal, target, time_limit)
+    seed, target, time_limit, work_limit = _checked(deal, target, time_limit, work_limit)
     cards = oracle_kingdom(kingdom)
     if cards:
-        return _solve_kingdom(seed, target, cards, time_limit)
+        return _solve_kingdom(seed, target, cards, time_limit, work_limit)
+    return _solve_treasure(seed, target, time_limit, work_limit)
+
+
+def _solve_treasure(seed: int, target: int, time_limit: float | None, work_limit: int) -> OracleResult:
     start = time.perf_counter()
-    search = _Search(seed, target, start + time_limit)
+    deadline = start + (time_limit or float("inf"))
+    search = _Search(seed, target, deadline, _TREASURE_NODES_PER_WORK * work_limit)
     upper, plan = _bot_plan(seed, target)
     root = search.start()
     upper, lower, plan, iterations = _deepen(
         search, lambda turns: _iteration(search, root, 0, turns), upper, plan,
         search.lower_bound(root, target))
     return _result(seed, target, (), upper, lower, plan, start, search, iterations,
-                   {"positions_refuted": len(search.failed)})
+                   {"positions_refuted": len(search.failed),
+                    "work": -(-search.nodes // _TREASURE_NODES_PER_WORK)})
 
 
-def _checked(deal: int | str, target: Any, time_limit: Any) -> tuple[int, int, float]:
-    """The seed, target and time limit, or a ValueError naming the bad one (a NaN or infinite
+def _checked(deal: int | str, target: Any, time_limit: Any,
+             work_limit: Any) -> tuple[int, int, float | None, int]:
+    """The seed, target and limits, or a ValueError naming the bad one (a NaN or infinite time
     limit would never stop the search)."""
-    return (R.parse_seed(deal), check_int("target", target, 1, R.MAX_TARGET),
-            check_float("time_limit", time_limit, 0, low_open=True))
+    limit = None if time_limit is None else check_float("time_limit", time_limit, 0, low_open=True)
+    return (R.parse_seed(deal), check_int("target", target, 1, R.MAX_TARGET), limit,
+            check_int("work_limit", work_limit, 1))
 
 
-def _solve_kingdom(seed: int, target: int, kingdom: tuple[int, ...], time_limit: float) -> OracleResult:
-    """The search with kingdom cards (also runs on the empty kingdom, for cross-checks)."""
+def _solve_kingdom(seed: int, target: int, kingdom: tuple[int, ...], time_limit: float | None = None,
+                   work_limit: int = DEFAULT_WORK_LIMIT, seeded: bool = True) -> OracleResult:
+    """The search with kingdom cards (also runs on the empty kingdom, for cross-checks). With
+    ``seeded``, the search starts from the best of the bots', sub-kingdoms' and beam's plans, all
+    paid from the same work limit."""
     start = time.perf_counter()
-    search = _KingdomSearch(seed, target, kingdom, start + time_limit)
-    upper, plan = _bot_plan(seed, target, kingdom)
+    if seeded:
+        plans, used = _seed_plans(seed, target, kingdom, work_limit)
+    else:
+        plans, used = [_bot_plan(seed, target, kingdom)], 0
+    upper, plan = min(plans, key=lambda p: p[0])
+    work_limit = max(1, work_limit - used)
+    search = _KingdomSearch(seed, target, kingdom, start + (time_limit or float("inf")), work_limit)
     root = search.start()
     upper, lower, plan, iterations = _deepen(
         search, lambda turns: _kingdom_iteration(search, root, turns), upper, plan,
         search.lower_bound(root, target))
     return _result(seed, target, kingdom, upper, lower, plan, start, search, iterations,
-                   {"positions_refuted": len(search.failed), "shuffles_cached": len(search._shuffles)})
+                   {"positions_refuted": len(search.failed), "shuffles_cached": len(search._shuffles),
+                    "work": used + search.work, "seed_work": used,
+                    "seed_plan_turns": sorted(p[0] for p in plans)})
 
 
 def _result(seed: int, target: int, kingdom: tuple[int, ...], upper: int, lower: int, plan: list[int],
@@ -637,10 +920,11 @@ def cache_variant(target: int, kingdom: Any = "") -> str:
 
 
 def solve_cached(deal: int | str, target: int = R.DEFAULT_TARGET, cache: OracleCache | None = None,
-                 time_limit: float = 600.0, kingdom: Any = "") -> OracleResult:
+                 time_limit: float | None = None, kingdom: Any = "",
+                 work_limit: int = DEFAULT_WORK_LIMIT) -> OracleResult:
     """``solve`` through the on-disk cache; cached entries are replayed before they are trusted."""
-    seed, target, time_limit = _checked(deal, target, time_limit)
+    seed, target, time_limit, work_limit = _checked(deal, target, time_limit, work_limit)
     cache = cache if cache is not None else OracleCache()
     return cache.solve(GAME, cache_variant(target, kingdom), str(seed),
-                       lambda: solve(seed, target, time_limit, kingdom),
+                       lambda: solve(seed, target, time_limit, kingdom, work_limit),
                        lambda r: check(seed, r, target, kingdom))

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.agents.dominion import DominionBot, PlayerView, game_seed, make_bot
 from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv, check_float, check_int
 from tabletop_gym.envs.dominion import rules as R
+
+if TYPE_CHECKING:  # the bots import the engine: the environment imports them only when it needs them
+    from tabletop_gym.agents.dominion import DominionBot
 
 # Where each part of the observation lies (see the environments' docstrings).
 _N = R.NUM_CARDS
@@ -198,6 +200,8 @@ class DominionEnv(_DominionBase):
     def __init__(self, opponents: str | Sequence[str | DominionBot] = "big-money", kingdom: Any = None,
                  seat: int = 0, vp_shaping: float = 0.0, turn_limit: int = 100,
                  render_mode: str | None = None, reveal_deal: bool = False) -> None:
+        from tabletop_gym.agents.dominion import DominionBot, make_bot  # no import circle at load
+
         names = [opponents] if isinstance(opponents, (str, DominionBot)) else list(opponents)
         if not 1 <= len(names) <= R.MAX_PLAYERS - 1:
             raise ValueError(f"opponents must name 1 to {R.MAX_PLAYERS - 1} bots, got {len(names)}")
@@ -211,6 +215,8 @@ class DominionEnv(_DominionBase):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        from tabletop_gym.agents.dominion import PlayerView, game_seed
+
         self._new_game(seed, options)
         self._bots = self.bots
         others = list(self._bots)
@@ -269,8 +275,9 @@ class DominionSolitaireEnv(_DominionBase):
     One player, 2-player supply sizes, no opponent (rules: shared/rules/dominion.md, "Solitaire
     benchmark game"). The player starts with 7 Coppers and 3 Estates and buys cards until owning
     `target` Provinces. The episode seed (the deal) fixes every shuffle through the project's
-    randomness model, so `tabletop_gym.oracles.dominion.solve(deal)` gives the fewest turns any play
-    of that very seed can take (the treasure-and-victory game).
+    randomness model, so `tabletop_gym.oracles.dominion.solve(deal, kingdom=...)` gives the fewest
+    turns any play of that very seed can take (proven, or a proven lower bound where its work limit
+    stops it first).
 """ + _DOC_SPACES + """
     ## Rewards
     -1 for each turn completed: the return is minus the number of turns taken. With
@@ -281,24 +288,27 @@ class DominionSolitaireEnv(_DominionBase):
     density: each step also gives c times the change of (coins of all Treasures owned / cards
     owned), and the step that reaches the target gives back c times the density then (the
     potential of the end is 0), so a finished play's return is shifted by the same -c * 0.7 whatever
-    it bought, and the fewest-turns ranking is kept. `info["score"]` is always minus the turns.
+    it bought, and the fewest-turns ranking is kept. `info["score"]` is always the unshaped return.
 
     ## Starting state
     A seeded deal (`reset(seed=...)`) or `reset(options={"deal": "<seed>"})`.
 
     ## Episode end
-    Terminated at the end of the turn in which the player owns `target` Provinces; truncated after
-    `turn_limit` turns.
+    Terminated at the end of the turn in which the player owns `target` Provinces, or in which that
+    became impossible (Remodel trashed Provinces: those owned and those left in the supply fall
+    short); that last step is charged the turns left to `turn_limit`, so the return and `score` are
+    those of a play cut off at the limit. Truncated after `turn_limit` turns.
 
     ## Info
-    `action_mask`, `score` (minus the turns taken so far, equal to the return), `decision`, `turns`,
+    `action_mask`, `score` (minus the turns taken so far, equal to the return; minus `turn_limit`
+    once the target is unreachable), `decision`, `turns`,
     `vp`, `provinces` (all as the observation shows them), and on the last step (terminated or
     truncated) `deal` (the seed). The seed fixes every shuffle, so every future draw: during play it
     is in info only when the environment is made with `reveal_deal=True` (then from `reset` on).
 
     ## Arguments
     - `kingdom`: kingdom cards (default "": treasures and victory cards only, the game the oracle
-      solves; "first-game" for the ten first-game cards).
+      proves fastest; "first-game" for the ten first-game cards).
     - `target`: Provinces to own, 1..8 (default 4).
     - `turn_limit`: turns before truncation, at least 1 (default 60).
     - `province_reward`: reward per Province bought, added to the -1 per turn, >= 0 (default 0).
@@ -335,12 +345,17 @@ class DominionSolitaireEnv(_DominionBase):
         if self.province_reward:
             reward += self.province_reward * (state.owned[0][R.PROVINCE] - provinces)
         terminated = state.done and not state.truncated
+        if state.unreachable:
+            # The target can no longer be owned (Remodel trashed Provinces): the episode ends, and
+            # the turns left to the limit are charged so that ending it this way never pays.
+            reward -= self.turn_limit - state.turns[0]
         if self.money_reward:
             reward += self.money_reward * ((0.0 if terminated else self._density()) - density)
         return self.observation(), reward, terminated, state.truncated, self._info()
 
     def _info(self) -> dict[str, Any]:
         info = super()._info()
-        info["score"] = -self.state.turns[0]
+        state = self.state
+        info["score"] = -(self.turn_limit if state.unreachable else state.turns[0])
         info["provinces"] = self.state.owned[0][R.PROVINCE]
         return info

@@ -184,7 +184,9 @@ class DominionState:
     and their ``actions``, ``buys`` and ``coins``.
 
     ``target`` (solitaire): the game ends at the end of the turn in which the player owns that many
-    Provinces. ``turn_limit``: the game stops (truncated) once every player has had that many turns.
+    Provinces, or in which that became impossible (``unreachable``: Remodel trashed Provinces, and
+    those owned plus those left in the supply fall short of it). ``turn_limit``: the game stops
+    (truncated) once every player has had that many turns.
     """
 
     def __init__(
@@ -229,6 +231,7 @@ class DominionState:
         self.decision = ACTION
         self.decider = 0
         self.truncated = False
+        self.unreachable = False  # solitaire: the target can no longer be owned (see ``_ended``)
         self.history: list[tuple[int, int]] = []  # (decider, action) of every decision answered
         self.trashed = COPPER  # the card Mine or Remodel just trashed (sets the gain's cost limit)
         self.cellar_discarded = 0
@@ -259,6 +262,7 @@ class DominionState:
         self.buys = 1
         self.coins = 0
         self.merchants = 0
+        self.cellar_discarded = 0
         self.decider = self.player
         self._action_phase()
 
@@ -305,7 +309,13 @@ class DominionState:
     def _ended(self) -> bool:
         p = self.player
         if self.target is not None:
-            if self.owned[p][PROVINCE] >= self.target:
+            owned = self.owned[p][PROVINCE]
+            if owned >= self.target:
+                return True
+            # Trashed cards never come back: with too few Provinces owned and left in the supply, no
+            # play reaches the target any more, and an episode must not go on for ever.
+            if owned + self.supply[PROVINCE] < self.target:
+                self.unreachable = True
                 return True
         elif self.supply[PROVINCE] == 0 or self.supply.count(0) - self._not_in_game >= 3:
             return True
@@ -406,15 +416,13 @@ class DominionState:
                 self._play_action(a)
         elif d == CELLAR_DISCARD:
             if a == PASS:
-                self._draw(p, self.cellar_discarded)
-                self._action_phase()
+                self._cellar_draw(p)
             else:
                 hand[a] -= 1
                 self.discard[p][a] += 1
                 self.cellar_discarded += 1
                 if not any(hand):
-                    self._draw(p, self.cellar_discarded)
-                    self._action_phase()
+                    self._cellar_draw(p)
         elif d == MOAT_REVEAL:
             if a == MOAT:
                 self._next_victim()  # unaffected by this attack
@@ -439,6 +447,11 @@ class DominionState:
         elif d in (MINE_GAIN, REMODEL_GAIN, WORKSHOP_GAIN):
             self._gain(p, a, to_hand=d == MINE_GAIN)
             self._action_phase()
+
+    def _cellar_draw(self, p: int) -> None:
+        self._draw(p, self.cellar_discarded)
+        self.cellar_discarded = 0  # the counter describes a Cellar being resolved, none now
+        self._action_phase()
 
     def gain_limit(self) -> int:
         """The most a pending gain may cost (Mine, Remodel, Workshop); 0 when no gain is pending."""

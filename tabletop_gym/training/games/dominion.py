@@ -3,8 +3,8 @@
 The environment that ``evaluate`` and ``train`` use is the solitaire benchmark
 (``tabletop/DominionSolitaire-v0``, treasure-and-victory supply by default, ``--kingdom`` adds
 kingdom cards), whose every seed the oracle solves; its score is minus the turns taken. The oracle
-supports the kingdom cards without inner choices (Market, Merchant, Militia, Moat, Smithy,
-Village); for other kingdoms evaluation runs without it. The game against bots
+serves every kingdom of the First Game cards (a bound, not an optimum, where its work limit stops it
+first). The game against bots
 (``tabletop/Dominion-v0``, the first-game kingdom unless ``--kingdom`` says otherwise) is reached
 through ``--opponents`` and ``tournament``; ``figures`` reports its win rate from the episodes'
 final infos (``result``) when given them.
@@ -15,7 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import time
+from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +44,14 @@ SEED_PAIRINGS = (
     ("just-buy-money", "buy-money-and-duchy"),
     ("just-buy-money", "buy-money-and-duchy-and-estate"),
 )
-ORACLE_SECONDS = 600.0  # the oracle's default time limit per seed (solve, evaluate, demo)
-PLAY_ORACLE_SECONDS = 30.0  # at the end of ``play`` the comparison must come quickly
+# The oracle's limits are work (its search nodes), not seconds, so every machine gets the same answer;
+# a wall-clock limit is available, off by default.
+ORACLE_WORK = oracle.DEFAULT_WORK_LIMIT  # about a minute a seed (solve, evaluate, demo, bench)
+PLAY_ORACLE_WORK = oracle.DEFAULT_WORK_LIMIT // 4  # at the end of ``play`` the comparison must come quickly
 # The demo: 2 Provinces in the treasure game, which the oracle proves in well under a second a seed
 # (median about 0.05 s, at most 0.3 s over seeds 0-7 on a busy 2-core machine). 100,000 steps train
 # in about a minute there, enough for the agent to reach big money's turns (it does by 60,000).
-DEMO = {"steps": 100_000, "episodes": 100, "target": 2, "oracle_time_limit": 60.0}
+DEMO = {"steps": 100_000, "episodes": 100, "target": 2}
 
 
 def _target(args: argparse.Namespace) -> int:
@@ -70,12 +75,11 @@ def _kingdom(args: argparse.Namespace) -> str:
     return kingdom
 
 
-def _solve(deal: str, args: argparse.Namespace, time_limit: float | None = None) -> OracleResult:
+def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
     cache_dir = getattr(args, "cache", None)
-    if time_limit is None:
-        time_limit = getattr(args, "oracle_time_limit", ORACLE_SECONDS)
     return oracle.solve_cached(deal, _target(args), OracleCache(cache_dir) if cache_dir is not None else None,
-                               time_limit=time_limit, kingdom=_kingdom(args))
+                               time_limit=getattr(args, "oracle_time_limit", None), kingdom=_kingdom(args),
+                               work_limit=getattr(args, "oracle_work_limit", ORACLE_WORK))
 
 
 def _env_id(args: argparse.Namespace) -> str:
@@ -83,19 +87,11 @@ def _env_id(args: argparse.Namespace) -> str:
 
 
 def _oracle(deal: str, args: argparse.Namespace) -> OracleResult | None:
-    """The solitaire oracle where it supports the kingdom; None (no optimum column) otherwise,
-    and in the versus game, which evaluate scores by win rate instead."""
-    if _opponents(args) or not _oracle_supports(_kingdom(args)):
+    """The solitaire oracle; None (no optimum column) in the versus game, which evaluate scores by
+    win rate instead."""
+    if _opponents(args):
         return None
     return _solve(deal, args)
-
-
-def _oracle_supports(kingdom: str) -> bool:
-    try:
-        oracle.oracle_kingdom(kingdom)
-    except ValueError:
-        return False
-    return True
 
 
 def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -135,10 +131,9 @@ def _kingdom_arg(text: str) -> str:
 
 
 def _oracle_kingdom_arg(text: str) -> str:
-    """An argparse type: a kingdom the oracle solves, or "" for none."""
+    """An argparse type: a kingdom for the oracle timing ("" or none: the treasure game)."""
     try:
-        if text.strip():
-            oracle.oracle_kingdom(text)
+        oracle.oracle_kingdom(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
@@ -152,8 +147,7 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "evaluate", "train", "demo", "play"):
         parser.add_argument("--kingdom", type=_kingdom_arg, default=None,
                             help="kingdom cards, comma-separated (default: none in solitaire, the "
-                                 "treasure and victory cards only; the first-game set against bots); "
-                                 "the oracle supports Market, Merchant, Militia, Moat, Smithy, Village")
+                                 "treasure and victory cards only; the first-game set against bots)")
     if command in ("evaluate", "train", "demo", "play"):
         parser.add_argument("--opponents", type=_bot_names(1, R.MAX_PLAYERS - 1), default=None,
                             help=f"1-{R.MAX_PLAYERS - 1} comma-separated bots ({', '.join(BOTS)}): play "
@@ -164,10 +158,15 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                                  "a random start rarely reaches the target, so -1 a turn alone is flat)")
         parser.add_argument("--money-reward", type=float_arg(0), default=3.0,
                             help="training: weight of the money-density shaping (default 3; 0 = none)")
+    if command in ("solve", "evaluate", "demo", "play", "bench"):
+        default = PLAY_ORACLE_WORK if command == "play" else ORACLE_WORK
+        parser.add_argument("--oracle-work-limit", type=int_arg(1, 10**12), default=default,
+                            help=f"the oracle's work per seed (search nodes; about 50,000 a second) before "
+                                 f"it reports a bound; the same answer on every machine (default {default})")
+        parser.add_argument("--oracle-time-limit", type=float_arg(0, low_open=True), default=None,
+                            help="also stop the oracle after this many seconds per seed (default none: a "
+                                 "wall-clock limit makes the answer depend on the machine)")
     if command in ("solve", "evaluate", "demo", "play"):
-        default = PLAY_ORACLE_SECONDS if command == "play" else ORACLE_SECONDS
-        parser.add_argument("--oracle-time-limit", type=float_arg(0, low_open=True), default=default,
-                            help=f"seconds per seed before the oracle reports a bound (default {default:g})")
         parser.add_argument("--cache", type=path_arg, default=None,
                             help="oracle cache folder (default ~/.cache/tabletop-gym)")
     if command in ("solve", "play"):
@@ -192,12 +191,13 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                             help="games per speed run (default 3000; the Smithy run plays half)")
         parser.add_argument("--seed-games", type=int_arg(1, 10**8), default=2000,
                             help="games per seed-strategy pairing (default 2000; the seed used 10000)")
-        parser.add_argument("--deals", type=int_arg(1, 10**5), default=10,
-                            help="seeds for the oracle timing (default 10)")
-        parser.add_argument("--oracle-kingdom", type=_oracle_kingdom_arg, default="smithy",
-                            help='kingdom for the second oracle timing (default smithy; "" skips it)')
-        parser.add_argument("--oracle-time-limit", type=float_arg(0, low_open=True), default=300.0,
-                            help="seconds per oracle seed (default 300)")
+        parser.add_argument("--deals", type=int_arg(1, 10**5), default=30,
+                            help="seeds for the oracle timing (default 30)")
+        parser.add_argument("--oracle-kingdom", type=_oracle_kingdom_arg, action="append", default=None,
+                            help='a kingdom for the oracle timing, repeatable (default: "", smithy and '
+                                 'first-game; "" or none is the treasure game)')
+        parser.add_argument("--jobs", type=int_arg(1, 64), default=2,
+                            help="deals solved at once in the oracle timing (default 2)")
         parser.add_argument("--env-steps", type=int_arg(1, 10**8), default=20_000,
                             help="steps per environment timing (default 20000)")
         parser.add_argument("--out", type=path_arg, default=Path("runs/bench"),
@@ -238,13 +238,21 @@ def _deal(args: argparse.Namespace) -> str:
     return str(int(np.random.default_rng().integers(0, 2**63)))
 
 
+_INNER_VERBS = {R.CELLAR_DISCARD: "discard", R.MINE_TRASH: "trash", R.MINE_GAIN: "gain to hand",
+                R.REMODEL_TRASH: "trash", R.REMODEL_GAIN: "gain", R.WORKSHOP_GAIN: "gain"}
+
+
 def _plan_by_turn(deal: str, plan: Sequence[int], target: int, kingdom: str) -> list[str]:
     """The plan's decisions grouped by turn, as text (replayed through the engine)."""
     state = R.DominionState(1, kingdom, deal, target)
     turns: list[list[str]] = [[]]
     for action in plan:
-        if state.decision == R.ACTION:
+        decision = state.decision
+        if decision == R.ACTION:
             turns[-1].append("end actions;" if action == R.PASS else f"play {R.CARD_NAMES[action]},")
+        elif decision != R.BUY:  # a choice inside a card: Cellar's discards, a trash, a gain
+            if action != R.PASS:
+                turns[-1].append(f"{_INNER_VERBS[decision]} {R.CARD_NAMES[action]},")
         elif action != R.PASS:
             turns[-1].append(f"buy {R.CARD_NAMES[action]}")
         elif not any(t.startswith("buy") for t in turns[-1]):
@@ -466,12 +474,8 @@ def _solitaire_summary(state: R.DominionState, deal: str, args: argparse.Namespa
     else:
         why = "cut off at the turn limit" if state.done else "stopped"
         print(f"{why} after {state.turns[0]} turns: {provinces} of {target} Provinces, {state.vp(0)} VP")
-    if not _oracle_supports(kingdom):
-        print("(the oracle does not solve this kingdom, so there is no comparison)")
-        return
     result = _solve(deal, args)
-    limit = getattr(args, "oracle_time_limit", PLAY_ORACLE_SECONDS)
-    proven = "" if result.optimal else f" (a lower bound: the oracle stopped at its {limit:g} s limit)"
+    proven = "" if result.optimal else " (a lower bound: the oracle stopped at its work limit)"
     bots = "; ".join(f"{bot}: {solitaire_turns(bot, int(deal), target, kingdom)}"
                      for bot in _bots_for(kingdom))
     print(f"the fewest turns any play of this seed needs: {-result.bound}{proven}; {bots}")
@@ -515,6 +519,56 @@ def _games_per_second(names: Sequence[str], games: int, seed: int, kingdom: Any)
     return out["games_per_second"], out["games_per_cpu_second"]
 
 
+# The kingdoms the bench times the oracle on: the treasure game, Smithy, the First Game.
+DEFAULT_ORACLE_KINGDOMS = ("", "smithy", "first-game")
+
+
+def _timed_solve(job: tuple[int, int, str, int, float | None]) -> tuple[OracleResult, float]:
+    """One oracle call and its CPU seconds (in a worker process of the bench)."""
+    seed, target, kingdom, work_limit, time_limit = job
+    start = time.process_time()
+    result = oracle.solve(seed, target, time_limit, kingdom, work_limit)
+    return result, time.process_time() - start
+
+
+def _oracle_timing(args: argparse.Namespace, kingdom: str) -> dict[str, Any]:
+    """The oracle on seeds 0..deals-1 of a kingdom: proven share, times (wall and CPU, medians), work,
+    the fewest turns found and proven, and their distribution (the clairvoyant turn distribution
+    where every deal is proven), beside the best bot's turns."""
+    target = _target(args)
+    cards = oracle.oracle_kingdom(kingdom)
+    label = "oracle_" + ("_".join(R.CARD_NAMES[c].lower() for c in cards) if cards else "treasure")
+    if cards == R.FIRST_GAME:
+        label = "oracle_first_game"
+    jobs = [(seed, target, kingdom, args.oracle_work_limit, args.oracle_time_limit)
+            for seed in range(args.deals)]
+    # Deals in parallel processes: every answer depends on the work limit only, not on the timing.
+    with ProcessPoolExecutor(args.jobs) as pool:
+        solved = list(tqdm(pool.map(_timed_solve, jobs), total=len(jobs), desc=label, unit="seed"))
+    results = [r for r, _ in solved]
+    turns = [int(-r.score) for r in results]
+    lower = [int(-r.bound) for r in results]
+    bots = [min(solitaire_turns(b, seed, target, kingdom) for b in _bots_for(kingdom))
+            for seed in range(args.deals)]
+    proven = sum(r.optimal for r in results)
+    return {
+        f"{label}_seeds": args.deals,
+        f"{label}_work_limit": args.oracle_work_limit,
+        f"{label}_proven_optimal": proven,
+        f"{label}_proven_share": proven / args.deals,
+        f"{label}_median_seconds": statistics.median(r.seconds for r in results),
+        f"{label}_median_cpu_seconds": statistics.median(cpu for _, cpu in solved),
+        f"{label}_max_seconds": max(r.seconds for r in results),
+        f"{label}_median_work": statistics.median(r.stats["work"] for r in results),
+        f"{label}_mean_turns_found": statistics.mean(turns),
+        f"{label}_mean_lower_bound_turns": statistics.mean(lower),
+        f"{label}_mean_best_bot_turns": statistics.mean(bots),
+        f"{label}_turns_found_distribution": dict(sorted(Counter(turns).items())),
+        f"{label}_lower_bound_distribution": dict(sorted(Counter(lower).items())),
+        f"{label}_best_bot_distribution": dict(sorted(Counter(bots).items())),
+    }
+
+
 def _bench(args: argparse.Namespace) -> int:
     """Bots' solitaire turns, games per second, the seed's pairings, oracle times, env steps/s."""
     target = _target(args)
@@ -545,32 +599,8 @@ def _bench(args: argparse.Namespace) -> int:
             "level_on_vp": out["level_on_vp"],
             f"{names[0]}_as_first_player_win_rate": first["win_rate"],
         }
-    times, optimum, bm = [], [], []
-    for seed in tqdm(range(args.deals), desc="oracle", unit="seed"):
-        result = oracle.solve(seed, target, args.oracle_time_limit)
-        times.append(result.seconds)
-        optimum.append(-result.score if result.optimal else float("nan"))
-        bm.append(solitaire_turns(BigMoney(), seed, target))
-    report["oracle_seeds"] = args.deals
-    report["oracle_median_seconds"] = statistics.median(times)
-    report["oracle_max_seconds"] = max(times)
-    report["oracle_proven_optimal"] = sum(not np.isnan(o) for o in optimum)
-    report["oracle_mean_fewest_turns"] = float(np.nanmean(optimum))
-    report["big_money_mean_turns_on_those_seeds"] = statistics.mean(bm)
-    kingdom = args.oracle_kingdom
-    if kingdom:
-        # The exact search with kingdom cards (a cut-off seed counts with its time and no optimum).
-        label = "oracle_" + "_".join(R.CARD_NAMES[c].lower() for c in oracle.oracle_kingdom(kingdom))
-        results = [oracle.solve(seed, target, args.oracle_time_limit, kingdom=kingdom)
-                   for seed in tqdm(range(args.deals), desc=label, unit="seed")]
-        report[f"{label}_median_seconds"] = statistics.median(r.seconds for r in results)
-        report[f"{label}_max_seconds"] = max(r.seconds for r in results)
-        report[f"{label}_proven_optimal"] = sum(r.optimal for r in results)
-        report[f"{label}_mean_turns_found"] = statistics.mean(-r.score for r in results)
-        report[f"{label}_mean_lower_bound_turns"] = statistics.mean(-r.bound for r in results)
-        report[f"{label}_mean_best_bot_turns"] = statistics.mean(
-            min(solitaire_turns(b, seed, target, kingdom) for b in _bots_for(kingdom))
-            for seed in range(args.deals))
+    for kingdom in args.oracle_kingdom if args.oracle_kingdom is not None else DEFAULT_ORACLE_KINGDOMS:
+        report.update(_oracle_timing(args, kingdom))
     report["solitaire_env_steps_per_second_median"] = statistics.median(
         [env_steps_per_second(gym.make(ENV_ID).unwrapped, args.env_steps, s) for s in range(3)])
     width = max(len(k) for k in report)
