@@ -99,7 +99,8 @@ def test_unknown_game_is_rejected() -> None:
 
 
 def test_bench_writes_its_report(tmp_path, capsys) -> None:
-    assert main(["bench", "cribbage", "--deals", "1", "--env-steps", "300", "--out", str(tmp_path)]) == 0
+    args = ["bench", "cribbage", "--deals", "1", "--env-steps", "300", "--probe-deals", "0"]
+    assert main(args + ["--out", str(tmp_path)]) == 0
     report = json.loads((tmp_path / "cribbage.json").read_text())
     assert report["known_answer_112"] == 112
     assert report["oracle_median_seconds"] > 0 and report["env_steps_per_second_median"] > 0

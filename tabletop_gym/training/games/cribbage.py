@@ -13,7 +13,8 @@ import numpy as np
 from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.agents.cribbage import CribbageGreedyAgent
+from tabletop_gym.agents.cribbage import PROBE_RULES, CribbageGreedyAgent
+from tabletop_gym.agents.probe import add_probe_arguments, probe_agent, probe_search
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage.env import render_text
 from tabletop_gym.envs.cribbage.rules import STACK_LIMIT, TARGET, CribbageState, parse_deal, random_deal
@@ -24,6 +25,8 @@ from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.terminal import ask_move
 
 ENV_ID = "tabletop/Cribbage-v0"
+# The probe counts at which bench reads the probe search's anytime curve.
+PROBE_COUNTS = (1, 10, 100, 1_000, 10_000)
 
 
 def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
@@ -41,6 +44,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         )
     if command in ("evaluate", "demo"):
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
+    if command in ("evaluate", "bench"):
+        add_probe_arguments(parser, most=PROBE_COUNTS[-1] if command == "bench" else None)
     if command == "bench":
         parser.add_argument(
             "--deals", type=int_arg(1), default=20, help="deals for the oracle timing (default 20)"
@@ -50,6 +55,13 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             type=int_arg(1),
             default=50_000,
             help="steps per environment timing (default 50000)",
+        )
+        parser.add_argument(
+            "--probe-deals",
+            type=int_arg(0),
+            default=5,
+            help="the first N of the oracle's deals (at most --deals) for the probe search's curve, "
+            "0 for none (default 5)",
         )
         parser.add_argument(
             "--out", type=path_arg, default=Path("runs/bench"), help="folder for cribbage.json"
@@ -104,7 +116,8 @@ def _read_pile(answer: str, state: CribbageState) -> tuple[int | None, str]:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    """Oracle time per deal (median), peak memory, environment steps per second."""
+    """Oracle time per deal (median), peak memory, environment steps per second, and the probe
+    search's score/optimum against its number of probes."""
     oracle.solve(random_deal(0))  # compile (or load the compiled kernel) before timing
     times, scores = [], []
     for seed in tqdm(range(1, args.deals + 1), desc="oracle", unit="deal"):
@@ -127,14 +140,56 @@ def _bench(args: argparse.Namespace) -> int:
         "env_steps_per_second_median": statistics.median(rates),
         "env_steps_per_run": args.env_steps,
     }
+    if args.probe_deals:
+        report.update(_probe_curve(args, scores[: args.probe_deals]))
     write_report("cribbage", report, args.out)
     return 0
+
+
+def _probe_curve(args: argparse.Namespace, optima: Sequence[int]) -> dict[str, float | int]:
+    """Score/optimum of the probe search after 1, 10, 100... probes, next to the greedy agent's (the
+    probe with weight 1 plays its game), on the oracle's first deals (seeds 1, 2... with their
+    ``optima``): one run of the most probes per deal (coins of seed 0), read at each count, which is
+    what a run of that many probes plays, since probe i flips the same coins in every run."""
+    counts = [k for k in PROBE_COUNTS if k < args.probes] + [args.probes]
+    ratios: dict[int, list[float]] = {k: [] for k in counts}
+    reached: dict[int, list[bool]] = {k: [] for k in counts}
+    cpu: dict[int, list[float]] = {k: [] for k in counts}
+    greedy: list[float] = []
+    greedy_reached: list[bool] = []
+    for seed, optimum in enumerate(tqdm(optima, desc="probe", unit="deal"), start=1):
+        deal = str(random_deal(seed))
+        greedy_score = probe_search(PROBE_RULES, deal, weight=1.0, probes=1).score
+        greedy.append(greedy_score / optimum)
+        greedy_reached.append(greedy_score >= TARGET)
+        result = probe_search(PROBE_RULES, deal, args.probe_weight, args.probes, 0, checkpoints=counts)
+        for k, best, seconds in result.checkpoints:
+            ratios[k].append(best / optimum)
+            reached[k].append(best >= TARGET)
+            cpu[k].append(seconds)
+    report: dict[str, float | int] = {
+        "probe_deals": len(optima),
+        "probe_weight": args.probe_weight,
+        "greedy_median_ratio": statistics.median(greedy),
+        "greedy_mean_ratio": statistics.mean(greedy),
+        "greedy_share_reaching_61": float(np.mean(greedy_reached)),
+    }
+    for k in counts:
+        report[f"probe_{k}_median_ratio"] = statistics.median(ratios[k])
+        report[f"probe_{k}_mean_ratio"] = statistics.mean(ratios[k])
+        report[f"probe_{k}_share_reaching_61"] = float(np.mean(reached[k]))
+        report[f"probe_{k}_median_cpu_seconds"] = statistics.median(cpu[k])
+    return report
 
 
 SPEC = GameSpec(
     name="cribbage",
     env_id=ENV_ID,
-    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: CribbageGreedyAgent()},
+    agents={
+        "random": lambda args: RandomAgent(),
+        "greedy": lambda args: CribbageGreedyAgent(),
+        "probe": lambda args: probe_agent(PROBE_RULES, args),
+    },
     oracle=_solve,
     add_arguments=_add_arguments,
     figures=_figures,
