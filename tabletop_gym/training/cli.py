@@ -32,6 +32,7 @@ HELP = {
     "bench": "measure the oracle and environment speed",
     "tournament": "play bots against each other",
     "stats": "statistics of games under fixed rules",
+    "suite": "certified evaluation suites: list, check or build them",
 }
 
 
@@ -43,10 +44,24 @@ def _agent_list(text: str) -> list[str]:
 
 
 def _add_generic(parser: argparse.ArgumentParser, command: str) -> None:
-    if command in ("evaluate", "demo"):
+    if command == "demo":
         parser.add_argument("--episodes", type=int_arg(1), default=200, help="deals to play (default 200)")
         parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the first deal (default 0)")
     if command == "evaluate":
+        # None: 200 seeded deals, or every deal of --suite (its first N with --episodes N).
+        parser.add_argument(
+            "--episodes", type=int_arg(1), default=None, help="deals (default 200, or the whole suite)"
+        )
+        parser.add_argument(
+            "--seed", type=seed_arg, default=None, help="seed of the first deal (default 0; not with --suite)"
+        )
+        parser.add_argument(
+            "--suite",
+            type=nonempty,
+            default=None,
+            help="play a certified suite's deals against its stored oracle results, solving nothing: a "
+            "version (v0), a suite id (cribbage-v0) or a suite file; see 'tabletop-gym suite list'",
+        )
         parser.add_argument(
             "--agent",
             action="extend",
@@ -86,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="tabletop-gym", description=__doc__.replace("``", "'"))
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     specs = {name: get_game(name) for name in game_names()}
+    _add_suite_command(commands)
     for command in GENERIC + PER_GAME:
         owners = [n for n, s in specs.items() if command in GENERIC or command in s.commands]
         if not owners:
@@ -103,13 +119,75 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_suite_command(commands: argparse._SubParsersAction) -> None:
+    sub = commands.add_parser("suite", help=HELP["suite"])
+    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("list", help="the shipped suites, checked, with their sizes and mean results")
+    check = actions.add_parser("check", help="load a suite: checksum, environment, every plan replayed")
+    check.add_argument("suite", type=nonempty, help="suite id (cribbage-v0) or suite file")
+    build = actions.add_parser("build", help="make or resume a suite (entries already written are kept)")
+    build.add_argument("suite", type=nonempty, help="suite id, e.g. cribbage-v0 (a new version: cribbage-v1)")
+    build.add_argument(
+        "--size", type=int_arg(1, 1_000_000), default=None, help="deals (default: the suite's size)"
+    )
+    build.add_argument(
+        "--out",
+        dest="suite_file",  # a file, not the report folder that _check_paths makes for --out
+        type=path_arg,
+        default=None,
+        help="suite file (default: the package's suites/data/ID.json)",
+    )
+    build.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
+    build.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _suite(args: argparse.Namespace) -> int:
+    from tabletop_gym import suites
+
+    if args.action == "build":
+        check_cache_dir(args.cache)
+        if args.suite_file is not None:
+            check_output_dir(args.suite_file.parent, "--out's folder")
+        progress = not args.no_progress
+        suite = suites.build(args.suite, args.size, args.suite_file, args.cache, progress=progress)
+        meta = suite.meta
+        print(
+            f"{suite.id}: {len(suite)} deals, {sum(e.optimal for e in suite.entries)} proven optimal; built "
+            f"in {meta['build_wall_seconds']} s ({meta['build_cpu_seconds']} s CPU); written to {suite.path}"
+        )
+        return 0
+    names = suites.available() if args.action == "list" else [args.suite]
+    print(f"{'suite':18} {'deals':>6} {'optimal':>8} {'mean score':>11} {'mean bound':>11}  options")
+    refused = 0
+    for name in names:
+        try:
+            row = suites.load(Path(name) if name.endswith(".json") else name).summary()
+        except suites.SuiteError as error:
+            if args.action == "check":
+                raise
+            # The listing goes on, but a refused suite is shown as refused and the status says so.
+            print(f"{name:18} refused: {error}")
+            refused += 1
+            continue
+        size = f"{row['deals']}" + (f"/{row['target_size']}" if row["target_size"] != row["deals"] else "")
+        print(
+            f"{row['id']:18} {size:>6} {row['optimal']:>8} {row['mean_score']:>11.2f} "
+            f"{row['mean_bound']:>11.2f}  {row['options']}"
+        )
+    if args.action == "check":
+        print("checked: checksum, environment, every deal and every plan replayed through the engine")
+    return 1 if refused else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure a user can cause ends with a one-line message, not a traceback."""
     args = build_parser().parse_args(argv)
-    spec = get_game(args.game)
+    spec = get_game(args.game) if args.command != "suite" else None  # suites name their own game
     try:
         _check_paths(args)
-        if args.command == "evaluate":
+        if args.command == "suite":
+            status = _suite(args)
+        elif args.command == "evaluate":
             status = _evaluate(spec, args)
         elif args.command == "train":
             status = _train(spec, args)
@@ -148,6 +226,11 @@ def _check_paths(args: argparse.Namespace) -> None:
 def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | None = None) -> int:
     from tabletop_gym.training.evaluate import evaluate, format_table
 
+    suite = None
+    if getattr(args, "suite", None) is not None:
+        from tabletop_gym.suites import resolve
+
+        suite = resolve(spec.name, args.suite, args)  # loaded and checked: every plan replayed
     report = evaluate(
         spec,
         agents or args.agent,
@@ -156,7 +239,10 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
         args,
         out=args.out,
         progress=not args.no_progress,
+        suite=suite,
     )
+    if suite is not None:
+        print(f"suite {suite.id}: {report['episodes']} deals, oracle results as stored (nothing solved)")
     print(format_table(report))
     if report.get("write_error"):
         print(f"tabletop-gym: error: {report['write_error']}", file=sys.stderr)

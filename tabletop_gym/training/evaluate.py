@@ -7,7 +7,7 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -19,11 +19,17 @@ from tabletop_gym.agents.policy import PlanAgent, load_policy
 from tabletop_gym.core import OracleResult, atomic_output, atomic_write_text, check_int, quote_input
 from tabletop_gym.training.games import GameSpec
 
+if TYPE_CHECKING:
+    from tabletop_gym.suites import Suite
 
-def make_agent(spec: GameSpec, name: str, args: argparse.Namespace) -> Agent:
-    """An agent by name (``random``, ``greedy``, ``oracle``...) or a trained model's path."""
+
+def make_agent(spec: GameSpec, name: str, args: argparse.Namespace, suite: Suite | None = None) -> Agent:
+    """An agent by name (``random``, ``greedy``, ``oracle``...) or a trained model's path. On a
+    ``suite`` the oracle plays the suite's stored plans (nothing is solved)."""
     if name in spec.agents:
         return spec.agents[name](args)
+    if name == "oracle" and suite is not None:
+        return PlanAgent(suite.result)
     if name == "oracle" and spec.oracle is not None:
         return PlanAgent(lambda deal: spec.oracle(deal, args))
     if name and Path(name).exists():
@@ -54,10 +60,11 @@ class Episode(NamedTuple):
     info: dict[str, Any]  # the last step's info (seat scores, turns, trick counts...)
 
 
-def play_episode(env: gym.Env, agent: Agent, seed: int) -> Episode:
-    """One episode on the deal that ``seed`` gives."""
+def play_episode(env: gym.Env, agent: Agent, seed: int, deal: str | None = None) -> Episode:
+    """One episode on the deal that ``seed`` gives, or on ``deal`` (``seed`` then seeds the rest:
+    the agent, the opponents' bots)."""
     agent.reset(seed=seed)
-    observation, info = env.reset(seed=seed)
+    observation, info = env.reset(seed=seed, options=None if deal is None else {"deal": deal})
     done = False
     while not done:
         observation, _, terminated, truncated, info = env.step(agent.act(observation, info))
@@ -88,15 +95,26 @@ def mean_ci95(values: Sequence[float]) -> tuple[float, float, float]:
 def evaluate(
     spec: GameSpec,
     agent_names: Sequence[str],
-    episodes: int,
-    seed: int,
+    episodes: int | None,
+    seed: int | None,
     args: argparse.Namespace,
     out: Path | None = None,
     progress: bool = True,
+    suite: Suite | None = None,
 ) -> dict[str, Any]:
-    """Play ``episodes`` seeded deals with each agent and compare every score with the oracle."""
-    episodes = check_int("episodes", episodes, 1)
-    seed = check_int("seed", seed, 0)
+    """Play ``episodes`` seeded deals (default 200 from seed 0) with each agent and compare every
+    score with the oracle. With a loaded ``suite`` (``tabletop_gym.suites.load``) the agents play
+    its deals (the first ``episodes`` of them, default all) and are compared with its stored,
+    replay-checked oracle results: nothing is solved."""
+    if suite is not None:
+        if seed is not None:
+            raise ValueError(f"suite {suite.id} fixes its deals: a seed does not apply")
+        episodes = check_int("episodes", len(suite) if episodes is None else episodes, 1, len(suite))
+        games = [(e.seed, e.deal) for e in suite.entries[:episodes]]
+    else:
+        episodes = check_int("episodes", 200 if episodes is None else episodes, 1)
+        seed = check_int("seed", 0 if seed is None else seed, 0)
+        games = [(seed + i, None) for i in range(episodes)]
     if not agent_names:
         raise ValueError("no agent to evaluate: name at least one")
     repeated = sorted({n for n in agent_names if list(agent_names).count(n) > 1})
@@ -104,7 +122,7 @@ def evaluate(
         raise ValueError(f"agent {', '.join(repeated)} named twice: each agent is one row of the report")
     env_id, env_kwargs = spec.environment(args)
     env = gym.make(env_id, **env_kwargs)
-    agents = [(name, make_agent(spec, name, args)) for name in agent_names]
+    agents = [(name, make_agent(spec, name, args, suite)) for name in agent_names]
     for name, agent in agents:
         _check_policy_fits(agent, name, env.unwrapped)
     # An agent that plays from the deal (the oracle's plan) gets an environment of its own that shows
@@ -117,17 +135,23 @@ def evaluate(
     )
     report: dict[str, Any] = {"game": spec.name, "episodes": episodes, "seed": seed, "agents": {}}
     oracle_results: dict[str, OracleResult] = {}
+    if suite is not None:
+        report["suite"] = {"id": suite.id, "checksum": suite.checksum, "options": suite.meta.get("options")}
+        oracle_results = {deal: suite.result(deal) for _, deal in games}
     final_infos: dict[str, list[dict[str, Any]]] = {}
     for name, agent in agents:
         agent_env = deal_env if deal_env is not None and getattr(agent, "reads_deal", False) else env
         episodes_played = [
-            play_episode(agent_env, agent, seed + i)
-            for i in tqdm(range(episodes), desc=f"{name} playing", disable=not progress, unit="deal")
+            play_episode(agent_env, agent, game_seed, deal)
+            for game_seed, deal in tqdm(games, desc=f"{name} playing", disable=not progress, unit="deal")
         ]
         deals = [e.deal for e in episodes_played]
+        if suite is not None and deals != [deal for _, deal in games]:
+            # Scores compared with another deal's optimum would be silently wrong.
+            raise ValueError(f"the environment played other deals than suite {suite.id}'s")
         report["agents"][name] = {"scores": [e.score for e in episodes_played], "deals": deals}
         final_infos[name] = [e.info for e in episodes_played]
-        if spec.oracle is not None:
+        if spec.oracle is not None and suite is None:
             for deal in tqdm(deals, desc="oracle solving", disable=not progress, unit="deal"):
                 if deal not in oracle_results:
                     result = spec.oracle(deal, args)  # None: no oracle for these settings
@@ -139,6 +163,14 @@ def evaluate(
     for name, entry in report["agents"].items():
         results = [oracle_results.get(d) for d in entry["deals"]]
         entry.update(_summary(spec, entry["scores"], results, final_infos[name]))
+    references = spec.references(args) if spec.references is not None else {}
+    if references:
+        # Values of the settings themselves (not of a deal), e.g. what the best policy that does not
+        # see the future averages: each agent's mean score over each.
+        report["references"] = references
+        for entry in report["agents"].values():
+            for what, value in references.items():
+                entry[f"over_{what}"] = entry["mean_score"] / value if value > 0 else None
     if out is not None:
         # The work is done: a report that cannot be written is said so, never lost with a traceback.
         try:
@@ -178,9 +210,11 @@ def format_table(report: dict[str, Any]) -> str:
         for key in entry:
             if key.startswith("share_") and key != "share_optimal" and key not in extra_keys:
                 extra_keys.append(key)
+    over_keys = sorted({k for entry in report["agents"].values() for k in entry if k.startswith("over_")})
     header = ["agent", "mean score", "mean optimum", "score/optimum (95% CI)", "optimal"] + [
         k.replace("share_", "") for k in extra_keys
     ]
+    header += [f"score/{k.removeprefix('over_').replace('_', ' ')}" for k in over_keys]
     for name, entry in report["agents"].items():
         if "mean_ratio" in entry:
             low, high = entry["ratio_ci95"]
@@ -190,6 +224,7 @@ def format_table(report: dict[str, Any]) -> str:
         else:
             ratio = bound = optimal = "-"
         extras = [f"{100 * entry[k]:.1f}%" if k in entry else "-" for k in extra_keys]
+        extras += ["-" if entry.get(k) is None else f"{entry[k]:.3f}" for k in over_keys]
         rows.append([name, f"{entry['mean_score']:.2f}", bound, ratio, optimal] + extras)
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths, strict=True))]
@@ -216,7 +251,8 @@ def _plot(spec: GameSpec, report: dict[str, Any], path: Path) -> str | None:
         ax.hist(entry["ratios"], bins=bins, alpha=0.55, label=f"{name} (mean {entry['mean_ratio']:.3f})")
     ax.set_xlabel(f"{spec.score_name} / oracle optimum")
     ax.set_ylabel("deals")
-    ax.set_title(f"{spec.name}: {report['episodes']} deals, seed {report['seed']}")
+    source = f"suite {report['suite']['id']}" if "suite" in report else f"seed {report['seed']}"
+    ax.set_title(f"{spec.name}: {report['episodes']} deals, {source}")
     ax.legend(loc="upper left")
     fig.tight_layout()
     try:

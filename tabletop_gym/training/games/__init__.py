@@ -49,6 +49,9 @@ class GameSpec:
       options): settings the game's oracle serves within a demo's time, stated in the README.
     - ``policy``: the stable-baselines3 policy for ``train``; None chooses from the observation
       space (``MultiInputPolicy`` for a ``Dict``, ``MlpPolicy`` otherwise).
+    - ``references(args)``: values of the settings that ``evaluate`` divides each agent's mean
+      score by, beside the per-deal oracle (Nmbr9: the expected value of the best policy that does
+      not see the cards to come); an empty dict where there are none.
     """
 
     name: str
@@ -66,6 +69,7 @@ class GameSpec:
     env_id_for: Callable[[argparse.Namespace], str] | None = None
     demo: dict[str, Any] = field(default_factory=dict)
     policy: str | None = None
+    references: Callable[[argparse.Namespace], dict[str, float]] | None = None
 
     def environment(self, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
         """The environment id and keyword arguments that the command-line arguments select."""

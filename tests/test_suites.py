@@ -1,0 +1,228 @@
+"""Certified evaluation suites: building (resumable), loading (checksum, environment, replay of
+every plan), refusing what no longer holds, and evaluating on a suite without solving anything."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from tabletop_gym import suites
+from tabletop_gym.oracles.war import search
+from tabletop_gym.suites import SuiteError
+from tabletop_gym.training.cli import main
+
+SUITE = "war-r6s2-v9"  # the 12-card whole game: exact results in milliseconds a deal
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TABLETOP_GYM_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def built(tmp_path) -> Path:
+    path = tmp_path / f"{SUITE}.json"
+    suites.build(SUITE, size=6, out=path, progress=False)
+    return path
+
+
+def _rewrite(path: Path, change) -> None:
+    """Edit a suite file and sign it again, as a careful forger would: only the replay can tell."""
+    data = json.loads(path.read_text())
+    change(data)
+    data["meta"]["checksum"] = suites._checksum(data["meta"], data["entries"])
+    path.write_text(json.dumps(data))
+
+
+def test_build_writes_a_suite_that_loads_and_replays(built):
+    suite = suites.load(built)
+    assert suite.id == SUITE and len(suite) == 6 and suite.game == "war"
+    assert suite.meta["complete"] and suite.meta["env_kwargs"]["ranks"] == 6
+    assert [e.seed for e in suite.entries] == list(range(6))
+    for entry in suite.entries:
+        assert entry.optimal and entry.score == entry.bound
+        assert entry.oracle_revision.startswith("tabletop-gym ")
+        assert suite.result(entry.deal).plan == entry.plan
+    with pytest.raises(KeyError, match="not in suite"):
+        suite.result("no such deal")
+
+
+def test_deals_are_those_the_environment_plays_for_each_seed(built):
+    import gymnasium as gym
+
+    env = gym.make("tabletop/War-v0", ranks=6, suits=2, reveal_deal=True)
+    suite = suites.load(built)
+    assert [env.reset(seed=e.seed)[1]["deal"] for e in suite.entries] == suite.deals
+
+
+def test_an_altered_file_fails_its_checksum(built):
+    data = json.loads(built.read_text())
+    data["entries"][2]["score"] = data["entries"][2]["score"] - 1
+    built.write_text(json.dumps(data))
+    with pytest.raises(SuiteError, match="fails its checksum"):
+        suites.load(built)
+
+
+def test_a_signed_score_the_plan_does_not_reach_is_refused(built):
+    def lower(data):
+        entry = data["entries"][3]
+        entry["score"] = entry["bound"] = entry["score"] - 1  # still "optimal", still within its bound
+
+    _rewrite(built, lower)
+    with pytest.raises(SuiteError, match=r"entry 3 .*replays to .*not the stated"):
+        suites.load(built)
+
+
+def test_a_plan_that_no_longer_replays_is_refused(built):
+    def scramble(data):
+        data["entries"][1]["plan"] = [99] + data["entries"][1]["plan"]  # no rank 99 in a 6-rank deck
+
+    _rewrite(built, scramble)
+    with pytest.raises(SuiteError, match=r"entry 1 .*no longer replays"):
+        suites.load(built)
+
+
+def test_a_deal_the_environment_refuses_is_refused(built):
+    def swap(data):
+        data["entries"][0]["deal"] = "XYZ/123"
+
+    _rewrite(built, swap)
+    with pytest.raises(SuiteError, match="entry 0 .*refuses its deal"):
+        suites.load(built)
+
+
+def test_a_false_optimal_flag_and_a_score_above_its_bound_are_refused(built):
+    _rewrite(built, lambda data: data["entries"][0].update(optimal=False))
+    with pytest.raises(SuiteError, match="says optimal=False"):
+        suites.load(built)
+    first = json.loads(built.read_text())["entries"][0]
+    _rewrite(built, lambda data: data["entries"][0].update(optimal=True, bound=first["score"] - 1))
+    with pytest.raises(SuiteError, match="above its bound"):
+        suites.load(built)
+
+
+def test_a_suite_made_for_other_rules_is_refused(built):
+    _rewrite(built, lambda data: data["meta"]["env_kwargs"].update(face_down=1))
+    with pytest.raises(SuiteError, match="was made for .*build a new version"):
+        suites.load(built)
+
+
+def test_a_file_under_another_id_is_refused(built, tmp_path):
+    other = tmp_path / "war-r6s2-v8.json"
+    other.write_text(built.read_text())
+    with pytest.raises(SuiteError, match="holds suite 'war-r6s2-v9'"):
+        suites.load(other)
+
+
+def test_build_resumes_keeping_what_was_written(tmp_path, monkeypatch):
+    path = tmp_path / f"{SUITE}.json"
+    real = search.solve_cached
+    calls = []
+
+    def failing_on_the_fourth(deal, rules, cache=None):
+        calls.append(str(deal))
+        if len(calls) == 4:
+            raise KeyboardInterrupt  # an interrupted build: what was solved must be kept
+        return real(deal, rules, cache)
+
+    monkeypatch.setattr(search, "solve_cached", failing_on_the_fourth)
+    with pytest.raises(KeyboardInterrupt):
+        suites.build(SUITE, size=6, out=path, progress=False, save_every=0)
+    written = json.loads(path.read_text())
+    assert len(written["entries"]) == 3 and not written["meta"]["complete"]
+    with pytest.raises(SuiteError, match="incomplete .*3 of 6"):
+        suites.load(path)
+    calls.clear()
+    monkeypatch.setattr(search, "solve_cached", lambda d, r, c=None: (calls.append(str(d)), real(d, r, c))[1])
+    suite = suites.build(SUITE, out=path, progress=False)  # the size the file asks for
+    assert len(suite) == 6 and len(calls) == 3  # only the three missing deals were solved
+    assert [e for e in json.loads(path.read_text())["entries"][:3]] == written["entries"]
+
+
+def test_a_complete_suite_keeps_its_size(built):
+    with pytest.raises(SuiteError, match="complete with 6 deals.*new version .*war-r6s2-v10"):
+        suites.build(SUITE, size=8, out=built, progress=False)
+    before = built.read_bytes()
+    assert len(suites.build(SUITE, size=6, out=built, progress=False)) == 6  # the same size: nothing to do
+    assert built.read_bytes() == before  # not even rewritten
+
+
+def test_build_refuses_to_extend_a_suite_made_for_other_rules(tmp_path):
+    path = tmp_path / f"{SUITE}.json"
+    suites.build(SUITE, size=2, out=path, progress=False)
+    _rewrite(path, lambda data: data["meta"].update(complete=False, size=4))  # an unfinished build
+    _rewrite(path, lambda data: data["meta"]["env_kwargs"].update(pickup="loser_first"))
+    with pytest.raises(SuiteError, match="was made for .*build a new version"):
+        suites.build(SUITE, out=path, progress=False)
+
+
+def test_unknown_and_missing_suites_say_what_exists():
+    with pytest.raises(SuiteError, match="no suite named 'chess'"):
+        suites.load("chess-v0")
+    with pytest.raises(SuiteError, match="not NAME-vN"):
+        suites.load("cribbage")
+    with pytest.raises(SuiteError, match="no suite file for cribbage-v77 .*suite build cribbage-v77"):
+        suites.load("cribbage-v77")
+
+
+def test_shipped_suites_are_package_data_and_load_checked():
+    data = resources.files("tabletop_gym.suites").joinpath("data")
+    shipped = suites.available()
+    assert {"war-r6s2-v0", "nmbr9-small-v0"} <= set(shipped)
+    assert all(data.joinpath(f"{name}.json").is_file() for name in shipped)
+    suite = suites.load("nmbr9-small-v0")  # small and fast: every plan replayed
+    assert len(suite) == suite.meta["size"] == 50 and all(e.optimal for e in suite.entries)
+    for name in shipped:  # metadata and checksum of every shipped suite; its note says how it was made
+        meta = suites.load(name, replay=False).meta
+        assert meta["note"] and meta["target_size"] >= meta["size"] == meta["deals"]
+
+
+def test_evaluate_on_a_suite_solves_nothing(built, monkeypatch, tmp_path, capsys):
+    def no_solving(*args, **kwargs):
+        raise AssertionError("evaluation on a suite must not solve")
+
+    monkeypatch.setattr(search, "solve_cached", no_solving)
+    out = tmp_path / "report"
+    status = main(["evaluate", "war", "--ranks", "6", "--suits", "2", "--suite", str(built),
+                   "--agent", "random,oracle", "--out", str(out), "--no-progress"])
+    assert status == 0, capsys.readouterr().err
+    report = json.loads((out / "evaluation.json").read_text())
+    assert report["suite"]["id"] == SUITE and report["episodes"] == 6 and report["seed"] is None
+    oracle = report["agents"]["oracle"]
+    assert oracle["mean_ratio"] == 1.0 and oracle["share_optimal"] == 1.0
+    assert report["agents"]["random"]["deals"] == suites.load(built).deals
+    api = suites.evaluate(suites.load(built), ["oracle"])
+    assert api["agents"]["oracle"]["scores"] == oracle["scores"]
+
+
+def test_evaluate_suite_errors_are_one_line(built, capsys):
+    assert main(["evaluate", "war", "--suite", "v0", "--agent", "random", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "no v0 suite of war for these settings" in err and "war-h26-v0 (--horizon 26)" in err
+    assert main(["evaluate", "war", "--suite", str(built), "--agent", "random"]) == 2
+    assert "was made for tabletop/War-v0 with --ranks 6 --suits 2" in capsys.readouterr().err
+    assert main(["evaluate", "war", "--ranks", "6", "--suits", "2", "--suite", str(built),
+                 "--seed", "4", "--agent", "random"]) == 2
+    assert "a seed does not apply" in capsys.readouterr().err
+    assert main(["evaluate", "nmbr9", "--suite", str(built), "--agent", "random"]) == 2
+    assert "is a war suite, not nmbr9" in capsys.readouterr().err
+
+
+def test_cli_builds_and_checks_a_suite(tmp_path, capsys):
+    path = tmp_path / "sub" / "war-r6s2-v3.json"
+    assert main(["suite", "build", "war-r6s2-v3", "--size", "3", "--out", str(path), "--no-progress"]) == 0
+    assert "war-r6s2-v3: 3 deals, 3 proven optimal" in capsys.readouterr().out
+    assert main(["suite", "check", str(path)]) == 0
+    assert "checked:" in capsys.readouterr().out
+    path.write_text(path.read_text().replace('"seed":1', '"seed":2'))
+    assert main(["suite", "check", str(path)]) == 2
+    assert "fails its checksum" in capsys.readouterr().err
+
+
+def test_cli_lists_every_shipped_suite_checked(capsys):
+    assert main(["suite", "list"]) == 0  # each suite loaded: checksum, environment, every plan replayed
+    out = capsys.readouterr().out
+    assert all(name in out for name in suites.available()) and "refused" not in out
