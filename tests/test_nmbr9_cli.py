@@ -243,10 +243,19 @@ def test_play_says_which_cards_the_rules_discard(monkeypatch, capsys) -> None:
 def test_bench_runs_small_and_writes_json(tmp_path, capsys) -> None:
     args = ["bench", "nmbr9", "--deals", "1", "--time-limit", "2", "--free-time-limit", "2"]
     args += ["--env-steps", "100", "--skip-proof", "--out", str(tmp_path), "--no-progress"]
-    assert main(args) == 0
+    assert main(args + ["--unknown-up-to", "1"]) == 0
     out = capsys.readouterr().out
     assert "known draft 9-2-20" in out and "free draft 9-2-20" in out and "peak memory" in out
     report = json.loads((tmp_path / "nmbr9.json").read_text())
+    (unknown,) = report["unknown_draft"]
+    assert unknown["variant"] == "4-1-4" and unknown["positions"] > 0
+    assert unknown["guaranteed"] <= unknown["expected"] <= unknown["hindsight_mean"]
+    # The free draft's play, drawn level by level, holds every placed tile's value.
+    drawing = report["free_9-2-20"]["levels"]
+    placed = [v for v, a in report["free_9-2-20"]["plan"] if a is not None]
+    assert drawing.startswith("level ") and sum(line.count(" tiles ") for line in drawing.splitlines()) >= 1
+    assert sorted(int(v) for line in drawing.splitlines() if " tiles " in line
+                  for v in line.split(" tiles ")[1].split("  points")[0].split()) == sorted(placed)
     row = report["known_9-2-20"]["deals"][0]
     assert row["greedy"] <= row["score"] <= row["bound"] and row["gap"] == row["bound"] - row["score"]
     free = report["free_9-2-20"]

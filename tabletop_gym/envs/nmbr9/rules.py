@@ -492,6 +492,19 @@ class Nmbr9State:
             return f"a tile on level {level} must rest on at least two different tiles"
         return f"the tile must share an edge with a tile already on level {level}"
 
+    def with_next(self, value: int) -> Nmbr9State:
+        """A copy of this finished position with one more card, ``value``, to place: the draw of a
+        game whose order is not fixed in advance (the unknown draft). As always, a card that fits
+        nowhere is discarded at once (the copy is then finished again)."""
+        _check_value(value)
+        if not self.done:
+            raise ValueError(f"card {self.card} must be placed before the next one is drawn")
+        other = self.copy()
+        other.deal = Deal(self.deal.cards + (int(value),))
+        other._mask = None
+        other._skip_unplaceable()
+        return other
+
     def copy(self) -> Nmbr9State:
         other = Nmbr9State.__new__(Nmbr9State)
         other.deal = self.deal

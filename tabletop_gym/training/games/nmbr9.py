@@ -14,7 +14,7 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, greedy_action, greedy_choice
+from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, Nmbr9OptimalPolicyAgent, greedy_action, greedy_choice
 from tabletop_gym.agents.probe import ProbeRules, add_probe_arguments, probe_agent
 from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
 from tabletop_gym.envs.nmbr9.rules import (
@@ -35,6 +35,12 @@ from tabletop_gym.envs.nmbr9.rules import (
     tile_picture,
 )
 from tabletop_gym.oracles import nmbr9 as oracle
+from tabletop_gym.oracles.nmbr9.unknown import (
+    MAX_POSITIONS,
+    draw_orders,
+    hindsight_mean,
+    solve_unknown,
+)
 from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb
 from tabletop_gym.training.games import GameSpec
@@ -151,8 +157,32 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument(
             "--seed", type=seed_arg, default=None, help="without --deal: the seed of a random deal"
         )
+    if command in ("solve", "evaluate"):
+        parser.add_argument(
+            "--max-positions",
+            type=int_arg(1, 10**9),
+            default=MAX_POSITIONS,
+            help=f"with --unknown or the optimal-policy agent: positions the exact search of the game with "
+            f"the order unknown may visit (default {MAX_POSITIONS:,})",
+        )
+    if command == "evaluate":
+        parser.add_argument(
+            "--expected-value",
+            action="store_true",
+            help="also solve the variant with the cards to come unknown (small variants) and report "
+            "each agent's score/expected value of the best such policy",
+        )
     if command == "solve":
         parser.add_argument("--free", action="store_true", help="free draft: best choice of cards and order")
+        parser.add_argument(
+            "--unknown",
+            action="store_true",
+            help="draw order unknown (small variants): the expected and guaranteed values of the best "
+            "policy, beside the mean hindsight optimum",
+        )
+        parser.add_argument(
+            "--no-hindsight", action="store_true", help="with --unknown: skip the mean hindsight optimum"
+        )
     if command == "evaluate":
         add_probe_arguments(parser)
     if command == "bench":
@@ -187,6 +217,13 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             action="store_true",
             help="skip the F-6-2-5 proof and the exact search's proof times",
         )
+        parser.add_argument(
+            "--unknown-up-to",
+            type=int_arg(0, len(UNKNOWN_BENCH)),
+            default=3,
+            help=f"solve the first N of the unknown-draft variants {', '.join(_unknown_names())} "
+            "exactly (default 3; 0 skips them)",
+        )
         parser.add_argument("--out", type=path_arg, default=Path("runs/bench"), help="folder for nmbr9.json")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -203,6 +240,8 @@ def _deal_of(args: argparse.Namespace, variant: Variant) -> str:
 def _solve_command(args: argparse.Namespace) -> int:
     variant = _variant(args)
     model_grid = _model_grid(args)
+    if args.unknown:
+        return _solve_unknown(args, variant)
     if args.free:
         if args.deal is not None or args.seed is not None:
             raise ValueError("--free chooses the cards and their order: --deal and --seed do not apply")
@@ -232,6 +271,48 @@ def _solve_command(args: argparse.Namespace) -> int:
     if args.free:
         state = _free_state(result.plan, args.grid, args.levels)
     print(level_drawing(state))
+    return 0
+
+
+def _references(args: argparse.Namespace) -> dict[str, float]:
+    """With ``--expected-value``, the expected value of the best policy with the cards to come
+    unknown: score/expected value says how close an agent is to what can be reached, where
+    score/optimum compares it with a player who sees the future. Small variants only: past
+    ``--max-positions`` it stops with a clear error."""
+    if not getattr(args, "expected_value", False):
+        return {}
+    result = solve_unknown(_variant(args), _grid(args), getattr(args, "levels", None), args.max_positions)
+    return {"expected_value": float(result.expected)}
+
+
+def _optimal_policy(args: argparse.Namespace) -> Nmbr9OptimalPolicyAgent:
+    return Nmbr9OptimalPolicyAgent(
+        _variant(args), _grid(args), getattr(args, "levels", None), getattr(args, "max_positions", None)
+    )
+
+
+def _solve_unknown(args: argparse.Namespace, variant: Variant) -> int:
+    if args.free or args.deal is not None or args.seed is not None:
+        raise ValueError(
+            "--unknown solves the variant over every draw order: --free, --deal and --seed do not apply"
+        )
+    levels = "no level limit" if args.levels is None else f"{args.levels} levels"
+    print(f"unknown draft U-{variant} on a {args.grid}x{args.grid} grid, {levels}")
+    result = solve_unknown(variant, args.grid, args.levels, max_positions=args.max_positions)
+    print(
+        f"expected value    {float(result.expected):.4f} (= {result.expected}): the best policy's mean "
+        "score, cards drawn uniformly at random"
+    )
+    print(f"guaranteed value  {result.guaranteed}: what the best policy scores whatever the order")
+    print(f"positions         {result.positions:,} in {result.seconds:.2f} s")
+    if not args.no_hindsight:
+        orders = sum(1 for _ in draw_orders(variant))
+        with tqdm(total=orders, desc="hindsight optima", unit="order", disable=orders < 2000) as bar:
+            mean, _ = hindsight_mean(variant, args.grid, args.levels, progress=bar.update)
+        print(
+            f"hindsight optimum {float(mean):.4f}: the mean over all {orders:,} orders of the best play "
+            f"that knows the order; the price of not knowing it is {float(mean - result.expected):.4f}"
+        )
     return 0
 
 
@@ -422,6 +503,8 @@ def _bench(args: argparse.Namespace) -> int:
         }
         # Proof times of the exact search on small known drafts (the portfolio's first method).
         report["exact_search_8x8_levels3"] = bench_exact(deals=20, cards=(6, 7, 8), grid=8, levels=3)
+    if args.unknown_up_to:
+        report["unknown_draft"] = _bench_unknown(UNKNOWN_BENCH[: args.unknown_up_to], args.no_progress)
     rows = []
     for seed in tqdm(range(args.deals), desc="known draft 9-2-20", unit="deal", disable=args.no_progress):
         deal = random_deal(seed)
@@ -477,6 +560,40 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+# Unknown-draft variants for bench, smallest first: (variant, grid, levels).
+UNKNOWN_BENCH = (("4-1-4", 5, 3), ("5-1-5", 5, 3), ("6-2-4", 6, 3), ("6-2-5", 6, 3))
+
+
+def _unknown_names() -> list[str]:
+    return [f"U-{v} {g}x{g} {lv} levels" for v, g, lv in UNKNOWN_BENCH]
+
+
+def _bench_unknown(variants, no_progress: bool) -> list[dict]:
+    """How far up the variants the exact unknown-draft search reaches: positions, CPU and wall
+    time, the process's peak memory after each, and the values (with the mean hindsight optimum)."""
+    rows = []
+    for name, grid, levels in tqdm(variants, desc="unknown draft", unit="variant", disable=no_progress):
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = solve_unknown(name, grid, levels)
+        row = {
+            "variant": name,
+            "grid": grid,
+            "levels": levels,
+            "expected": float(result.expected),
+            "guaranteed": result.guaranteed,
+            "positions": result.positions,
+            "cpu_s": round(time.process_time() - cpu, 2),
+            "wall_s": round(time.perf_counter() - wall, 2),
+            "peak_rss_mb": peak_rss_mb(),
+        }
+        cpu = time.process_time()
+        mean, orders = hindsight_mean(name, grid, levels)
+        row.update(hindsight_mean=float(mean), orders=orders)
+        row["hindsight_cpu_s"] = round(time.process_time() - cpu, 2)
+        rows.append(row)
+    return rows
+
+
 def _bench_table(report: dict) -> str:
     lines = [f"env steps/s (median of 3, random legal actions)  {report['env_steps_per_second']['median']}"]
     proof = report.get("F-6-2-5_grid6_levels3")
@@ -490,6 +607,16 @@ def _bench_table(report: dict) -> str:
             lines.append(
                 f"  {n} cards  proven {100 * row['proven']:.0f}%  median CPU {row['median_cpu_s']:.4f} s  "
                 f"max CPU {row['max_cpu_s']:.3f} s  median wall {row['median_wall_s']:.4f} s"
+            )
+    unknown = report.get("unknown_draft")
+    if unknown:
+        lines.append("unknown draft, exact values of the best policy (expectimax and max-min)")
+        lines.append("  variant  grid  levels  expected  guaranteed  hindsight  positions  CPU s  peak MB")
+        for r in unknown:
+            lines.append(
+                f"  {r['variant']:7s}  {r['grid']:4d}  {r['levels']:6d}  {r['expected']:8.3f}  "
+                f"{r['guaranteed']:10d}  {r['hindsight_mean']:9.3f}  {r['positions']:9,d}  "
+                f"{r['cpu_s']:5.1f}  {r['peak_rss_mb']:7}"
             )
     known = report.get("known_9-2-20")
     if known:
@@ -536,6 +663,7 @@ SPEC = GameSpec(
     name="nmbr9",
     env_id=ENV_ID,
     agents={"random": lambda args: RandomAgent(), "greedy": lambda args: Nmbr9GreedyAgent(),
+            "optimal-policy": _optimal_policy,
             "probe": lambda args: probe_agent(_probe_rules(args), args)},
     oracle=_oracle,
     env_kwargs=_env_kwargs,
@@ -545,4 +673,5 @@ SPEC = GameSpec(
     # 0.57 with these against 0.42-0.47 with train's defaults (random 0.43, greedy 0.49).
     ppo={"learning_rate": 1e-3, "n_epochs": 10},
     demo=DEMO,
+    references=_references,
 )
