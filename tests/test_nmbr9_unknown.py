@@ -172,3 +172,10 @@ def test_evaluate_reports_score_over_the_expected_value(tmp_path, capsys) -> Non
     assert main(args[:-4] + ["--out", str(tmp_path / "plain"), "--no-progress"]) == 0
     plain = json.loads((tmp_path / "plain" / "evaluation.json").read_text())
     assert "references" not in plain
+
+
+def test_the_standard_game_is_refused_quickly_by_work_not_by_waiting(tmp_path, capsys) -> None:
+    """The limit counts placements tried, so a variant far beyond reach stops at once with a low one."""
+    args = ["evaluate", "nmbr9", "--agent", "optimal-policy", "--episodes", "1", "--max-positions", "3000"]
+    assert main(args + ["--out", str(tmp_path), "--no-progress"]) == 2
+    assert "3,000 positions visited" in capsys.readouterr().err

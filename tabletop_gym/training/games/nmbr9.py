@@ -304,7 +304,7 @@ def _solve_unknown(args: argparse.Namespace, variant: Variant) -> int:
         "score, cards drawn uniformly at random"
     )
     print(f"guaranteed value  {result.guaranteed}: what the best policy scores whatever the order")
-    print(f"positions         {result.positions:,} in {result.seconds:.2f} s")
+    print(f"positions         {result.positions:,} ({result.visited:,} visited) in {result.seconds:.2f} s")
     if not args.no_hindsight:
         orders = sum(1 for _ in draw_orders(variant))
         with tqdm(total=orders, desc="hindsight optima", unit="order", disable=orders < 2000) as bar:
@@ -582,6 +582,7 @@ def _bench_unknown(variants, no_progress: bool) -> list[dict]:
             "expected": float(result.expected),
             "guaranteed": result.guaranteed,
             "positions": result.positions,
+            "visited": result.visited,
             "cpu_s": round(time.process_time() - cpu, 2),
             "wall_s": round(time.perf_counter() - wall, 2),
             "peak_rss_mb": peak_rss_mb(),
