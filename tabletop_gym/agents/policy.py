@@ -8,8 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.core import OracleResult
-
 
 class PolicyAgent:
     """Wraps a trained sb3-contrib MaskablePPO model: acts on the observation, within the mask."""
@@ -55,38 +53,50 @@ def load_policy(path: str | Path, deterministic: bool = True) -> PolicyAgent:
 class PlanAgent:
     """Plays the oracle's plan for the deal in ``info["deal"]``: the optimum, move by move.
 
-    ``solve(deal)`` returns the OracleResult of a deal; its plan must be the agent's action sequence.
-    The plan is chosen knowing the whole deal, which the environments put in info during play only
-    when made with ``reveal_deal=True`` (where the player does not see every card): ``reads_deal``
-    tells ``evaluate`` to give this agent such an environment of its own.
+    ``solve(deal)`` returns the OracleResult of a deal (or any result with a ``plan``); its plan must
+    be the agent's action sequence, and the last one is kept in ``result``. The plan is chosen
+    knowing the whole deal, which the environments put in info during play only when made with
+    ``reveal_deal=True`` (where the player does not see every card): ``reads_deal`` tells
+    ``evaluate`` to give this agent such an environment of its own. ``what`` names the planner in
+    errors.
     """
 
     name = "oracle"
     reads_deal = True
 
-    def __init__(self, solve: Callable[[str], OracleResult | None]) -> None:
+    def __init__(self, solve: Callable[[str], Any], what: str = "the oracle") -> None:
         self._solve = solve
+        self._what = what
+        self.result: Any = None
         self._deal: str | None = None
-        self._plan: tuple[Any, ...] = ()
         self._step = 0
 
     def reset(self, seed: int | None = None) -> None:
         self._deal = None
+        self.result = None
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         if "deal" not in info:
             raise ValueError(
-                "the oracle's plan needs the deal from the first step, but info holds no 'deal': this "
-                "environment hides it during play; make it with reveal_deal=True"
+                f"{self._what} plays from the deal, but info holds no 'deal': this environment hides "
+                "it during play; make it with reveal_deal=True"
             )
         if info["deal"] != self._deal:
             result = self._solve(info["deal"])
             if result is None:  # a game's oracle answers None where it does not serve the settings
-                raise ValueError("the oracle does not solve this game with these settings, so it cannot "
-                                 "play as an agent here")
+                raise ValueError(f"{self._what} does not solve this game with these settings, so it "
+                                 "cannot play as an agent here")
+            self.result = result
             self._deal = info["deal"]
-            self._plan = result.plan
             self._step = 0
-        action = self._plan[self._step]
+        plan = self.result.plan
+        if self._step >= len(plan):
+            raise ValueError(f"{self._what}'s game is over, but the environment asks for another move")
+        action = plan[self._step]
+        mask = info.get("action_mask")
+        if mask is not None and not mask[action]:
+            # The environment and the engine the plan was made with disagree: say so, never play on.
+            raise ValueError(f"{self._what}'s move {action} is not legal here "
+                             f"(legal: {np.flatnonzero(mask).tolist()})")
         self._step += 1
         return int(action)

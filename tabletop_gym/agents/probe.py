@@ -41,6 +41,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
+from tabletop_gym.agents.policy import PlanAgent
 from tabletop_gym.core import check_float, check_int
 from tabletop_gym.training.arguments import float_arg, int_arg
 
@@ -191,16 +192,16 @@ def probe_search(
     )
 
 
-class ProbeAgent:
+class ProbeAgent(PlanAgent):
     """The probe search as an Agent: at the first decision of a deal it plays ``probes`` probes from
-    the deal in ``info["deal"]`` and then plays the best game move by move.
+    the deal in ``info["deal"]`` and then plays the best game move by move (``result`` holds it).
 
     A planning agent that sees the deal, like the oracle (``reads_deal`` gives it an environment that
     shows the deal from reset on); it reads nothing else from the observation. ``reset(seed)`` seeds
     the coins (``evaluate`` passes each deal's seed), so the same seed gives the same game.
     """
 
-    reads_deal = True
+    name = "probe"
 
     def __init__(
         self,
@@ -213,38 +214,15 @@ class ProbeAgent:
         self.weight = check_weight(weight)
         self.probes = check_probes(probes)
         self.seed = check_int("seed", seed, 0)
-        self.name = "probe"
-        self.result: ProbeResult | None = None
-        self._deal: str | None = None
-        self._step = 0
+        super().__init__(self._search, "the probe search")
+
+    def _search(self, deal: str) -> ProbeResult:
+        return probe_search(self.rules, deal, self.weight, self.probes, self.seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.seed = check_int("seed", seed, 0)
-        self._deal = None
-        self.result = None
-
-    def act(self, observation: Any, info: dict[str, Any]) -> int:
-        if "deal" not in info:
-            raise ValueError(
-                "the probe search plays from the deal, but info holds no 'deal': this environment "
-                "hides it during play; make it with reveal_deal=True"
-            )
-        if info["deal"] != self._deal:
-            self.result = probe_search(self.rules, info["deal"], self.weight, self.probes, self.seed)
-            self._deal = info["deal"]
-            self._step = 0
-        plan = self.result.plan if self.result is not None else ()
-        if self._step >= len(plan):
-            raise ValueError("the probe's game is over, but the environment asks for another move")
-        move = plan[self._step]
-        mask = info.get("action_mask")
-        if mask is not None and not mask[move]:
-            # The environment and the engine the probe planned with disagree: say so, never play on.
-            legal = np.flatnonzero(mask).tolist()
-            raise ValueError(f"the probe's move {move} is not legal here (legal: {legal})")
-        self._step += 1
-        return int(move)
+        super().reset()
 
 
 def probe_agent(rules: ProbeRules[Any], args: argparse.Namespace) -> ProbeAgent:
