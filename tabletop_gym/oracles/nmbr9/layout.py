@@ -200,9 +200,10 @@ def layouts(variant: Variant, grid: int, levels: int | None, work: _Work, seed: 
         profile = depth[int(rng.integers(len(depth)))]
         prices = [float(rng.choice(PRICES)) for _ in profile]
         layers = build(variant, profile, prices, int(rng.integers(4)), work)
-        if layers is None or layout_score(layers) <= best:
+        score = -1 if layers is None else layout_score(layers)
+        if score <= best:
             continue
         plan = layout_plan(layers, grid)
         if plan is not None:
-            best = layout_score(layers)
+            best = score
             yield plan

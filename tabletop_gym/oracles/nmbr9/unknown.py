@@ -154,10 +154,6 @@ class UnknownSolver:
         return best_action
 
 
-def _check_variant(variant: Variant | str) -> Variant:
-    return Variant.of(variant)
-
-
 def solve_unknown(
     variant: Variant | str,
     grid: int,
@@ -168,7 +164,7 @@ def solve_unknown(
     """The expected and guaranteed values of ``variant`` on ``grid`` with the draw order unknown
     (see the module's notes). Raises ``UnknownTooBigError`` past ``max_positions`` positions."""
     start = time.perf_counter()
-    variant = _check_variant(variant)
+    variant = Variant.of(variant)
     solver = solver or UnknownSolver(grid, levels, max_positions)
     deck = tuple(variant.copies for _ in range(variant.max_value + 1))
     expected, guaranteed = solver.value(solver.empty(), deck, variant.cards)
@@ -207,7 +203,7 @@ def hindsight_mean(
     the number of orders: what a player who saw the future would average."""
     from tabletop_gym.oracles.nmbr9 import search
 
-    variant = _check_variant(variant)
+    variant = Variant.of(variant)
     total = Fraction(0)
     orders = 0
     for order, p in draw_orders(variant):

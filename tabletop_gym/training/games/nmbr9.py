@@ -22,7 +22,6 @@ from tabletop_gym.envs.nmbr9.rules import (
     MAX_GRID,
     MIN_GRID,
     NUM_ROTATIONS,
-    Deal,
     Nmbr9State,
     Variant,
     decode_action,
@@ -35,6 +34,7 @@ from tabletop_gym.envs.nmbr9.rules import (
     tile_picture,
 )
 from tabletop_gym.oracles import nmbr9 as oracle
+from tabletop_gym.oracles.nmbr9.search import replay_free
 from tabletop_gym.oracles.nmbr9.unknown import (
     MAX_POSITIONS,
     draw_orders,
@@ -269,7 +269,7 @@ def _solve_command(args: argparse.Namespace) -> int:
     print(f"score    {result.score} ({status})  in {result.seconds:.2f} s")
     print(f"plan     {plan}  (rotation/row/col per card)")
     if args.free:
-        state = _free_state(result.plan, args.grid, args.levels)
+        state = replay_free(result.plan, args.grid, args.levels)
     print(level_drawing(state))
     return 0
 
@@ -314,11 +314,6 @@ def _solve_unknown(args: argparse.Namespace, variant: Variant) -> int:
             f"that knows the order; the price of not knowing it is {float(mean - result.expected):.4f}"
         )
     return 0
-
-
-def _free_state(plan, grid: int, levels: int | None = None) -> Nmbr9State:
-    """The engine's replay of a free-draft plan ((value, action or None for a discard), ...)."""
-    return replay(Deal(tuple(v for v, _ in plan)), [a for _, a in plan if a is not None], grid, levels)
 
 
 def level_drawing(state: Nmbr9State) -> str:
@@ -548,7 +543,7 @@ def _bench(args: argparse.Namespace) -> int:
             "layout": free.stats.get("layout"),
             "order": free.stats["deal"],
             "plan": [list(step) for step in free.plan],
-            "levels": level_drawing(_free_state(free.plan, 20)),
+            "levels": level_drawing(replay_free(free.plan, 20)),
             "seconds": round(free.seconds, 1),
             "cpu_seconds": round(free_cpu, 1),
         }
