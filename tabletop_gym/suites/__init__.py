@@ -339,8 +339,7 @@ def _replay_war(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float
         raise ValueError("the plan stops before the episode ends")
     if horizon is None:
         return float(game.outcome(0))
-    # As the environment scores a horizon: every card after a win, the cards held otherwise.
-    return float(rules.num_cards if game.state.winner == 0 else game.state.cards_held(0))
+    return float(game.state.horizon_cards(0))
 
 
 def _replay_dominion(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:

@@ -261,11 +261,7 @@ class WarEnv(TabletopEnv):
     def _info(self) -> dict[str, Any]:
         game = self._require_game()
         state = game.state
-        cards = state.cards_held(0)
-        if state.winner == 0:
-            cards = self.num_cards
-        elif state.winner == 1:
-            cards = 0
+        cards = state.horizon_cards(0)
         result = game.outcome(0)
         info = {
             "action_mask": game.action_mask().astype(np.int8),

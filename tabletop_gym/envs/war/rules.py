@@ -221,6 +221,11 @@ class WarState:
             held += sum(self.to_place.values())
         return held
 
+    def horizon_cards(self, player: int) -> int:
+        """The player's score when play stops at a horizon: every card once they have won, else the
+        cards they hold (none once they have lost)."""
+        return self.rules.num_cards if self.winner == player else self.cards_held(player)
+
     def _end(self, winner: int, reason: str) -> None:
         self.winner = winner
         self.end_reason = reason

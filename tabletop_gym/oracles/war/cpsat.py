@@ -391,7 +391,7 @@ def _finish(deal: Deal, rules: WarRules, plan: Sequence[int]) -> tuple[list[int]
         rank = game.legal_ranks()[-1]
         game.choose(rank)
         done.append(rank)
-    return done, (game.state.cards_held(0) if game.state.winner != 0 else rules.num_cards)
+    return done, game.state.horizon_cards(0)
 
 
 def solve_horizon_cpsat(

@@ -138,7 +138,7 @@ def solve_horizon(
     for rank in plan:
         game.choose(rank)
     seconds = time.perf_counter() - start
-    held = game.state.cards_held(0) if game.state.winner != 0 else rules.num_cards
+    held = game.state.horizon_cards(0)
     if not game.over or held != value:
         raise AssertionError(f"horizon search claims {value} cards but its plan replays to {held} on {deal}")
     return OracleResult(
@@ -177,7 +177,7 @@ def check_horizon(deal: Deal | str, tricks: int, rules: WarRules, result: Oracle
             game.choose(rank)
     except (ValueError, RuntimeError, TypeError):
         return False
-    held = game.state.cards_held(0) if game.state.winner != 0 else rules.num_cards
+    held = game.state.horizon_cards(0)
     return game.over and held == result.score and result.score <= result.bound
 
 
