@@ -4,13 +4,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q -c constraints.txt
 
-.PHONY: install test demo bench lint clean
+.PHONY: install test demo bench baselines lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 install: $(PY)
-	$(PIP) -e ".[train,dev]"
+	$(PIP) -e ".[train,dev,ray]"
 
 test: install
 	$(PY) -m pytest
@@ -20,6 +20,9 @@ demo: install
 
 bench: install
 	$(VENV)/bin/tabletop-gym bench cribbage
+
+baselines: install
+	$(VENV)/bin/tabletop-gym baselines --out runs/baselines
 
 lint: install
 	$(PY) -m ruff check .

@@ -3,15 +3,26 @@
 import functools
 import itertools
 import json
+import os
 
 import gymnasium as gym
+import numba
+import numpy as np
 import pytest
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.cribbage import CribbageGreedyAgent
 from tabletop_gym.core import OracleCache
-from tabletop_gym.envs.cribbage.rules import CribbageState, parse_deal, random_deal, replay
+from tabletop_gym.envs.cribbage.rules import (
+    CribbageState,
+    parse_deal,
+    random_deal,
+    replay,
+    score_card,
+    value_of,
+)
 from tabletop_gym.oracles import cribbage as oracle
+from tabletop_gym.training.cli import main
 from tabletop_gym.training.evaluate import play_episode
 
 KNOWN = "46QK25J4K7TAK/T24A74J562A7T/6639KJA82889Q/J837359T935QQ"
@@ -59,6 +70,32 @@ def test_known_answer() -> None:
     assert replay(parse_deal(KNOWN), result.plan).score == 112
 
 
+def test_full_deal_gives_the_same_answer_with_1_and_2_threads() -> None:
+    one, two = oracle.solve(KNOWN, threads=1), oracle.solve(KNOWN, threads=2)
+    assert one.score == two.score == 112
+    assert one.plan == two.plan and one.stats["stack_nodes"] == two.stats["stack_nodes"]
+    assert one.stats["threads"] == 1 and two.stats["threads"] == min(2, numba.config.NUMBA_NUM_THREADS)
+
+
+def test_thread_count_follows_numba_and_the_cpus_and_is_restored() -> None:
+    previous = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)  # what a batch runner does per task
+        assert oracle.solve("KA/Q9/J8/77").stats["threads"] == 1
+        assert numba.get_num_threads() == 1
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        result = oracle.solve("KA/Q9/J8/77", threads=1)
+        assert result.stats["threads"] == 1 and numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        assert 1 <= oracle.resolve_threads() <= cpus
+        assert oracle.resolve_threads(10**6) == numba.config.NUMBA_NUM_THREADS
+        for bad in (0, -1, 1.5, True, "2"):
+            with pytest.raises(ValueError, match="threads"):
+                oracle.solve("KA/Q9/J8/77", threads=bad)
+    finally:
+        numba.set_num_threads(previous)
+
+
 @pytest.mark.parametrize("seed", range(25))
 def test_matches_enumeration_of_every_play_on_tiny_deals(seed: int) -> None:
     deal = random_deal(seed, pile_size=2)
@@ -74,6 +111,63 @@ def test_matches_exhaustive_search_on_small_deals(seed: int, pile_size: int) -> 
     assert result.score == search_every_position(deal)
     final = replay(deal, result.plan)
     assert final.done and final.score == result.score
+
+
+# Deals with hundreds of reachable positions, so both threads take many chunks of them.
+@pytest.mark.parametrize(("seed", "pile_size"), [(s, 5) for s in range(3)] + [(s, 6) for s in range(2)])
+def test_matches_exhaustive_search_on_mid_size_deals_with_1_and_2_threads(seed: int, pile_size: int) -> None:
+    deal = random_deal(2000 + seed, pile_size=pile_size)
+    best = search_every_position(deal)
+    one, two = oracle.solve(deal, threads=1), oracle.solve(deal, threads=2)
+    assert one.score == two.score == best
+    assert one.plan == two.plan and one.stats["stack_nodes"] == two.stats["stack_nodes"]
+    assert replay(deal, two.plan).score == best
+
+
+def empty_stack_positions(deal) -> set[tuple[int, ...]]:
+    """Every position (cards played per pile) where play can stand with an empty stack, game over
+    included, found by playing every sequence through the engine."""
+    found = set()
+    stack = [CribbageState(deal)]
+    while stack:
+        state = stack.pop()
+        if not state.stack or state.done:
+            if tuple(state.heights) in found:
+                continue  # the same position: the same continuations
+            found.add(tuple(state.heights))
+        for pile in state.legal_piles() if not state.done else []:
+            child = state.copy()
+            child.play(pile)
+            stack.append(child)
+    return found
+
+
+@pytest.mark.parametrize(("seed", "pile_size"), [(s, 2) for s in range(10)] + [(s, 3) for s in range(5)])
+def test_solves_exactly_the_positions_play_can_reach(seed: int, pile_size: int) -> None:
+    deal = random_deal(3000 + seed, pile_size=pile_size)
+    ranks, values, sizes = oracle._deal_arrays(deal)
+    roots, _, _ = oracle._stack_ends(values, oracle._order(sizes)[0])
+    solved = {tuple(int(r) // 14**p % 14 for p in range(4)) for r in roots}
+    assert solved == empty_stack_positions(deal)
+
+
+def test_kernel_scores_every_card_as_the_engine_does() -> None:
+    # Random legal stacks, low ranks favoured so that long stacks, sets and runs of 5-7 occur.
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(4000):
+        stack: list[int] = []
+        total = 0
+        while True:
+            rank = int(rng.choice([rng.integers(1, 8), rng.integers(1, 14)]))
+            if total + value_of(rank) > 31 or stack.count(rank) == 4:
+                break
+            stack.append(rank)
+            total += value_of(rank)
+            array = np.array(stack + [0] * (16 - len(stack)), dtype=np.int64)
+            assert oracle._points(array, len(stack), total) == score_card(stack, total), stack
+            checked += 1
+    assert checked > 20000
 
 
 def test_hand_built_small_deal_with_a_trap() -> None:
@@ -130,3 +224,24 @@ def test_orderings_of_a_deal_agree() -> None:
         for order in itertools.permutations(range(4))
     }
     assert len(scores) == 1
+
+
+def test_bench_times_1_thread_against_the_others_in_one_run(tmp_path) -> None:
+    args = ["bench", "cribbage", "--deals", "2", "--env-steps", "100", "--probe-deals", "0"]
+    assert main(args + ["--oracle-threads", "2", "--out", str(tmp_path)]) == 0
+    report = json.loads((tmp_path / "cribbage.json").read_text())
+    assert report["oracle_threads"] == min(2, numba.config.NUMBA_NUM_THREADS)
+    assert report["oracle_median_seconds"] > 0 and report["oracle_median_cpu_seconds"] > 0
+    assert report["oracle_threading_layer"] in ("tbb", "omp", "workqueue")
+    assert report["known_answer_112"] == 112
+    if report["oracle_threads"] > 1:
+        assert report["oracle_1_thread_median_seconds"] > 0
+        assert report["oracle_1_thread_median_cpu_seconds"] > 0
+
+
+def test_bench_on_one_thread_needs_no_thread_pool(tmp_path) -> None:
+    args = ["bench", "cribbage", "--deals", "1", "--env-steps", "100", "--probe-deals", "0"]
+    assert main(args + ["--oracle-threads", "1", "--out", str(tmp_path)]) == 0
+    report = json.loads((tmp_path / "cribbage.json").read_text())
+    assert report["oracle_threads"] == 1 and "oracle_1_thread_median_seconds" not in report
+    assert report["oracle_threading_layer"] in ("none", "tbb", "omp", "workqueue")

@@ -332,3 +332,14 @@ def test_a_double_without_a_second_card_is_told_as_a_pass():
         "bot 1 displays Karl Gitter (double)",
         "bot 1 adds no second Karl Gitter card to the double",
     ]
+
+
+@pytest.mark.parametrize("suite", [[], ["--suite", "v0"]])
+def test_the_oracle_is_refused_as_an_agent(tmp_path, capsys, suite):
+    """Its plans choose every player's moves, which the environment's bots do not make: the first
+    opponent move off the plan used to stop the evaluation with an illegal-move error."""
+    argv = ["evaluate", "modern_art", "--players", "2", "--agent", "greedy,oracle", "--episodes", "1"]
+    assert main([*argv, *suite, "--out", str(tmp_path), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "oracle plans every player's moves" in err and "cannot play as an agent" in err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "evaluation.json").exists()

@@ -11,7 +11,8 @@ of these results, re-record it and say why in the commit.
 
 The limits are small so the whole module runs in seconds. (Issue 25's later-round replanning, added
 after the split, leaves these results as they were: at these limits it finds no better plan for the
-two-round deal, and the other deals are one round or already at their bound.)
+two-round deal, and the other deals are one round or already at their bound. So does the LNS on
+the plan budget left over, added later still: at ``time_limit`` 1 it finds nothing better.)
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ free-deal queries confirmed by the engine and the simulation, against brute forc
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -168,16 +171,67 @@ def test_horizon_oracles_agree_with_the_env_on_its_deals() -> None:
             assert done and score == result.score
 
 
-def test_time_limit_binds_while_building() -> None:
+def _jumping_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every read of the wall clock jumps an hour ahead: a deadline read off it passes at once."""
+    now = [time.perf_counter()]
+
+    def jump() -> float:
+        now[0] += 3600.0
+        return now[0]
+
+    monkeypatch.setattr(time, "perf_counter", jump)
+
+
+def _answers(result) -> tuple:
+    return result.score, result.bound, result.plan, result.stats["statuses"], result.stats.get("work_seconds")
+
+
+def test_same_call_same_answer_on_a_busy_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seed 25's 26 tricks are cut short by this limit (a plan of 38 cards under a bound of 52), so
+    # the answer depends on how much search was done: a clock would show here. The second calls run
+    # beside a process that keeps a core busy, with a wall clock that jumps an hour at every read;
+    # work counted by CP-SAT's deterministic time and the models' terms notices neither.
     rules = WarRules()
-    with pytest.raises(TimeoutError, match="building"):
-        find_deal_most_wars(200, rules, time_limit=0.01)
-    with pytest.raises(TimeoutError, match="building"):
-        find_deal_with_pattern(",".join(["w"] * 150), rules, time_limit=0.01)
+    deal = random_deal(25, rules)
+    cut = solve_horizon_cpsat(deal, 26, rules, time_limit=0.2)
+    assert cut.score < cut.bound  # FEASIBLE (38 of 52) on OR-Tools 9.15
+    best = solve_horizon_best(random_deal(3, rules), 12, rules, time_limit=0.5, max_nodes=1)
+    small = WarRules(ranks=3, suits=2, face_down=0)
+    most = find_deal_most_wars(2, small, time_limit=5)
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        _jumping_clock(monkeypatch)
+        again = solve_horizon_cpsat(deal, 26, rules, time_limit=0.2)
+        best_again = solve_horizon_best(random_deal(3, rules), 12, rules, time_limit=0.5, max_nodes=1)
+        most_again = find_deal_most_wars(2, small, time_limit=5)
+    finally:
+        monkeypatch.undo()
+        burner.kill()
+        burner.wait()
+    assert _answers(again) == _answers(cut) and check_horizon(deal, 26, rules, again)
+    assert _answers(best_again) == _answers(best) and best.stats["method"] == "cpsat"
+    assert (most_again.deal, most_again.value, most_again.bound) == (most.deal, most.value, most.bound)
+
+
+def test_a_model_too_large_for_the_limit_is_never_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Whether a model fits what is left of the limit is decided by its count of terms before it is
+    # built: with the wall clock frozen (no deadline read off it could ever pass) the 200-trick
+    # models are still refused. The horizon oracle then answers with a plan that replays (player 0's
+    # highest card first at each decision) under the trivial bound; the free-deal queries say why.
+    monkeypatch.setattr(time, "perf_counter", lambda: 0.0)
+    rules = WarRules()
     deal = random_deal(1, rules)
-    result = solve_horizon_cpsat(deal, 200, rules, time_limit=0.01)
-    assert result.stats["statuses"] == ["TIME_LIMIT_WHILE_BUILDING"]
+    result = solve_horizon_cpsat(deal, 200, rules, time_limit=0.5)
+    assert result.stats["statuses"] == ["TIME_LIMIT_BEFORE_BUILDING"] and result.stats["work_seconds"] == 0
     assert result.score <= result.bound == 52 and check_horizon(deal, 200, rules, result)
+    with pytest.raises(TimeoutError, match="building the model of 200 tricks takes about"):
+        find_deal_most_wars(200, rules, time_limit=0.5)
+    with pytest.raises(TimeoutError, match="building the model of 150 tricks"):
+        find_deal_with_pattern(",".join(["w"] * 150), rules, time_limit=0.5)
+    # The first model fits but leaves the solver almost nothing: still a replayed plan and a bound.
+    short = solve_horizon_cpsat(random_deal(25, rules), 26, rules, time_limit=0.1)
+    assert short.stats["statuses"] == ["UNKNOWN"] and short.bound == 52
+    assert check_horizon(random_deal(25, rules), 26, rules, short)
 
 
 def test_model_sizes_and_limits_are_checked() -> None:

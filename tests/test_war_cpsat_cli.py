@@ -43,6 +43,7 @@ def test_bench_reports_cpsat_medians(tmp_path: Path) -> None:
     for tricks in (3, 26):
         assert report[f"cpsat_T{tricks}_median_seconds"] >= 0
         assert report[f"cpsat_T{tricks}_proven_optimal"].endswith("/1")
+        assert report[f"cpsat_T{tricks}_median_work_seconds"] >= 0
 
 
 def test_evaluate_against_cpsat_horizon(tmp_path: Path) -> None:
@@ -52,3 +53,21 @@ def test_evaluate_against_cpsat_horizon(tmp_path: Path) -> None:
     agents = json.loads((tmp_path / "evaluation.json").read_text())["agents"]
     assert agents["oracle"]["share_optimal"] == 1.0 and agents["oracle"]["share_oracle_proven"] == 1.0
     assert agents["greedy"]["mean_score"] <= agents["oracle"]["mean_score"]
+
+
+def test_solve_cut_short_gives_the_same_answer_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seed 25's 26 tricks do not finish within this limit, so the answer depends on how much search
+    # was done: with a limit of work two runs (each with a cache of its own, so both solve) print
+    # the same answer; only the wall-clock time line may differ.
+    from tabletop_gym.envs.war.rules import random_deal
+
+    deal = str(random_deal(25, WarRules()))
+    args = ["solve", "war", "--deal", deal, "--horizon", "26", "--method", "cpsat", "--time-limit", "0.2"]
+    outs = []
+    for run in ("a", "b"):
+        assert main(args + ["--cache", str(tmp_path / run)]) == 0
+        outs.append([line for line in capsys.readouterr().out.splitlines() if not line.startswith("time")])
+    assert outs[0] == outs[1]
+    assert any("proven bound 52" in line and "time limit reached" in line for line in outs[0])

@@ -72,8 +72,8 @@ def _war_parsers() -> dict[str, argparse.ArgumentParser]:
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     out = {}
     for command, sub in commands.choices.items():
-        games = next(a for a in sub._actions if isinstance(a, argparse._SubParsersAction))
-        if "war" in games.choices:
+        games = next((a for a in sub._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if games is not None and "war" in games.choices:  # not baselines: it names no game
             out[command] = games.choices["war"]
     return out
 

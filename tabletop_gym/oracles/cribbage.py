@@ -7,19 +7,32 @@ stack by stack:
     V(h) = max over every complete stack S playable from h of points(S) + V(h after S)
 
 where a complete stack is a sequence of legal moves that ends exactly when no top card fits (the
-forced-play rule). Positions are solved from the end of the game backwards, each by an exhaustive
-depth-first walk over its stacks; the walk and the scoring are compiled with numba. The kernel has
-its own compact model of the scoring rules; every plan it returns is replayed through the engine
-(``tabletop_gym.envs.cribbage.rules``) before it is reported, so a kernel bug shows up as an error,
-never as a wrong number.
+forced-play rule). A solve has three steps, all compiled with numba:
+
+1. ``_stack_ends``: which empty-stack positions the game can reach from the start and where each
+   one's stacks can end. Whether a card fits depends only on the stack total, so this is a cheap
+   walk over positions, not over orders of play. Positions play never reaches are skipped (on
+   seeds 1-20: 16-43% of the positions, holding 21-74% of the stacks, about half at the median).
+2. ``_walk_roots``: for every reachable position, an exhaustive depth-first walk over its complete
+   stacks keeps the most points a stack can score on its way to each end. Positions do not depend
+   on each other here, so this is one parallel region whose threads take positions from a shared
+   counter (no barrier per layer, and a thread slowed by other work takes less).
+3. ``_values``: V from the end of the game backwards over those (position, end, points) edges.
+
+The kernel has its own compact model of the scoring rules; every plan it returns is replayed
+through the engine (``tabletop_gym.envs.cribbage.rules``) before it is reported, so a kernel bug
+shows up as an error, never as a wrong number.
 """
 
 from __future__ import annotations
 
+import os
 import time
 
 import numba
 import numpy as np
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage.rules import NUM_PILES, Deal, parse_deal, replay, value_of
@@ -28,6 +41,7 @@ GAME = "cribbage"
 _BASE = 14  # positions per pile: 0..13 cards played
 _MAX_DEPTH = 16  # a stack holds at most 13 cards (four each of A, 2, 3 and one 4 is already 28)
 _STRIDE = np.array([1, _BASE, _BASE**2, _BASE**3], dtype=np.int64)
+_CHUNK = 8  # roots a thread takes at a time: the shared counter is touched a few thousand times a solve
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -47,7 +61,7 @@ def _points(stack: np.ndarray, n: int, total: int) -> int:
     low = min(card, stack[n - 2])
     high = max(card, stack[n - 2])
     run = 0
-    for k in range(3, n + 1):
+    for k in range(3, min(n, 7) + 1):  # no run is longer than 7 (A..8 would total 36)
         rank = stack[n - k]
         bit = 1 << rank
         if seen & bit:
@@ -65,12 +79,75 @@ def _points(stack: np.ndarray, n: int, total: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _solve_position(root, ranks, values, sizes, value, stack_moves, stack_len):
-    """Solve one empty-stack position from the values of the positions after it.
+def _stack_ends(values, order):
+    """The empty-stack positions reachable from the start, each with the positions where its stacks end.
 
-    ``ranks[p, i]`` / ``values[p, i]`` describe the i-th card of pile p (top first; past the end the
-    value is 99, so it never fits). Writes ``value[root]``, ``stack_moves[root]`` (pile indices of
-    the best stack, 2 bits each, first move lowest) and ``stack_len[root]``; returns the number of
+    Which cards fit depends only on the stack total, and from a fixed root the total at a position is
+    fixed (the values of the cards played since the root), so a root's stacks form a small lattice of
+    positions: one visit per position, not per order of play, finds every place a stack can end.
+    ``order`` lists every position with fewer cards played first, so every root is known reachable
+    (or not) before its turn. Returns the reachable roots in that order, ``end_ptr`` (CSR offsets per
+    root) and ``ends``.
+    """
+    n_states = _BASE**4
+    reach = np.zeros(n_states, dtype=np.bool_)
+    reach[0] = True
+    stamp = np.full(n_states, -1, dtype=np.int32)
+    roots = np.empty(n_states, dtype=np.int32)
+    end_ptr = np.zeros(n_states + 1, dtype=np.int64)
+    ends = np.empty(16 * n_states, dtype=np.int32)  # full deals need 300,000-500,000
+    n_ends = 0
+    n_roots = 0
+    todo_idx = np.empty(n_states, dtype=np.int32)
+    todo_total = np.empty(n_states, dtype=np.int32)
+    h = np.empty(4, dtype=np.int64)
+    for j in range(order.shape[0]):
+        root = order[j]
+        if not reach[root]:
+            continue
+        roots[n_roots] = root
+        stamp[root] = n_roots
+        todo_idx[0] = root
+        todo_total[0] = 0
+        n_todo = 1
+        while n_todo > 0:
+            n_todo -= 1
+            idx = todo_idx[n_todo]
+            total = todo_total[n_todo]
+            x = idx
+            fits = False
+            for p in range(4):
+                h[p] = x % _BASE
+                x //= _BASE
+                v = values[p, h[p]]
+                if v <= 31 - total:
+                    fits = True
+                    child = idx + _STRIDE[p]
+                    if stamp[child] != n_roots:
+                        stamp[child] = n_roots
+                        todo_idx[n_todo] = child
+                        todo_total[n_todo] = total + v
+                        n_todo += 1
+            if not fits and idx != root:
+                if n_ends == ends.shape[0]:
+                    grown = np.empty(2 * n_ends, dtype=np.int32)
+                    grown[:n_ends] = ends
+                    ends = grown
+                ends[n_ends] = idx
+                n_ends += 1
+                reach[idx] = True
+        n_roots += 1
+        end_ptr[n_roots] = n_ends
+    return roots[:n_roots], end_ptr[: n_roots + 1], ends[:n_ends]
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_root(root, ranks, values, slot, points, stack_moves):
+    """Every complete stack from ``root``: the most points a stack can score on its way to each end.
+
+    ``slot[e]`` is the index in ``points`` / ``stack_moves`` of the end position ``e`` (set by the
+    caller for this root's ends; every complete stack ends at one of them). For each end keeps the
+    best points and that stack's pile indices (2 bits each, first move lowest). Returns the number of
     stack prefixes walked.
     """
     h = np.empty(4, dtype=np.int64)
@@ -84,22 +161,20 @@ def _solve_position(root, ranks, values, sizes, value, stack_moves, stack_len):
     moves = np.empty(_MAX_DEPTH, dtype=np.int64)
     totals = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
     gained = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
+    packed = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
     todo = np.empty(_MAX_DEPTH + 1, dtype=np.int64)  # piles still to try at each depth (bitmask)
     idx = root
-    best = -1
-    best_moves = 0
-    best_len = 0
     visited = 0
     d = 0
     totals[0] = 0
     gained[0] = 0
+    packed[0] = 0
     todo[0] = 0
     for p in range(4):
         if top[p] <= 31:
             todo[0] |= 1 << p
     if todo[0] == 0:
-        value[root] = 0  # every card has been played
-        return 0
+        return 0  # every card has been played
     while True:
         mask = todo[d]
         if mask != 0:
@@ -115,6 +190,7 @@ def _solve_position(root, ranks, values, sizes, value, stack_moves, stack_len):
             idx += _STRIDE[p]
             totals[d + 1] = t
             gained[d + 1] = gained[d] + _points(stack, d + 1, t)
+            packed[d + 1] = packed[d] | (p << (2 * d))
             d += 1
             visited += 1
             room = 31 - t
@@ -123,14 +199,11 @@ def _solve_position(root, ranks, values, sizes, value, stack_moves, stack_len):
                 if top[q] <= room:
                     nxt |= 1 << q
             if nxt == 0:
-                # No top card fits: the stack ends and a new one starts here.
-                total_value = gained[d] + value[idx]
-                if total_value > best:
-                    best = total_value
-                    best_len = d
-                    best_moves = 0
-                    for i in range(d):
-                        best_moves |= moves[i] << (2 * i)
+                # No top card fits: the stack ends here.
+                s = slot[idx]
+                if gained[d] > points[s]:
+                    points[s] = gained[d]
+                    stack_moves[s] = packed[d]
             else:
                 todo[d] = nxt
                 continue
@@ -142,46 +215,113 @@ def _solve_position(root, ranks, values, sizes, value, stack_moves, stack_len):
         h[p] -= 1
         top[p] = values[p, h[p]]
         idx -= _STRIDE[p]
-    value[root] = best
-    stack_moves[root] = best_moves
-    stack_len[root] = best_len
     return visited
 
 
-@numba.njit(cache=True, parallel=True)
-def _solve_tables(ranks, values, sizes, layers, layer_starts, lanes):
-    """Every empty-stack position, layer by layer from the end of the game backwards.
+@intrinsic
+def _take_ticket(typingctx, counter):
+    """``counter[0] += 1`` as one atomic step, returning the old value (numba has no atomics of its own)."""
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64 and counter.ndim == 1):
+        return None
 
-    A layer holds the positions with the same number of cards played; a position only depends on
-    later layers, so each layer is solved in parallel.
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [context.get_constant(types.intp, 0)])
+        return builder.atomic_rmw("add", ptr, context.get_constant(types.int64, 1), "seq_cst")
+
+    return types.int64(counter), codegen
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_range(ranks, values, roots, end_ptr, ends, lo, hi, slot, points, stack_moves):
+    """``_walk_root`` for roots ``lo`` to ``hi - 1``; ``slot`` is the caller's scratch (one per thread:
+    only the current root's ends are ever read, so it needs no clearing)."""
+    visited = 0
+    for k in range(lo, hi):
+        for e in range(end_ptr[k], end_ptr[k + 1]):
+            slot[ends[e]] = e
+        visited += _walk_root(roots[k], ranks, values, slot, points, stack_moves)
+    return visited
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_roots_serial(ranks, values, roots, end_ptr, ends):
+    """``_walk_roots`` on the calling thread alone: no thread pool is started or woken, so many
+    one-thread solves side by side (a batch of deals) do not each bring their own pool."""
+    points = np.full(ends.shape[0], -1, dtype=np.int32)
+    stack_moves = np.zeros(ends.shape[0], dtype=np.int64)
+    slot = np.empty(_BASE**4, dtype=np.int32)
+    count = np.zeros(1, dtype=np.int64)
+    count[0] = _walk_range(ranks, values, roots, end_ptr, ends, 0, roots.shape[0], slot, points, stack_moves)
+    return points, stack_moves, count
+
+
+@numba.njit(cache=True, parallel=True)
+def _walk_roots(ranks, values, roots, end_ptr, ends, workers):
+    """``_walk_root`` for every reachable root: one parallel region over independent roots.
+
+    No root needs another's result here (the values come afterwards), so a solve has one parallel
+    region and one barrier, not one per layer. The ``workers`` (one per thread) take chunks of roots
+    from a shared atomic counter until none is left: a thread that the machine's other work slows
+    down takes fewer chunks instead of holding the others up at the barrier. Roots come with fewer
+    cards played first, the costliest first, so the last chunks are short.
+    """
+    n_roots = roots.shape[0]
+    points = np.full(ends.shape[0], -1, dtype=np.int32)
+    stack_moves = np.zeros(ends.shape[0], dtype=np.int64)
+    n_chunks = (n_roots + _CHUNK - 1) // _CHUNK
+    counter = np.zeros(1, dtype=np.int64)
+    count = np.zeros(workers, dtype=np.int64)
+    for w in numba.prange(workers):
+        slot = np.empty(_BASE**4, dtype=np.int32)
+        while True:
+            c = _take_ticket(counter)
+            if c >= n_chunks:
+                break
+            lo = c * _CHUNK
+            hi = min(n_roots, lo + _CHUNK)
+            count[w] += _walk_range(ranks, values, roots, end_ptr, ends, lo, hi, slot, points, stack_moves)
+    return points, stack_moves, count
+
+
+@numba.njit(cache=True, nogil=True)
+def _values(roots, end_ptr, ends, points, edge_moves, played):
+    """V(root) = max over its ends of (stack points to that end + V(end)), from the last root back.
+
+    ``roots`` come with fewer cards played first and every end has more cards played than its root,
+    so walking them backwards finds every end's value ready.
     """
     n_states = _BASE**4
     value = np.full(n_states, -1, dtype=np.int32)
     stack_moves = np.zeros(n_states, dtype=np.int64)
     stack_len = np.zeros(n_states, dtype=np.int8)
-    n_layers = layer_starts.shape[0] - 1
-    visited = 0
-    for layer in range(n_layers - 1, -1, -1):
-        lo = layer_starts[layer]
-        hi = layer_starts[layer + 1]
-        # Interleaved lanes, one per thread: neighbouring positions cost alike, contiguous halves do not.
-        count = np.zeros(lanes, dtype=np.int64)
-        for lane in numba.prange(lanes):
-            for j in range(lo + lane, hi, lanes):
-                count[lane] += _solve_position(layers[j], ranks, values, sizes, value, stack_moves, stack_len)
-        visited += count.sum()
-    return value, stack_moves, stack_len, visited
+    for k in range(roots.shape[0] - 1, -1, -1):
+        root = roots[k]
+        best = 0  # a root without ends is the end of the game
+        best_e = -1
+        for e in range(end_ptr[k], end_ptr[k + 1]):
+            v = points[e] + value[ends[e]]
+            if best_e < 0 or v > best:
+                best = v
+                best_e = e
+        value[root] = best
+        if best_e >= 0:
+            stack_moves[root] = edge_moves[best_e]
+            stack_len[root] = played[ends[best_e]] - played[root]
+    return value, stack_moves, stack_len
 
 
-def _layers(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Position indices grouped by cards played (CSR layout: ``layers[starts[n]:starts[n+1]]``)."""
+def _order(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every position index, fewer cards played first, and the cards played at every index."""
     grids = np.meshgrid(*[np.arange(int(s) + 1) for s in sizes], indexing="ij")
     heights = np.stack([g.ravel() for g in grids], axis=1)
     index = heights @ _STRIDE
     played = heights.sum(axis=1)
     order = np.argsort(played, kind="stable")
-    starts = np.searchsorted(played[order], np.arange(int(sizes.sum()) + 2))
-    return index[order].astype(np.int64), starts.astype(np.int64)
+    by_index = np.zeros(_BASE**4, dtype=np.int32)
+    by_index[index] = played
+    return index[order].astype(np.int32), by_index
 
 
 def _deal_arrays(deal: Deal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -195,17 +335,36 @@ def _deal_arrays(deal: Deal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ranks, values, sizes
 
 
-def solve(deal: Deal | str, pile_size: int | None = None) -> OracleResult:
+def solve(deal: Deal | str, pile_size: int | None = None, threads: int | None = None) -> OracleResult:
     """The optimal score of ``deal`` and an optimal plan (pile index per move).
 
     ``deal`` is a :class:`Deal` or a deal string; for a reduced deal string pass ``pile_size``
     (it is inferred from the string when omitted). The result is always proven optimal.
+
+    ``threads`` is how many threads walk the stacks (numba's parallel loop). ``None`` takes numba's
+    thread count for the calling thread (``numba.set_num_threads``, e.g. set per task by a batch
+    runner) but no more than the CPUs this process may run on (``os.sched_getaffinity``); a number
+    is used as given, capped at numba's pool size (``NUMBA_NUM_THREADS``). Solving many deals at
+    once, one thread per deal is the better split; the result never depends on it.
     """
     deal = _as_deal(deal, pile_size)
+    n_threads = resolve_threads(threads)
     start = time.perf_counter()
     ranks, values, sizes = _deal_arrays(deal)
-    lanes = numba.get_num_threads()
-    value, stack_moves, stack_len, visited = _solve_tables(ranks, values, sizes, *_layers(sizes), lanes)
+    order, played = _order(sizes)
+    roots, end_ptr, ends = _stack_ends(values, order)
+    if n_threads == 1:
+        points, edge_moves, visited = _walk_roots_serial(ranks, values, roots, end_ptr, ends)
+    else:
+        previous_threads = numba.get_num_threads()
+        numba.set_num_threads(n_threads)  # numba's count is per calling thread: restored below
+        try:
+            points, edge_moves, visited = _walk_roots(ranks, values, roots, end_ptr, ends, n_threads)
+        finally:
+            numba.set_num_threads(previous_threads)
+    if (points < 0).any():  # every end was found by some stack: a root was left unwalked
+        raise AssertionError(f"oracle kernel left stack ends unscored on {deal}")
+    value, stack_moves, stack_len = _values(roots, end_ptr, ends, points, edge_moves, played)
     plan: list[int] = []
     h = [0, 0, 0, 0]
     while len(plan) < deal.num_cards:
@@ -227,8 +386,27 @@ def solve(deal: Deal | str, pile_size: int | None = None) -> OracleResult:
         bound=optimum,
         plan=tuple(plan),
         seconds=seconds,
-        stats={"stack_nodes": int(visited)},
+        stats={
+            "stack_nodes": int(visited.sum()),
+            "positions": len(roots),
+            "stack_ends": len(ends),
+            "threads": n_threads,
+        },
     )
+
+
+def resolve_threads(threads: int | None = None) -> int:
+    """The thread count ``solve(..., threads=threads)`` runs with (see :func:`solve`)."""
+    pool = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        try:
+            available = len(os.sched_getaffinity(0))
+        except AttributeError:  # no affinity masks (macOS, Windows)
+            available = os.cpu_count() or 1
+        return max(1, min(numba.get_num_threads(), available))
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+    return min(threads, pool)
 
 
 def _as_deal(deal: Deal | str, pile_size: int | None) -> Deal:
@@ -248,10 +426,13 @@ def check(deal: Deal | str, result: OracleResult) -> bool:
     return state.done and state.score == result.score and result.optimal
 
 
-def solve_cached(deal: Deal | str, cache: OracleCache | None = None) -> OracleResult:
-    """``solve`` through the on-disk cache; cached entries are replayed before they are trusted."""
+def solve_cached(
+    deal: Deal | str, cache: OracleCache | None = None, threads: int | None = None
+) -> OracleResult:
+    """``solve`` through the on-disk cache; cached entries are replayed before they are trusted.
+    ``threads`` as in :func:`solve` (a cached answer takes none)."""
     deal = _as_deal(deal, None)
     cache = cache if cache is not None else OracleCache()
     variant = f"piles4x{deal.pile_size}"
     text = str(deal)
-    return cache.solve(GAME, variant, text, lambda: solve(deal), lambda r: check(deal, r))
+    return cache.solve(GAME, variant, text, lambda: solve(deal, threads=threads), lambda r: check(deal, r))

@@ -19,6 +19,7 @@ from tabletop_gym.training.arguments import (
     seed_arg,
     stop_on_broken_pipe,
 )
+from tabletop_gym.training.batch import add_batch_arguments, add_ray_arguments, check_batch_options
 from tabletop_gym.training.games import GameSpec, game_names, get_game
 
 GENERIC = ("evaluate", "train", "demo")
@@ -33,6 +34,7 @@ HELP = {
     "tournament": "play bots against each other",
     "stats": "statistics of games under fixed rules",
     "suite": "certified evaluation suites: list, check or build them",
+    "baselines": "train and evaluate every agent on every game's suite: the baselines table",
 }
 
 
@@ -70,6 +72,7 @@ def _add_generic(parser: argparse.ArgumentParser, command: str) -> None:
             help="random, greedy, oracle or a trained model's path; repeat or comma-separate to compare",
         )
         parser.add_argument("--out", type=path_arg, default=Path("runs/evaluate"), help="report folder")
+        add_ray_arguments(parser)  # the oracle's solves of the evaluation's deals as Ray tasks
     if command in ("train", "demo"):
         default_steps = 200_000 if command == "train" else 150_000
         parser.add_argument("--steps", type=int_arg(1), default=default_steps, help="environment steps")
@@ -102,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     specs = {name: get_game(name) for name in game_names()}
     _add_suite_command(commands)
+    _add_baselines_command(commands)
     for command in GENERIC + PER_GAME:
         owners = [n for n, s in specs.items() if command in GENERIC or command in s.commands]
         if not owners:
@@ -113,6 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
             if command in GENERIC:
                 _add_generic(game_parser, command)
             specs[name].add_arguments(game_parser, command)
+            if command == "solve" and specs[name].oracle is not None:
+                add_batch_arguments(game_parser)  # --deals SPEC --out FILE [--ray]: every game alike
             if command == "demo":
                 # The settings of the game's demo: ones its oracle serves, a budget that fits.
                 game_parser.set_defaults(**specs[name].demo)
@@ -139,6 +145,53 @@ def _add_suite_command(commands: argparse._SubParsersAction) -> None:
     )
     build.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _suite_list(text: str) -> list[str]:
+    names = [n.strip() for n in nonempty(text).split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"an empty suite id in {text!r}")
+    return names
+
+
+def _add_baselines_command(commands: argparse._SubParsersAction) -> None:
+    from tabletop_gym.training.baselines import DEFAULT_SUITES
+
+    sub = commands.add_parser("baselines", help=HELP["baselines"])
+    sub.add_argument(
+        "--suites",
+        type=_suite_list,
+        default=list(DEFAULT_SUITES),
+        help=f"comma-separated suite ids (default {','.join(DEFAULT_SUITES)})",
+    )
+    sub.add_argument("--seeds", type=int_arg(1, 100), default=3, help="training seeds per game (default 3)")
+    sub.add_argument(
+        "--steps",
+        type=int_arg(1),
+        default=None,
+        help="environment steps per training run (default: each game's budget, see the README)",
+    )
+    sub.add_argument(
+        "--episodes",
+        type=int_arg(1),
+        default=None,
+        help="play only each suite's first N deals (default all; war-r6s2-v0: 100)",
+    )
+    sub.add_argument("--out", type=path_arg, default=Path("runs/baselines"), help="report and models folder")
+    sub.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _baselines(args: argparse.Namespace) -> int:
+    from tabletop_gym.training.baselines import run_baselines
+
+    report = run_baselines(
+        args.suites, args.seeds, args.steps, args.out, args.episodes, progress=not args.no_progress
+    )
+    print((args.out / "baselines.md").read_text(), end="")
+    print(f"report: {args.out / 'baselines.json'}")
+    if report.get("plot"):
+        print(f"plot:   {report['plot']}")
+    return 0
 
 
 def _suite(args: argparse.Namespace) -> int:
@@ -182,18 +235,25 @@ def _suite(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure a user can cause ends with a one-line message, not a traceback."""
     args = build_parser().parse_args(argv)
-    spec = get_game(args.game) if args.command != "suite" else None  # suites name their own game
+    # The suite and baselines commands name their games through suites.
+    spec = get_game(args.game) if args.command not in ("suite", "baselines") else None
     try:
         _check_paths(args)
         if args.command == "suite":
             status = _suite(args)
+        elif args.command == "baselines":
+            status = _baselines(args)
         elif args.command == "evaluate":
             status = _evaluate(spec, args)
         elif args.command == "train":
             status = _train(spec, args)
         elif args.command == "demo":
             status = _demo(spec, args)
+        elif args.command == "solve" and getattr(args, "deals", None) is not None:
+            status = _solve_batch(spec, args)
         else:
+            if args.command == "solve" and hasattr(args, "deals"):
+                check_batch_options(args)  # batch options without --deals are refused, not ignored
             status = spec.commands[args.command](args)
         sys.stdout.flush()
         return status
@@ -223,6 +283,26 @@ def _check_paths(args: argparse.Namespace) -> None:
         check_cache_dir(cache)
 
 
+def _solve_batch(spec: GameSpec, args: argparse.Namespace) -> int:
+    """``solve GAME --deals SPEC --out FILE``: the generic batch path, the same for every game."""
+    from tabletop_gym.training.batch import run_batch
+
+    check_batch_options(args)
+    report = run_batch(
+        spec.name,
+        args,
+        args.deals,
+        args.batch_out,
+        ray_address=args.ray,
+        ray_cpus=args.ray_cpus,
+        cpus_per_deal=args.cpus_per_deal,
+        progress=not getattr(args, "no_progress", False),
+    )
+    print(report.summary())
+    print(f"results: {args.batch_out}")
+    return 1 if report.failures else 0
+
+
 def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | None = None) -> int:
     from tabletop_gym.training.evaluate import evaluate, format_table
 
@@ -230,7 +310,24 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
     if getattr(args, "suite", None) is not None:
         from tabletop_gym.suites import resolve
 
+        if getattr(args, "ray", None) is not None:
+            raise ValueError("--ray solves the oracle's deals; with --suite nothing is solved")
         suite = resolve(spec.name, args.suite, args)  # loaded and checked: every plan replayed
+    solve_first = None
+    if hasattr(args, "ray"):  # evaluate's options (demo has none)
+        from tabletop_gym.training.batch import check_ray_options
+
+        check_ray_options(args)
+        if args.ray is None and args.cpus_per_deal is not None:
+            raise ValueError("--cpus-per-deal sizes the Ray tasks of the oracle's solves: give --ray too")
+    if getattr(args, "ray", None) is not None and spec.oracle is not None:
+        from tabletop_gym.training.batch import presolve
+
+        def solve_first(seeds: Sequence[int]) -> dict:
+            return presolve(
+                spec.name, args, seeds, args.ray, args.ray_cpus, args.cpus_per_deal, not args.no_progress
+            )
+
     report = evaluate(
         spec,
         agents or args.agent,
@@ -240,6 +337,7 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
         out=args.out,
         progress=not args.no_progress,
         suite=suite,
+        solve_first=solve_first,
     )
     if suite is not None:
         print(f"suite {suite.id}: {report['episodes']} deals, oracle results as stored (nothing solved)")

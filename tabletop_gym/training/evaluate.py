@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -23,18 +23,32 @@ if TYPE_CHECKING:
     from tabletop_gym.suites import Suite
 
 
-def make_agent(spec: GameSpec, name: str, args: argparse.Namespace, suite: Suite | None = None) -> Agent:
+def make_agent(
+    spec: GameSpec,
+    name: str,
+    args: argparse.Namespace,
+    suite: Suite | None = None,
+    solved: Mapping[str, OracleResult] | None = None,
+) -> Agent:
     """An agent by name (``random``, ``greedy``, ``oracle``...) or a trained model's path. On a
-    ``suite`` the oracle plays the suite's stored plans (nothing is solved)."""
+    ``suite`` the oracle plays the suite's stored plans (nothing is solved); results already
+    ``solved`` (by deal) are played as they are."""
     if name in spec.agents:
         return spec.agents[name](args)
+    if name == "oracle" and spec.oracle is not None and not spec.oracle_agent:
+        raise ValueError(
+            f"{spec.name}'s oracle plans every player's moves (the most your seat can get when everyone "
+            "plays for it), which the environment's bots do not follow, so it cannot play as an agent; "
+            "its bound is what every agent's score is divided by"
+        )
     if name == "oracle" and suite is not None:
         return PlanAgent(suite.result)
     if name == "oracle" and spec.oracle is not None:
-        return PlanAgent(lambda deal: spec.oracle(deal, args))
+        known = solved if solved is not None else {}
+        return PlanAgent(lambda deal: known[deal] if deal in known else spec.oracle(deal, args))
     if name and Path(name).exists():
         return load_policy(name)
-    known = sorted(spec.agents) + (["oracle"] if spec.oracle is not None else [])
+    known = sorted(spec.agents) + (["oracle"] if spec.oracle is not None and spec.oracle_agent else [])
     raise ValueError(
         f"unknown agent {quote_input(name)} for {spec.name}: use one of {', '.join(known)} "
         "or the path of a model saved by 'tabletop-gym train'"
@@ -72,9 +86,15 @@ def play_episode(env: gym.Env, agent: Agent, seed: int, deal: str | None = None)
     return Episode(float(info["score"]), info["deal"], info)
 
 
-def score_ratio(score: float, bound: float) -> float:
+def score_ratio(score: float, bound: float, worst: float | None = None) -> float:
     """How close a score comes to the bound, 1 at best: ``score / bound``; for games scored as a
-    negative count (minus turns) ``bound / score``, i.e. fewest possible turns / turns taken."""
+    negative count (minus turns) ``bound / score``, i.e. fewest possible turns / turns taken. Where
+    scores go below 0 (War's whole game: -1 a loss, 0 a draw, 1 a win) the game's ``worst`` score
+    is the zero of the scale: ``(score - worst) / (bound - worst)``."""
+    if worst is not None:
+        if bound <= worst:
+            return float(score >= bound)
+        return (score - worst) / (bound - worst)
     if bound > 0:
         return score / bound
     if bound < 0:
@@ -101,11 +121,14 @@ def evaluate(
     out: Path | None = None,
     progress: bool = True,
     suite: Suite | None = None,
+    solve_first: Callable[[Sequence[int]], Mapping[str, OracleResult]] | None = None,
 ) -> dict[str, Any]:
     """Play ``episodes`` seeded deals (default 200 from seed 0) with each agent and compare every
     score with the oracle. With a loaded ``suite`` (``tabletop_gym.suites.load``) the agents play
     its deals (the first ``episodes`` of them, default all) and are compared with its stored,
-    replay-checked oracle results: nothing is solved."""
+    replay-checked oracle results: nothing is solved. ``solve_first(seeds)``, where given, returns
+    the oracle results of the seeds' deals before any agent plays (``evaluate --ray`` solves them
+    as Ray tasks); a deal it leaves out is solved here as usual."""
     if suite is not None:
         if seed is not None:
             raise ValueError(f"suite {suite.id} fixes its deals: a seed does not apply")
@@ -122,9 +145,12 @@ def evaluate(
         raise ValueError(f"agent {', '.join(repeated)} named twice: each agent is one row of the report")
     env_id, env_kwargs = spec.environment(args)
     env = gym.make(env_id, **env_kwargs)
-    agents = [(name, make_agent(spec, name, args, suite)) for name in agent_names]
+    solved: dict[str, OracleResult] = {}  # filled by solve_first once every agent is known to fit
+    agents = [(name, make_agent(spec, name, args, suite, solved)) for name in agent_names]
     for name, agent in agents:
         _check_policy_fits(agent, name, env.unwrapped)
+    if solve_first is not None and suite is None:
+        solved.update(solve_first([s for s, _ in games]))
     # An agent that plays from the deal (the oracle's plan) gets an environment of its own that shows
     # it from reset on; the others never see it before an episode ends. Same id, same settings, same
     # seeds: the same deals.
@@ -134,7 +160,7 @@ def evaluate(
         else None
     )
     report: dict[str, Any] = {"game": spec.name, "episodes": episodes, "seed": seed, "agents": {}}
-    oracle_results: dict[str, OracleResult] = {}
+    oracle_results: dict[str, OracleResult] = dict(solved)
     if suite is not None:
         report["suite"] = {"id": suite.id, "checksum": suite.checksum, "options": suite.meta.get("options")}
         oracle_results = {deal: suite.result(deal) for _, deal in games}
@@ -160,9 +186,10 @@ def evaluate(
     env.close()
     if deal_env is not None:
         deal_env.close()
+    worst = spec.worst_score(args) if spec.worst_score is not None else None
     for name, entry in report["agents"].items():
         results = [oracle_results.get(d) for d in entry["deals"]]
-        entry.update(_summary(spec, entry["scores"], results, final_infos[name]))
+        entry.update(_summary(spec, entry["scores"], results, final_infos[name], worst))
     references = spec.references(args) if spec.references is not None else {}
     if references:
         # Values of the settings themselves (not of a deal), e.g. what the best policy that does not
@@ -182,13 +209,17 @@ def evaluate(
 
 
 def _summary(
-    spec: GameSpec, scores: list[float], results: list[OracleResult | None], infos: list[dict[str, Any]]
+    spec: GameSpec,
+    scores: list[float],
+    results: list[OracleResult | None],
+    infos: list[dict[str, Any]],
+    worst: float | None = None,
 ) -> dict[str, Any]:
     mean, _, _ = mean_ci95(scores)
     summary: dict[str, Any] = {"mean_score": mean}
     if results and all(r is not None for r in results):
         bounds = [r.bound for r in results]
-        ratios = [score_ratio(s, b) for s, b in zip(scores, bounds, strict=True)]
+        ratios = [score_ratio(s, b, worst) for s, b in zip(scores, bounds, strict=True)]
         ratio, low, high = mean_ci95(ratios)
         summary.update(
             mean_bound=float(np.mean(bounds)),

@@ -14,8 +14,11 @@ Two parts, reported separately and never mixed up:
   (``replanned``); a beam goes on from where that stops. Where no solution needed that, its budget
   plans the plan's later rounds again the same way, from each round's start with the rounds
   before fixed to the plan's (a smaller search than the whole game's: on the two-round bench deal 0
-  of 2 players the plan goes from 109 to 113 with a ``time_limit`` of 30). The best plan is
-  replayed through the engine to its score before it is returned.
+  of 2 players the plan goes from 109 to 113 with a ``time_limit`` of 30). What realizing and
+  planning again leave of their budget goes to ``lns_plan``: CP-SAT's neighbourhood search alone on
+  the game model, from the best plan, with a pool of its last solutions played out best first (that
+  deal: 113 to 118, at the same total work). The best plan is replayed through the engine to its
+  score before it is returned.
 - **bound**: ``build_model``, a CP-SAT model of the whole game at the level of rounds with every
   player: per round, player and card kind the turn cards, second cards and face-down cards; the cards
   each player receives, exactly by deck position (deals from the starter after the draws so far, the
@@ -62,7 +65,8 @@ between users; a faster machine only finishes sooner.
 The code, one module per part: ``model`` (``build_model``, from the rule families in
 ``model_cards``, ``model_turns`` and ``model_rounds`` on ``model_base``), ``bounds`` (the CP-SAT
 bounds), ``paths`` (the artist-path LP), ``solutions`` (between games and model solutions),
-``realization`` (solutions played out through the engine), ``beam`` (beam and portfolio plans),
+``realization`` (solutions played out through the engine), ``lns`` (plans from CP-SAT's
+neighbourhood search on the game model), ``beam`` (beam and portfolio plans),
 ``brute`` (exhaustive search), ``oracle`` (``solve``) and ``free`` (the free-deal oracle).
 """
 
@@ -90,6 +94,7 @@ from tabletop_gym.oracles.modern_art.common import (
     WORK_PER_SECOND,
 )
 from tabletop_gym.oracles.modern_art.free import free_deal, free_deal_bound, free_deal_search, stacked_deal
+from tabletop_gym.oracles.modern_art.lns import lns_plan
 from tabletop_gym.oracles.modern_art.model import _deck_tables, _received_by, _seat_reach, build_model
 from tabletop_gym.oracles.modern_art.oracle import check, solve, solve_cached
 from tabletop_gym.oracles.modern_art.paths import (
@@ -121,7 +126,7 @@ __all__ = [
     "beam_search", "portfolio_search", "brute_force", "build_model", "relaxation_bound", "seat_round_bound",
     "artist_path_bound",
     "solve", "solve_cached", "check", "free_deal_bound", "free_deal_search", "stacked_deal", "free_deal",
-    "realize", "realize_free", "replanned", "plan_plays", "solution_plays",
+    "realize", "realize_free", "replanned", "plan_plays", "solution_plays", "lns_plan",
     "GAME", "ORACLE_REVISION", "MAX_WIDTH", "MAX_TIME_LIMIT", "MAX_WORKERS", "MAX_FREE_DEALS", "PORTFOLIO",
     "POSITIONS_PER_SECOND", "WORK_PER_SECOND", "SUPPLY_WORK_PER_SECOND", "FIXED_ORDER_SHARE", "RESTART_NODES",
     "_ArtistPaths", "_Collector", "_Positions", "_complete_hint", "_deck_tables", "_hint", "_key",

@@ -36,14 +36,18 @@ def _solve_for(
     workers: int,
     callback: cp_model.CpSolverSolutionCallback | None = None,
     rate: float = WORK_PER_SECOND,
+    lns_only: bool = False,
 ) -> tuple[Any, cp_model.CpSolver]:
     """(status, solver) of CP-SAT on ``m`` on ``workers`` workers, for about ``seconds`` of a 2-core
     machine: ``seconds x rate`` of CP-SAT's deterministic time, with its search interleaved, so the
-    same model and limit give the same answer on every run and machine."""
+    same model and limit give the same answer on every run and machine. ``lns_only``: only the
+    neighbourhood workers, from the hint (a search for solutions that proves nothing)."""
     solver = cp_model.CpSolver()
     solver.parameters.max_deterministic_time = max(0.01, float(seconds) * rate)
     solver.parameters.num_workers = int(workers)
     solver.parameters.interleave_search = True
+    if lns_only:
+        solver.parameters.use_lns_only = True
     return solver.Solve(m, callback), solver
 
 

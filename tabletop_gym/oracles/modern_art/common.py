@@ -17,9 +17,9 @@ GAME = "modern_art"
 # rules of a round's last card and first draw 5, one answer per player to a last simultaneous card
 # 6, the order of draws 7, draws only with draw cards in hand and answers apart from double second
 # cards 8, deterministic limits in place of clocks 9, a 0 value token paying its artist's value, the
-# extra cards in the search key and later rounds planned again 10), so results cached by an older
-# version are computed again rather than served.
-ORACLE_REVISION = 10
+# extra cards in the search key and later rounds planned again 10, the work left over going to LNS
+# plans 11), so results cached by an older version are computed again rather than served.
+ORACLE_REVISION = 11
 
 
 # The largest search settings accepted (a ValueError names the parameter beyond them). The beam has no

@@ -25,6 +25,7 @@ from tabletop_gym.oracles.modern_art.common import (
     _check_width,
     _require_modelled,
 )
+from tabletop_gym.oracles.modern_art.lns import lns_plan
 from tabletop_gym.oracles.modern_art.paths import _path_bound_or_none
 from tabletop_gym.oracles.modern_art.realization import _Positions, realize, replanned
 
@@ -42,6 +43,9 @@ def solve(
     seat's supply per artist with 2 or 3 players: up to ``time_limit / 10`` seconds of CP-SAT each).
     Seconds are those of a 2-core machine, counted as deterministic work (see the module's
     docstring): the result depends on the arguments only.
+
+    The plan: the best of the beams, the game model's solutions played out through the engine, its
+    later rounds planned again, and ``lns_plan`` with the plan budget those leave unspent.
 
     With ``exact_positions > 0`` the exhaustive search is tried first (exact, for tiny decks) and its
     optimum is both score and bound when it finishes within that many positions.
@@ -83,11 +87,45 @@ def solve(
     if path_bound is not None:
         bound = min(bound, path_bound)
     stats["plan_source"] = "beam"
-    # The relaxation's best solutions, played out through the engine: where the order of plays can
-    # be found, the plan scores what the solution does; else (after planning again once from there)
-    # a beam goes on from the first round that could not be realized. Realizing gets a third of the
-    # relaxation's time (the seat's supply took up to half), planning again a sixth; two thirds where
-    # a solution meets the bound, since realizing one proves the plan optimal.
+    narrow = max(8, width // 2)
+    found = _realized(rules, cards, seat, score, plan, solutions, bound, time_limit, narrow, which)
+    score, plan, how, left = found
+    if how:
+        stats["plan_source"] = how
+    if score < bound:
+        # The work kept for realizing and planning again that they did not spend: CP-SAT's LNS on the
+        # game model from the best plan, and its solutions realized.
+        stats["lns_seconds"] = round(left, 3)
+        score, plan, how = lns_plan(rules, cards, seat, score, plan, left, [PORTFOLIO[which]], narrow)
+        if how:
+            stats["plan_source"] += f", {how}"
+    stats["method"] = "beam and realized relaxation plans; smaller of the game model and artist path bounds"
+    if bound < score:  # a proven bound below a replayed plan can only be a bug in the model
+        raise AssertionError(f"relaxation bound {bound} below the plan's {score}: the model is wrong")
+    return _checked(rules, deal, seat, score, bound, plan, start, stats)
+
+
+def _realized(
+    rules: Rules,
+    cards: Sequence[int],
+    seat: int,
+    score: int,
+    plan: Sequence[int],
+    solutions: list,
+    bound: int,
+    time_limit: float,
+    narrow: int,
+    which: int,
+) -> tuple[int, tuple[int, ...], str, float]:
+    """The best of ``plan`` and the game model's ``solutions`` played out through the engine: where
+    the order of plays can be found, the plan scores what the solution does; else (after planning
+    again once from there) a beam of width ``narrow`` goes on from the first round that could not be
+    realized. Realizing gets a third of the relaxation's time as positions (the seat's supply took up
+    to half), planning again a sixth; two thirds where a solution meets the bound, since realizing
+    one proves the plan optimal. Where nothing needed planning again, the sixth goes to planning the
+    plan's later rounds again. Returns (score, plan, how it was found or "", the seconds of that
+    budget left unspent)."""
+    plan, how = tuple(plan), ""
     at_bound = any(objective >= bound for objective, _ in solutions)
     shared = _Positions(time_limit * (2 / 3 if at_bound else 1 / 3) * POSITIONS_PER_SECOND)
     replan = True  # once, for the best solution that cannot be realized to the end (a sixth more time)
@@ -99,30 +137,33 @@ def solve(
             replan = False
             shared.left += int(time_limit / 6 * POSITIONS_PER_SECOND)
             reached = replanned(rules, cards, seat, reached, time_limit / 6, shared=shared)
-        narrow = max(8, width // 2)
-        found, line, how = _played_out(rules, cards, seat, reached, narrow, [PORTFOLIO[which]])
+        found, line, made = _played_out(rules, cards, seat, reached, narrow, [PORTFOLIO[which]])
         if found > score:
-            score, plan = found, line
-            stats["plan_source"] = f"relaxation {how}"
+            score, plan, how = found, line, f"relaxation {made}"
+    left = max(0, shared.left) / POSITIONS_PER_SECOND
     if replan and score < bound:
-        # Nothing needed planning again (every solution tried was realized, or none beat the plan):
-        # the sixth kept for it goes to planning the plan's later rounds again instead.
-        score, plan, how = _replan_later_rounds(rules, cards, seat, score, plan, time_limit / 6)
-        if how:
-            stats["plan_source"] += f", {how}"
-    stats["method"] = "beam and realized relaxation plans; smaller of the game model and artist path bounds"
-    if bound < score:  # a proven bound below a replayed plan can only be a bug in the model
-        raise AssertionError(f"relaxation bound {bound} below the plan's {score}: the model is wrong")
-    return _checked(rules, deal, seat, score, bound, plan, start, stats)
+        spent: list[float] = []
+        score, plan, again = _replan_later_rounds(rules, cards, seat, score, plan, time_limit / 6, spent)
+        left += max(0.0, time_limit / 6 - sum(spent))
+        if again:
+            how = f"{how or 'beam'}, {again}"
+    return score, plan, how, left
 
 
 def _replan_later_rounds(
-    rules: Rules, cards: Sequence[int], seat: int, score: int, plan: Sequence[int], seconds: float
+    rules: Rules,
+    cards: Sequence[int],
+    seat: int,
+    score: int,
+    plan: Sequence[int],
+    seconds: float,
+    spent: list[float] | None = None,
 ) -> tuple[int, tuple[int, ...], str]:
     """The plan with its later rounds planned again: from the start of each round after the first
     (in order, each from the best plan so far), the game model with the rounds before fixed to the
     plan's own (``replanned``: a smaller search than the whole game's) for an equal share of
-    ``seconds``, and its solutions realized. Returns (score, plan, how it was improved or "")."""
+    ``seconds``, and its solutions realized. Returns (score, plan, how it was improved or ""); with a
+    list ``spent``, the seconds CP-SAT used are added to it."""
     plan, how = tuple(plan), ""
     share = seconds / (rules.rounds - 1) if rules.rounds > 1 else 0.0
     for r in range(1, rules.rounds):
@@ -134,7 +175,7 @@ def _replan_later_rounds(
         if start.done or start.round != r:
             break  # the plan's game ended early: no later round to plan again
         shared = _Positions(share * POSITIONS_PER_SECOND)
-        reached = replanned(rules, cards, seat, start, share, shared=shared)
+        reached = replanned(rules, cards, seat, start, share, shared=shared, spent=spent)
         if reached.done and reached.scores[seat] > score:
             score, plan, how = reached.scores[seat], tuple(reached.history), f"replanned from round {r + 1}"
     return score, plan, how

@@ -27,8 +27,8 @@ from tabletop_gym.envs.modern_art.rules import (
     symbol_of,
 )
 from tabletop_gym.oracles.modern_art.beam import _key
-from tabletop_gym.oracles.modern_art.bounds import _solve_for
-from tabletop_gym.oracles.modern_art.common import MAX_WORKERS, _check_seat, _check_seconds
+from tabletop_gym.oracles.modern_art.bounds import _seconds_spent, _solve_for
+from tabletop_gym.oracles.modern_art.common import MAX_WORKERS, WORK_PER_SECOND, _check_seat, _check_seconds
 from tabletop_gym.oracles.modern_art.model import build_model
 from tabletop_gym.oracles.modern_art.solutions import _Collector, _plan_values
 
@@ -126,12 +126,15 @@ def replanned(
     workers: int = 2,
     node_limit: int = 100_000,
     shared: _Positions | None = None,
+    spent: list[float] | None = None,
 ) -> State:
     """Plan again from a position where realizing a solution stopped (the start of a round no order
     realizes, or where the cards drawn went to other players than the solution had them go to): the
     game model with the rounds before it fixed to what was really played (a real game satisfies the
     model, so it stays feasible), solved for ``seconds``, and its solutions realized from there, best
-    first. Returns the first game realized to the end, else the furthest position reached."""
+    first. Returns the first game realized to the end, else the furthest position reached. With a
+    list ``spent``, the seconds CP-SAT used (of ``seconds``: it stops early once it proves its
+    optimum) are added to it."""
     seat, seconds = _check_seat(rules, seat), _check_seconds("seconds", seconds)
     workers = check_int("workers", workers, 1, MAX_WORKERS)
     node_limit = check_int("node_limit", node_limit, 1)
@@ -141,7 +144,9 @@ def replanned(
         m.Add(x == value)
     m.Add(h["st"][r][reached.starter] == 1)
     collector = _Collector(h, rules)
-    _solve_for(m, seconds, workers, collector)
+    _, solver = _solve_for(m, seconds, workers, collector)
+    if spent is not None:
+        spent.append(min(seconds, _seconds_spent(solver, WORK_PER_SECOND)))
     best = reached
     for _, plays in sorted(collector.found, key=lambda item: -item[0]):
         got = _realize_rounds(reached, plays[r:], node_limit, shared)

@@ -23,11 +23,20 @@ war, then tightens the bound once more (see there).
 Conventions covered: ``winner_first`` and ``loser_first`` (a pot's slots are linear in the turns);
 ``high_first`` (a sort) and ``random`` are refused with a ValueError.
 
-Measured (full deck, T = 26, ``random_deal(seed)`` for seeds 1..30, 2 workers on a shared 2-core
-machine, so noisy): median 0.3 s, 29 of 30 proven optimal within 60 s; the slow ones (3-15 s) are
-the deals where player 0 can take every card within the horizon (a first model's best is optimistic,
-a second one finds the real plan); seed 25 stays at 38 cards with a bound of 52 after 60 s (the
-horizon search does not finish it either). T = 3 takes about 0.05 s. The free-deal models make every
+Limits are work, never a clock: ``time_limit`` is seconds of a 2-core machine, counted as CP-SAT's
+deterministic time (``WORK_PER_SECOND``, its search interleaved on a fixed number of workers) and
+the terms of each model built (``model_terms``, known before building, so a model too large for what
+is left is refused rather than started). The same call gives the same bound and plan on every run
+and machine, loaded or idle; a faster machine only finishes sooner. CP-SAT checks its limit between
+steps of its search, so a solve can run past it (seed 25 below with ``time_limit=0.5``: 1.3 units
+where 0.37 were left), but by the same amount every time.
+
+Measured (full deck, T = 26, ``random_deal(seed)``, 2 workers on the shared 2-core machine): with
+``time_limit=10``, seeds 1-12 all proven optimal, median 0.14 CPU s (0.05 s of work), slowest 18 CPU
+s (8.5 s of work): the slow ones are the deals where player 0 can take every card within the horizon
+(a first model's best is optimistic, a second one finds the real plan); seed 25 stays at 38 cards
+with a bound of 52 (the horizon search does not finish it either). Earlier, with wall-clock limits,
+29 of seeds 1-30 were proven within 60 s. T = 3 takes about 0.05 s. The free-deal models make every
 dealt card a variable (52 x 13 booleans).
 """
 
@@ -56,8 +65,77 @@ from tabletop_gym.oracles.war.search import plan_for_orders
 MODEL_PICKUPS = ("winner_first", "loser_first")  # conventions whose pot order is linear in the turns
 
 
-class _OutOfTime(Exception):
-    """The time limit passed while a model was being built."""
+# Limits are work, not clocks: a clock would make bounds and plans depend on the machine and its load.
+# ``time_limit`` is seconds of a 2-core machine, and each part of a call is charged by a count of what
+# it did, converted at these rates, so the same call gives the same bound and plan on every run and
+# machine (with the same OR-Tools); a faster machine only finishes sooner.
+#
+# CP-SAT: deterministic time per second, with the search interleaved on ``workers`` workers (as the
+# Modern Art oracle runs it). Measured here on the horizon models of the full deck at T = 26 (seeds
+# 1-12, the solves that ran over 0.5 units), per second of both cores busy (CPU seconds / 2, as the
+# shared machine's load made its wall clock 3 times that): 0.7-1.2 units a second, most near 0.75.
+WORK_PER_SECOND = 0.8
+# Building a model: terms (``model_terms``) per second; measured here on the full deck's horizon
+# models of 50 to 1,000 turns (building is single-threaded): 1.2-2.1 million terms a CPU second, so
+# a second is counted as a million (on the safe side: a limit is not overrun by building).
+BUILD_TERMS_PER_SECOND = 1_000_000
+TERMS_PER_TURN = 400  # about 55 variables and 90 constraints a turn, weighed as element entries
+FLAG_TERMS_PER_TURN = 40  # what a pattern's constrained trick adds per turn of the model, likewise
+# The horizon search of ``solve_horizon_best``: positions per second (20,000 positions took 0.8 CPU s
+# on seed 25's 26 tricks; positions with many pot orders to branch on cost more).
+SEARCH_NODES_PER_SECOND = 20_000
+
+
+class _OutOfWork(Exception):
+    """A model would take more work to build than the time limit has left."""
+
+    def __init__(self, needed: float, left: float) -> None:
+        super().__init__(f"{needed:.3g} s of work needed, {max(left, 0.0):.3g} s left")
+        self.needed, self.left = needed, left
+
+
+class _Work:
+    """What is left of a ``time_limit`` (seconds of a 2-core machine), charged by counts, never by a
+    clock: model terms built, CP-SAT's deterministic time, search positions."""
+
+    def __init__(self, seconds: float) -> None:
+        self.limit, self.left = float(seconds), float(seconds)
+
+    @property
+    def spent(self) -> float:
+        return self.limit - self.left
+
+    def charge(self, seconds: float) -> None:
+        self.left -= seconds
+
+    def build(self, terms: int) -> None:
+        """Charge the building of a model of ``terms`` terms, or raise ``_OutOfWork`` (before anything
+        is built) when that is more than is left."""
+        needed = terms / BUILD_TERMS_PER_SECOND
+        if needed > self.left:
+            raise _OutOfWork(needed, self.left)
+        self.charge(needed)
+
+    def solve(self, m: cp_model.CpModel, workers: int) -> tuple[cp_model.CpSolver, int]:
+        """CP-SAT on ``m`` within what is left, as deterministic time, then charged what it used."""
+        solver = cp_model.CpSolver()
+        solver.parameters.max_deterministic_time = max(0.01, self.left * WORK_PER_SECOND)
+        solver.parameters.num_workers = workers
+        # Several workers are deterministic only when interleaved (the Modern Art oracle's choice too).
+        solver.parameters.interleave_search = True
+        status = solver.Solve(m)
+        self.charge(solver.ResponseProto().deterministic_time / WORK_PER_SECOND)
+        return solver, status
+
+
+def model_terms(turns: int, sizes: tuple[int, int], deal_bits: int = 0) -> int:
+    """The terms a ``_Turns`` model of ``turns`` turns is counted as (its building work): the element
+    entries of the pots (``2 x turns`` element constraints of ``3 x turns`` entries each, for a player
+    whose dealt pile is shorter than the model), ``TERMS_PER_TURN`` a turn, and twice a free deal's
+    ``deal_bits`` (cards x ranks booleans). Known before building, so a model too large for what is
+    left of the limit is never started."""
+    elements = sum(6 * turns * turns for n in sizes if n < turns)
+    return elements + TERMS_PER_TURN * turns + 2 * deal_bits
 
 
 def _check_model_tricks(name: str, tricks: object) -> int:
@@ -80,15 +158,7 @@ class _Turns:
         sizes: tuple[int, int],
         player0_chooses: bool,
         optimistic: bool,
-        deadline: float | None = None,
     ) -> None:
-        """``deadline`` (a ``time.perf_counter()`` value): past it the building stops with
-        ``_OutOfTime``, so a time limit binds also while a large model is being built."""
-
-        def on_time() -> None:
-            if deadline is not None and time.perf_counter() > deadline:
-                raise _OutOfTime
-
         if rules.pickup not in MODEL_PICKUPS:
             raise ValueError(
                 f"the CP-SAT model covers pickup conventions {MODEL_PICKUPS}, not {rules.pickup!r}"
@@ -132,7 +202,6 @@ class _Turns:
 
         eq, gt, up, war, endt = [], [], [], [], []
         for k in range(K):
-            on_time()
             x0, x1 = self.X[0][k], self.X[1][k]
             if isinstance(x0, int) and isinstance(x1, int):
                 e, g = when(x0 == x1, f"eq{k}"), when(x0 > x1, f"gt{k}")
@@ -163,7 +232,6 @@ class _Turns:
         live, le, wk = [], [[], []], [[], []]
         lose, win, esc, last = [], [], [], []
         for k in range(K):
-            on_time()
             s = m.NewIntVar(0, k, f"st{k}")
             if k == 0:
                 m.Add(s == 0)
@@ -255,7 +323,6 @@ class _Turns:
         en: list = [None] * K
         won: list[list] = [[None] * K, [None] * K]
         for k in reversed(range(K)):
-            on_time()
             e = m.NewIntVar(k, K, f"en{k}")
             m.Add(e == k).OnlyEnforceIf(endt[k])
             m.Add(e == (en[k + 1] if k + 1 < K else K)).OnlyEnforceIf(endt[k].Not())
@@ -270,8 +337,7 @@ class _Turns:
         dummy = [[m.NewIntVar(0, R - 1, f"dummy{p}_{i}") for i in range(2 * K)] for p in (0, 1)]
         self.r0: list[list] = [[None] * K, [None] * K]
         all_r0 = []
-        for j in range(K):
-            on_time()  # the element constraints below make this loop grow with the square of K
+        for j in range(K):  # the element constraints make this loop grow with the square of K
             length = en[j] - st[j] + 1
             for p in (0, 1):
                 base = self.n[p] + 2 * G[p][j]
@@ -328,13 +394,6 @@ class _Turns:
         self.eq, self.gt, self.up, self.war, self.endt = eq, gt, up, war, endt
         self.live, self.le, self.tc, self.st, self.en, self.won = live, le[0], tc, st, en, won
         self.wars = sum(both(live[k], war[k], f"lw{k}") for k in range(K))
-
-    def solve(self, seconds: float, workers: int) -> tuple[cp_model.CpSolver, int]:
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = max(0.01, seconds)
-        solver.parameters.num_workers = workers
-        status = solver.Solve(self.m)
-        return solver, status
 
     def pot_orders(self, solver: cp_model.CpSolver) -> list[tuple[int, ...]]:
         """Player 0's pots in the order taken, each as its cards sorted by their slots."""
@@ -410,8 +469,12 @@ def solve_horizon_cpsat(
     model is rebuilt with twice the wars; when it is a short war (taken optimistically), the bound
     stays what that model proved and a second model without short wars looks for a real plan.
 
-    ``time_limit`` covers building the models too: when it passes during a build, the answer is the
-    best plan found so far (at first: player 0 on its convention) with the bound proven so far.
+    ``time_limit`` is seconds of a 2-core machine counted as work, not read off a clock (see
+    ``WORK_PER_SECOND``): CP-SAT's deterministic time, and the building of each model by its terms
+    (``model_terms``). A model whose building would take more than is left is not built; the answer
+    is then the best plan found so far (at first: player 0 on its convention) with the bound proven
+    so far. The same call gives the same answer on every run and machine; ``stats["work_seconds"]``
+    is the work it was charged, ``seconds`` the wall clock it took.
     The horizon (``tricks``, capped by ``rules.max_tricks``) is at most ``MAX_MODEL_TRICKS``.
     """
     start = time.perf_counter()
@@ -426,7 +489,7 @@ def solve_horizon_cpsat(
             f"the CP-SAT model covers horizons of 1 to {MAX_MODEL_TRICKS} tricks, got {horizon}: "
             "use the horizon search (--method search) or a shorter horizon"
         )
-    deadline = start + time_limit
+    work = _Work(time_limit)
     limited = rules.replace(max_tricks=horizon)
     n = (len(deal.piles[0]), len(deal.piles[1]))
     _, base_wars = _engine_turns(deal, rules, horizon)
@@ -438,24 +501,16 @@ def solve_horizon_cpsat(
     while True:
         turns = min(horizon + (rules.face_down + 1) * wars, most_turns)
         try:
-            model = _Turns(
-                limited,
-                horizon,
-                turns,
-                deal.piles,
-                n,
-                player0_chooses=True,
-                optimistic=True,
-                deadline=deadline,
-            )
-        except _OutOfTime:
-            statuses.append("TIME_LIMIT_WHILE_BUILDING")
+            work.build(model_terms(turns, n))
+        except _OutOfWork:
+            statuses.append("TIME_LIMIT_BEFORE_BUILDING")
             break
+        model = _Turns(limited, horizon, turns, deal.piles, n, player0_chooses=True, optimistic=True)
         size = (len(model.m.Proto().variables), len(model.m.Proto().constraints))
         if forbid_short:
             model.m.Add(model.esc == 0)
         model.m.Maximize(model.held)
-        solver, status = model.solve(deadline - time.perf_counter(), workers)
+        solver, status = work.solve(model.m, workers)
         solves += 1
         statuses.append(solver.StatusName(status))
         feasible = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
@@ -472,7 +527,7 @@ def solve_horizon_cpsat(
                 )
             if held > score:
                 plan, score = found, held
-        if score >= bound or not feasible or time_limit - (time.perf_counter() - start) < 0.5:
+        if score >= bound or not feasible or work.left < 0.5:
             break
         if overflow or short:
             # The best is optimistic: look for a real plan without short wars (and with more turns
@@ -504,6 +559,7 @@ def solve_horizon_cpsat(
             "solves": solves,
             "variables": size[0],
             "constraints": size[1],
+            "work_seconds": work.spent,
         },
     )
 
@@ -517,18 +573,22 @@ def solve_horizon_best(
     max_nodes: int = 20_000,
 ) -> OracleResult:
     """The exact horizon search within ``max_nodes`` positions (fast on most deals), else CP-SAT
-    within what is left of ``time_limit``."""
+    within what is left of ``time_limit`` (work, as in ``solve_horizon_cpsat``) after the search's
+    positions, counted at ``SEARCH_NODES_PER_SECOND``; CP-SAT gets at least 1 ms of work."""
     from tabletop_gym.oracles.war.horizon import SearchBudgetError, solve_horizon
 
     start = time.perf_counter()
     time_limit = check_float("time_limit", time_limit, 0, low_open=True)
+    max_nodes = check_int("max_nodes", max_nodes, 1)
     try:
         return solve_horizon(deal, tricks, rules, max_nodes=max_nodes)
     except SearchBudgetError:
         pass
-    left = max(1e-3, time_limit - (time.perf_counter() - start))
+    searched = max_nodes / SEARCH_NODES_PER_SECOND  # the search stops at exactly max_nodes positions
+    left = max(1e-3, time_limit - searched)
     result = solve_horizon_cpsat(deal, tricks, rules, time_limit=left, workers=workers)
     stats = dict(result.stats, search_gave_up_after=max_nodes)
+    stats["work_seconds"] = searched + stats["work_seconds"]
     return OracleResult(result.score, result.bound, result.plan, time.perf_counter() - start, stats)
 
 
@@ -572,16 +632,24 @@ def _parse_pattern(pattern: str) -> list[tuple[bool | None, int | None]]:
 parse_pattern = _parse_pattern
 
 
-def _free_model(rules: WarRules, tricks: int, wars_cap: int, deadline: float | None = None) -> _Turns:
-    n0 = (rules.num_cards + 1) // 2
+def _free_turns(rules: WarRules, tricks: int, wars_cap: int) -> int:
     turns = tricks + (rules.face_down + 1) * wars_cap
     if turns > MAX_MODEL_TURNS:
         raise ValueError(
             f"{tricks} tricks with up to {wars_cap} wars of {rules.face_down} face-down cards need {turns} "
             f"turns; the model holds at most {MAX_MODEL_TURNS}: ask for fewer tricks or wars"
         )
-    limited = rules.replace(max_tricks=tricks)
-    return _Turns(limited, tricks, turns, None, (n0, rules.num_cards - n0), False, False, deadline)
+    return turns
+
+
+def _free_model(rules: WarRules, tricks: int, wars_cap: int, work: _Work, flags: int = 0) -> _Turns:
+    """The free-deal model, its building (with ``flags`` constrained tricks of a pattern) charged to
+    ``work`` first: ``_OutOfWork`` when that is more than is left."""
+    n0 = (rules.num_cards + 1) // 2
+    sizes = (n0, rules.num_cards - n0)
+    turns = _free_turns(rules, tricks, wars_cap)
+    work.build(model_terms(turns, sizes, rules.num_cards * rules.ranks) + flags * FLAG_TERMS_PER_TURN * turns)
+    return _Turns(rules.replace(max_tricks=tricks), tricks, turns, None, sizes, False, False)
 
 
 def _free_deal(model: _Turns, solver: cp_model.CpSolver, rules: WarRules) -> str:
@@ -617,19 +685,24 @@ def find_deal_with_pattern(
 ) -> FreeDealResult:
     """A deal whose first tricks follow ``pattern`` (see ``_parse_pattern``), both players on
     ``rules.pickup``, no short war. Raises ValueError if the model proves there is none, and
-    TimeoutError if ``time_limit`` (building included) passes first."""
+    TimeoutError if ``time_limit`` (work, building included, as in ``solve_horizon_cpsat``) is spent
+    first: before building when the model alone would take more."""
     start = time.perf_counter()
     if not isinstance(pattern, str):
         raise ValueError(f"a trick pattern is a string such as 'w,1', got {type(pattern).__name__}")
     tokens = _parse_pattern(pattern)
     time_limit = check_float("time_limit", time_limit, 0, low_open=True)
     workers = check_int("workers", workers, 1, 256)
-    deadline = start + time_limit
+    work = _Work(time_limit)
     wars_cap = max(1, sum(1 for war, _ in tokens if war)) + 1
+    flags = sum(1 for war, winner in tokens if war is not None or winner is not None)
     try:
-        model = _free_model(rules, len(tokens), wars_cap, deadline)
-    except _OutOfTime:
-        raise TimeoutError(f"the time limit of {time_limit:g} s passed while building the model") from None
+        model = _free_model(rules, len(tokens), wars_cap, work, flags)
+    except _OutOfWork as out:
+        raise TimeoutError(
+            f"building the model of {len(tokens)} tricks takes about {out.needed:.3g} s of work, more than "
+            f"the time limit of {time_limit:g} s"
+        ) from None
     model.m.Add(model.done == 1)
     for t, (war, winner) in enumerate(tokens):
         if war is None and winner is None:
@@ -639,18 +712,18 @@ def find_deal_with_pattern(
             model.m.Add(has_war == int(war))
         if winner is not None:
             model.m.Add(won0 == int(winner == 0))
-    solver, status = model.solve(deadline - time.perf_counter(), workers)
+    solver, status = work.solve(model.m, workers)
     if status == cp_model.INFEASIBLE:
         raise ValueError(f"no deal follows the pattern {pattern!r} (within {wars_cap} wars, no short war)")
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise TimeoutError(f"no deal found for {pattern!r} within {time_limit} s")
+        raise TimeoutError(f"no deal found for {pattern!r} within {time_limit:g} s of work")
     return FreeDealResult(
         _free_deal(model, solver, rules),
         0,
         0,
         solver.StatusName(status),
         time.perf_counter() - start,
-        {"turns": model.K},
+        {"turns": model.K, "work_seconds": work.spent},
     )
 
 
@@ -665,32 +738,34 @@ def find_deal_most_wars(
     on ``rules.pickup``, no short war. The model holds at most ``wars_cap`` wars; while the best deal
     reaches the cap it is rebuilt with twice the cap, time allowing. ``bound`` is proven over deals
     without a short war; it is None when the last model's cap was reached (more may be possible).
-    ``tricks`` is at most ``MAX_MODEL_TRICKS``; ``time_limit`` covers building the models too."""
+    ``tricks`` is at most ``MAX_MODEL_TRICKS``; ``time_limit`` is work, building the models included,
+    as in ``solve_horizon_cpsat``."""
     start = time.perf_counter()
     tricks = _check_model_tricks("tricks", tricks)
     time_limit = check_float("time_limit", time_limit, 0, low_open=True)
     workers = check_int("workers", workers, 1, 256)
     wars_cap = check_int("wars_cap", wars_cap, 1, MAX_MODEL_TURNS)
-    deadline = start + time_limit
+    work = _Work(time_limit)
     best: FreeDealResult | None = None
     while True:
         try:
-            model = _free_model(rules, tricks, wars_cap, deadline)
-        except _OutOfTime:
+            model = _free_model(rules, tricks, wars_cap, work)
+        except _OutOfWork as out:
             if best is not None:
-                return best  # no time to build the larger model: keep the capped answer
+                return best  # no work left to build the larger model: keep the capped answer
             raise TimeoutError(
-                f"the time limit of {time_limit:g} s passed while building the model of {tricks} tricks"
+                f"building the model of {tricks} tricks takes about {out.needed:.3g} s of work, more than "
+                f"the time limit of {time_limit:g} s"
             ) from None
         model.m.Add(model.done == 1)
         model.m.Maximize(model.wars)
-        solver, status = model.solve(deadline - time.perf_counter(), workers)
+        solver, status = work.solve(model.m, workers)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             if best is not None:
                 return best  # the larger model found nothing in time: keep the capped answer
             if status == cp_model.INFEASIBLE:
                 raise ValueError(f"no deal completes {tricks} tricks without a short war")
-            raise TimeoutError(f"no deal found within {time_limit} s")
+            raise TimeoutError(f"no deal found within {time_limit:g} s of work")
         value = int(round(solver.ObjectiveValue()))
         bound = int(round(solver.BestObjectiveBound()))
         capped = bound >= wars_cap  # the model's cap may be what stops the bound
@@ -703,10 +778,10 @@ def find_deal_most_wars(
             None if capped else bound,
             solver.StatusName(status),
             time.perf_counter() - start,
-            {"turns": model.K, "wars_cap": wars_cap},
+            {"turns": model.K, "wars_cap": wars_cap, "work_seconds": work.spent},
         )
         room = tricks + (rules.face_down + 1) * 2 * wars_cap <= MAX_MODEL_TURNS
-        if capped and room and deadline - time.perf_counter() > 1.0:
+        if capped and room and work.left > 1.0:
             wars_cap *= 2
             continue
         return best

@@ -52,6 +52,12 @@ class GameSpec:
     - ``references(args)``: values of the settings that ``evaluate`` divides each agent's mean
       score by, beside the per-deal oracle (Nmbr9: the expected value of the best policy that does
       not see the cards to come); an empty dict where there are none.
+    - ``worst_score(args)``: where a deal's score can be below 0, the worst score of any deal (War's
+      whole game: -1, a loss), the zero of ``evaluate``'s score/optimum scale; None where the plain
+      ratio applies.
+    - ``oracle_agent``: whether the oracle's plan can play the environment as the agent named
+      ``oracle``; False where the plan chooses every player's moves (Modern Art: the most the seat
+      gets when everyone plays for it), which the environment's bots do not follow.
     """
 
     name: str
@@ -70,6 +76,8 @@ class GameSpec:
     demo: dict[str, Any] = field(default_factory=dict)
     policy: str | None = None
     references: Callable[[argparse.Namespace], dict[str, float]] | None = None
+    worst_score: Callable[[argparse.Namespace], float | None] | None = None
+    oracle_agent: bool = True
 
     def environment(self, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
         """The environment id and keyword arguments that the command-line arguments select."""

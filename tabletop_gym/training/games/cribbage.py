@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -64,6 +66,19 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             "0 for none (default 5)",
         )
         parser.add_argument(
+            "--oracle-threads",
+            type=int_arg(1),
+            default=None,
+            help="threads per oracle solve (default: numba's count, at most the CPUs available)",
+        )
+        parser.add_argument(
+            "--compare-threads",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="also solve every deal with 1 thread, alternating which goes first deal by deal "
+            "(default on; off when there is only one thread)",
+        )
+        parser.add_argument(
             "--out", type=path_arg, default=Path("runs/bench"), help="folder for cribbage.json"
         )
 
@@ -115,31 +130,68 @@ def _read_pile(answer: str, state: CribbageState) -> tuple[int | None, str]:
     return pile, ""
 
 
+def _timed_solve(deal: str, threads: int) -> tuple[OracleResult, float, float]:
+    """(result, wall seconds, CPU seconds of the whole process, the numba threads included)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = oracle.solve(deal, threads=threads)
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _threading_layer() -> str:
+    """numba's threading layer, or "none" when no parallel loop has run (every solve on 1 thread)."""
+    try:
+        return numba.threading_layer()
+    except ValueError:
+        return "none"
+
+
 def _bench(args: argparse.Namespace) -> int:
-    """Oracle time per deal (median), peak memory, environment steps per second, and the probe
-    search's score/optimum against its number of probes."""
-    oracle.solve(random_deal(0))  # compile (or load the compiled kernel) before timing
-    times, scores = [], []
+    """Oracle time per deal (median wall and CPU; 1 thread against N in one interleaved run), peak
+    memory, environment steps per second, and the probe search's score/optimum against its number
+    of probes."""
+    threads = oracle.resolve_threads(args.oracle_threads)
+    compare = args.compare_threads and threads > 1
+    oracle.solve(random_deal(0), threads=threads)  # compile (or load the compiled kernel) before timing
+    load_before = os.getloadavg()[0]
+    runs: dict[int, list[tuple[float, float]]] = {threads: [], 1: []}
+    scores, nodes = [], []
     for seed in tqdm(range(1, args.deals + 1), desc="oracle", unit="deal"):
-        result = oracle.solve(random_deal(seed))
-        times.append(result.seconds)
-        scores.append(result.score)
+        deal = str(random_deal(seed))
+        # Alternate which thread count goes first, so a change in the machine's load hits both alike.
+        order = ([threads, 1] if seed % 2 else [1, threads]) if compare else [threads]
+        results = {}
+        for n in order:
+            results[n], wall, cpu = _timed_solve(deal, n)
+            runs[n].append((wall, cpu))
+        if len({r.score for r in results.values()}) != 1:
+            raise AssertionError(f"the oracle with 1 and {threads} threads disagrees on {deal}")
+        scores.append(results[threads].score)
+        nodes.append(results[threads].stats["stack_nodes"])
     env = gym.make(ENV_ID).unwrapped
     rates = [env_steps_per_second(env, args.env_steps, seed) for seed in range(3)]
-    known = oracle.solve("46QK25J4K7TAK/T24A74J562A7T/6639KJA82889Q/J837359T935QQ").score
+    known = oracle.solve("46QK25J4K7TAK/T24A74J562A7T/6639KJA82889Q/J837359T935QQ", threads=threads).score
+    walls = [w for w, _ in runs[threads]]
     report = {
-        "oracle_median_seconds": statistics.median(times),
-        "oracle_max_seconds": max(times),
+        "oracle_median_seconds": statistics.median(walls),
+        "oracle_median_cpu_seconds": statistics.median(c for _, c in runs[threads]),
+        "oracle_max_seconds": max(walls),
         "oracle_deals": args.deals,
-        "oracle_threads": numba.get_num_threads(),
+        "oracle_threads": threads,
+        "oracle_threading_layer": _threading_layer(),
+        "oracle_median_stack_nodes": int(statistics.median(nodes)),
         "oracle_mean_optimum": statistics.mean(scores),
         "oracle_min_optimum": min(scores),
         "oracle_max_optimum": max(scores),
+        "load_average_before": load_before,
+        "load_average_after": os.getloadavg()[0],
         "process_peak_rss_mb": peak_rss_mb(),
         "known_answer_112": known,
         "env_steps_per_second_median": statistics.median(rates),
         "env_steps_per_run": args.env_steps,
     }
+    if compare:
+        report["oracle_1_thread_median_seconds"] = statistics.median(w for w, _ in runs[1])
+        report["oracle_1_thread_median_cpu_seconds"] = statistics.median(c for _, c in runs[1])
     if args.probe_deals:
         report.update(_probe_curve(args, scores[: args.probe_deals]))
     write_report("cribbage", report, args.out)

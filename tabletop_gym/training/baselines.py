@@ -1,0 +1,374 @@
+"""The baselines table: every game's certified suite played by random, the game's heuristic bots,
+MaskablePPO trained for a fixed budget on several seeds, and the oracle's plans.
+
+Scores are normalized per deal by the suite's stored oracle result (``score_ratio``: score/optimum,
+fewest turns/turns for Dominion, and for War's whole game (score+1)/(optimum+1), a loss 0 and a win
+1), so 1 is the best play of that very deal. Per game the report
+gives each agent's mean with a 95% interval over deals; for the trained agents, whose result varies
+with the training seed, it gives the interquartile mean (IQM) over seeds x deals with a stratified
+bootstrap interval (runs resampled within each deal), and across games the IQM over seeds x games,
+as rliable computes them (Agarwal et al., 2021). Deterministic agents (the bots, random seeded by
+the deal) are one run each: their across-game interval has zero width.
+
+Training is resumable: a run whose ``model.zip`` already exists with the same game, settings, seed
+and budget is reused, so an interrupted ``tabletop-gym baselines`` continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from tabletop_gym.core import atomic_output, atomic_write_text, check_int
+from tabletop_gym.training.evaluate import mean_ci95, score_ratio
+
+# One suite per game: the environment each game's demo trains on, with proven optima where the
+# oracle gives them (Cribbage, War 6x2, Nmbr9 9-2-5) and plans with proven bounds elsewhere.
+DEFAULT_SUITES = ("cribbage-v0", "war-r6s2-v0", "dominion-v0", "nmbr9-small-v0", "modern_art-2p-v0")
+# Environment steps per training run: about 1-3 minutes of one core per run on this 2-core machine.
+BUDGETS = {"cribbage": 100_000, "war": 50_000, "dominion": 100_000, "nmbr9": 50_000, "modern_art": 100_000}
+# Training aids of the environments (rewards that shape learning but change neither the deals nor the
+# scores, which evaluation reads from info["score"]): with the Dominion solitaire's plain -1 a turn,
+# MaskablePPO stays at random play's level after 100,000 steps (0.25 of the optimum); with a reward
+# per Province and the money-density shaping it learns big money's level (0.88) in the same budget.
+TRAINING_AIDS = {"dominion": {"province_reward": 1.0, "money_reward": 1.0}}
+# Deals played per suite where the whole suite costs too much to play: a game of War on 12 cards
+# asks about 1,900 decisions (a pickup order at every trick won), so its 1,000 deals would take each
+# agent hours; the first 100 keep the interval near +-0.1.
+DEFAULT_EPISODES = {"war-r6s2-v0": 100}
+# Agents that search rather than act on what they observe (the probe reads the deal, the Nmbr9
+# policy runs an expectimax): references of another kind, left out of a table of policies.
+SEARCHERS = frozenset({"probe", "optimal-policy"})
+PPO = "MaskablePPO"
+ORACLE = "oracle plan"
+BOOTSTRAP_REPS = 2000
+
+
+def _rliable() -> Any:
+    try:
+        from rliable import library, metrics
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError("the baselines need the training extra: pip install 'tabletop-gym[train]'") from exc
+    return library, metrics
+
+
+def iqm_interval(scores: np.ndarray, seed: int = 0) -> tuple[float, float, float]:
+    """IQM of a (runs x tasks) score matrix and its 95% stratified-bootstrap interval (rliable)."""
+    library, metrics = _rliable()
+    scores = np.asarray(scores, dtype=float)
+    np.random.seed(seed)  # rliable draws from numpy's global generator: fixed for a reproducible table
+    points, intervals = library.get_interval_estimates(
+        {"agent": scores}, lambda x: np.array([metrics.aggregate_iqm(x)]), reps=BOOTSTRAP_REPS
+    )
+    return float(points["agent"][0]), float(intervals["agent"][0, 0]), float(intervals["agent"][1, 0])
+
+
+def _trained(
+    spec: Any, suite_id: str, args: argparse.Namespace, steps: int, seed: int, folder: Path, progress: bool
+) -> tuple[Path, float]:
+    """The model of one training run, trained now or reused from an earlier run with the same settings."""
+    from tabletop_gym.training.train import train
+
+    config_path = folder / "config.json"
+    env_id, env_kwargs = spec.environment(args)
+    try:
+        config = json.loads(config_path.read_text()) if config_path.is_file() else {}
+    except (OSError, ValueError):
+        config = {}  # unreadable: train again
+    wanted = json.loads(json.dumps([spec.name, env_id, env_kwargs, seed, steps]))
+    same = (
+        isinstance(config, dict)
+        and [config.get(k) for k in ("game", "env_id", "env_kwargs", "seed", "steps")] == wanted
+    )
+    if same and (folder / "model.zip").is_file() and not config.get("interrupted"):
+        return folder / "model.zip", float(config.get("train_seconds", 0.0))
+    # An interrupted run of the same budget goes on from its checkpoint; any other run starts afresh.
+    resume = same and (folder / "checkpoint.zip").is_file()
+    path = train(spec, steps, seed, folder, args, progress=progress, checkpoint_every=10_000, resume=resume)
+    return path, float(json.loads(config_path.read_text())["train_seconds"])
+
+
+def run_suite(
+    suite_id: str,
+    seeds: int,
+    steps: int | None,
+    out: Path,
+    episodes: int | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Train and evaluate every agent on one suite; returns the suite's part of the report."""
+    from tabletop_gym import suites
+    from tabletop_gym.training.evaluate import evaluate
+    from tabletop_gym.training.games import get_game
+
+    suite = suites.load(suite_id)  # checked: every stored plan replays to its score
+    definition = suites.definition(suite.id)
+    spec = get_game(suite.game)
+    args = definition.args()
+    steps = BUDGETS.get(suite.game, 50_000) if steps is None else steps
+    train_args = argparse.Namespace(**{**vars(args), **TRAINING_AIDS.get(suite.game, {})})
+    runs: list[tuple[str, Path]] = []
+    train_seconds: list[float] = []
+    for seed in range(seeds):
+        name = f"{PPO} seed {seed}"
+        if progress:
+            print(f"{suite.id}: training {name} for {steps} steps", flush=True)
+        folder = out / suite.id / f"ppo-seed{seed}"
+        path, seconds = _trained(spec, suite.id, train_args, steps, seed, folder, progress)
+        runs.append((name, path.parent))
+        train_seconds.append(seconds)
+    bots = [name for name in spec.agents if name not in SEARCHERS]
+    names = bots + [str(path) for _, path in runs]
+    if episodes is None:
+        episodes = DEFAULT_EPISODES.get(suite.id)
+    report = evaluate(spec, names, episodes, None, args, progress=progress, suite=suite)
+    played = report["agents"]
+    entries = suite.entries[: report["episodes"]]
+    worst = spec.worst_score(args) if spec.worst_score is not None else None
+    agents: dict[str, Any] = {}
+    for name in bots:
+        agents[name] = _agent_entry([played[name]["ratios"]], [played[name]["mean_score"]])
+    agents[PPO] = _agent_entry(
+        [played[str(path)]["ratios"] for _, path in runs],
+        [played[str(path)]["mean_score"] for _, path in runs],
+    )
+    agents[PPO]["train_seconds"] = train_seconds
+    agents[PPO]["models"] = [str(path) for _, path in runs]
+    # The oracle's row is its stored plans, each replayed through the engine when the suite was
+    # loaded (Modern Art's plans choose every seat's moves, so they are not played against bots).
+    agents[ORACLE] = _agent_entry(
+        [[score_ratio(e.score, e.bound, worst) for e in entries]],
+        [float(np.mean([e.score for e in entries]))],
+    )
+    optimal = sum(e.optimal for e in entries)
+    return {
+        "suite": suite.id,
+        "game": suite.game,
+        "env_id": suite.env_id,
+        "options": suite.meta.get("options", ""),
+        "deals": report["episodes"],
+        "proven_optimal": optimal,
+        "denominator": "optimum" if optimal == report["episodes"] else "bound",
+        "mean_bound": float(np.mean([e.bound for e in entries])),
+        "steps": steps,
+        "training_aids": TRAINING_AIDS.get(suite.game, {}),
+        "seeds": seeds,
+        "bots": bots,
+        "agents": agents,
+    }
+
+
+def _agent_entry(ratios: Sequence[Sequence[float]], mean_scores: Sequence[float]) -> dict[str, Any]:
+    """One agent on one suite: per-run per-deal ratios, the mean with a 95% interval over deals (all
+    runs pooled), and the IQM over runs x deals with its stratified bootstrap interval."""
+    matrix = np.asarray(ratios, dtype=float)  # runs x deals
+    mean, low, high = mean_ci95(matrix.ravel().tolist())
+    iqm, iqm_low, iqm_high = iqm_interval(matrix)
+    return {
+        "runs": len(ratios),
+        "ratios": matrix.tolist(),
+        "run_means": matrix.mean(axis=1).tolist(),
+        "mean_scores": list(mean_scores),
+        "mean": mean,
+        "ci95": [low, high],
+        "iqm": iqm,
+        "iqm_ci95": [iqm_low, iqm_high],
+    }
+
+
+def aggregate(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Across games: IQM over runs x games of each run's mean ratio on a game, for the agents every
+    game has (random, greedy, MaskablePPO, the oracle's plans)."""
+    common = [a for a in ("random", "greedy", PPO, ORACLE) if all(a in g["agents"] for g in games)]
+    result: dict[str, Any] = {}
+    for agent in common:
+        runs = {g["agents"][agent]["runs"] for g in games}
+        if len(runs) != 1:
+            continue
+        matrix = np.array([g["agents"][agent]["run_means"] for g in games], dtype=float).T  # runs x games
+        iqm, low, high = iqm_interval(matrix)
+        result[agent] = {
+            "runs": runs.pop(),
+            "iqm": iqm,
+            "iqm_ci95": [low, high],
+            "mean": float(matrix.mean()),
+        }
+    return result
+
+
+def run_baselines(
+    suite_ids: Sequence[str] = DEFAULT_SUITES,
+    seeds: int = 3,
+    steps: int | None = None,
+    out: Path = Path("runs/baselines"),
+    episodes: int | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Train and evaluate every suite; writes ``baselines.json``, ``baselines.md`` and
+    ``baselines.png`` to ``out`` and returns the report."""
+    seeds = check_int("seeds", seeds, 1, 100)
+    if steps is not None:
+        steps = check_int("steps", steps, 1)
+    if not suite_ids:
+        raise ValueError("no suite to run: name at least one (see 'tabletop-gym suite list')")
+    from tabletop_gym import suites
+
+    for suite_id in suite_ids:
+        suites.definition(suite_id)  # an unknown id fails before any training
+    start = time.perf_counter()
+    cpu_start = _cpu_seconds()
+    games = [
+        run_suite(suite_id, seeds, steps, out, episodes, progress)
+        for suite_id in tqdm(suite_ids, desc="suites", unit="suite", disable=not progress)
+    ]
+    report = {
+        "seeds": seeds,
+        "games": games,
+        "aggregate": aggregate(games),
+        "wall_seconds": round(time.perf_counter() - start, 1),
+        "cpu_seconds": round(_cpu_seconds() - cpu_start, 1),
+        "bootstrap_reps": BOOTSTRAP_REPS,
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "baselines.json", json.dumps(report, indent=1))
+    atomic_write_text(out / "baselines.md", markdown(report))
+    report["plot"] = plot(report, out / "baselines.png")
+    return report
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process's threads (torch, numba) and of the children it waited for."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _cell(entry: dict[str, Any] | None, key: str = "mean") -> str:
+    if entry is None:
+        return "-"
+    low, high = entry[f"{key}_ci95" if key != "mean" else "ci95"]
+    return f"{entry[key]:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The report as markdown: one column per game, one row per agent, then the aggregate."""
+    games = report["games"]
+    header = ["agent"] + [
+        f"{g['game']} ({g['suite']}, {g['deals']} deals{', bound' if g['denominator'] == 'bound' else ''})"
+        for g in games
+    ]
+    rows = [["random"], ["greedy"], ["best other bot"], [f"{PPO}, mean"], [f"{PPO}, IQM"], [ORACLE]]
+    for g in games:
+        agents = g["agents"]
+        others = [b for b in g["bots"] if b not in ("random", "greedy")]
+        best = max(others, key=lambda b: agents[b]["mean"]) if others else None
+        rows[0].append(_cell(agents.get("random")))
+        rows[1].append(_cell(agents.get("greedy")))
+        rows[2].append(f"{best}: {_cell(agents[best])}" if best else "-")
+        rows[3].append(_cell(agents[PPO]))
+        rows[4].append(_cell(agents[PPO], "iqm"))
+        rows[5].append(_cell(agents[ORACLE]))
+    lines = [
+        "Score / oracle optimum per deal (Dominion: fewest turns / turns taken; War: (result + 1) / "
+        "(best result + 1), a loss 0); mean [95% CI] over deals, "
+        f"{PPO} over {report['seeds']} training seeds x deals; IQM [95% stratified bootstrap CI] as rliable "
+        "computes it. A column marked 'bound' divides by proven bounds, not optima.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    budget = ", ".join(
+        f"{g['game']} {g['steps']:,}"
+        + (f" (training aids {', '.join(f'{k}={v:g}' for k, v in aids.items())})" if aids else "")
+        for g in games
+        for aids in [g.get("training_aids", {})]
+    )
+    lines += ["", f"Training budget (environment steps per seed): {budget}.", ""]
+    if report["aggregate"]:
+        lines += ["Across games, IQM over runs x games of each run's mean ratio [95% CI]:", ""]
+        lines += ["| agent | runs | IQM | mean |", "|---|---|---|---|"]
+        for agent, entry in report["aggregate"].items():
+            low, high = entry["iqm_ci95"]
+            lines.append(
+                f"| {agent} | {entry['runs']} | {entry['iqm']:.3f} [{low:.3f}, {high:.3f}] | "
+                f"{entry['mean']:.3f} |"
+            )
+    trained = sum(sum(g["agents"][PPO]["train_seconds"]) for g in games)
+    lines += [
+        "",
+        f"Training: {trained:,.0f} s of wall clock over all runs (each run's own time, kept when a later "
+        f"command reuses its model). This command: {report['wall_seconds']:,} s wall, "
+        f"{report['cpu_seconds']:,} s CPU.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def plot(report: dict[str, Any], path: Path) -> str | None:
+    """One panel per game (each agent's mean with its 95% interval) and one for the aggregate IQM."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - depends on the install
+        return None
+    games = report["games"]
+    panels = len(games) + (1 if report["aggregate"] else 0)
+    columns = min(3, panels)
+    rows = -(-panels // columns)
+    fig, grid = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.0 * rows), squeeze=False)
+    axes = [list(grid.ravel())]
+    for unused in axes[0][panels:]:
+        unused.set_visible(False)
+    colours = {PPO: "tab:blue", ORACLE: "tab:green", "random": "tab:grey", "greedy": "tab:orange"}
+    for ax, g in zip(axes[0], games, strict=False):
+        names = list(g["agents"])
+        for y, name in enumerate(names):
+            entry = g["agents"][name]
+            low, high = entry["ci95"]
+            ax.errorbar(
+                entry["mean"],
+                y,
+                xerr=[[entry["mean"] - low], [high - entry["mean"]]],
+                fmt="o",
+                color=colours.get(name, "tab:purple"),
+                capsize=3,
+            )
+        ax.set_yticks(range(len(names)), names, fontsize=7)
+        ax.set_xlim(0, 1.05)
+        ax.set_title(f"{g['game']} ({g['deals']} deals)", fontsize=9)
+        ax.set_xlabel("score / " + ("bound" if g["denominator"] == "bound" else "optimum"), fontsize=8)
+    if report["aggregate"]:
+        ax = axes[0][panels - 1]
+        names = list(report["aggregate"])
+        for y, name in enumerate(names):
+            entry = report["aggregate"][name]
+            low, high = entry["iqm_ci95"]
+            ax.errorbar(
+                entry["iqm"],
+                y,
+                xerr=[[entry["iqm"] - low], [high - entry["iqm"]]],
+                fmt="s",
+                color=colours.get(name, "tab:purple"),
+                capsize=3,
+            )
+        ax.set_yticks(range(len(names)), names, fontsize=7)
+        ax.set_xlim(0, 1.05)
+        ax.set_title("all games (IQM)", fontsize=9)
+        ax.set_xlabel("score / optimum or bound", fontsize=8)
+    fig.tight_layout()
+    try:
+        with atomic_output(path) as tmp:
+            fig.savefig(tmp, dpi=110, format="png")
+    finally:
+        plt.close(fig)
+    return str(path)

@@ -1,0 +1,616 @@
+"""Batch solving: a game's oracle on many deals, one JSON line per deal, serially or as Ray tasks.
+
+``tabletop-gym solve GAME --deals SPEC --out FILE`` solves the deals of a seed range (``0:1000``,
+the deals ``reset(seed=s)`` plays) or of a file of deal strings, with the game's own solve options,
+and appends one JSON object a line to FILE: ``deal``, ``seed`` (None for a listed deal), ``score``,
+``bound``, ``optimal``, ``plan``, ``seconds``, ``revision``, and the ``game`` and ``settings`` it
+answers (so a line says what question it is the answer to, wherever it is copied). Every plan is
+replayed through the game's engine before its line is written, and each line is flushed as it is
+written, so an interrupted run loses at most the deals in flight: run the same command again and
+deals already in FILE are skipped.
+
+With ``--ray`` (local Ray) or ``--ray ADDRESS`` (an existing cluster) the deals are Ray tasks; the
+lines are the same as the serial run's except ``seconds``, in the order the deals finish. A task
+whose worker dies, or that raises an unexpected error, is retried by Ray; a deal that still fails
+is reported with its error and the exit status is 1, never dropped silently. ``--cpus-per-deal K``
+gives each task K CPUs and K threads to the oracle's numba kernels: many deals side by side with
+K = 1, fewer deals each on more cores with a larger K.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable, Generator, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+from tqdm import tqdm
+
+from tabletop_gym.core import OracleResult, TabletopError, quote_input
+from tabletop_gym.training.arguments import SEED_MAX, check_output_dir, int_arg, path_arg
+
+RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'tabletop-gym[ray]'"
+# Options of the batch run itself, and one-deal options of solve: not part of the question a line
+# answers, so neither stored in its settings nor compared when a run resumes.
+RUN_OPTIONS = frozenset(
+    {"command", "game", "deals", "batch_out", "ray", "ray_cpus", "cpus_per_deal", "no_progress", "cache"}
+)
+# The one-deal modes of the games' solve commands (a given deal, free deals, the unknown draw
+# order, CP-SAT pattern queries): none of them is a per-deal oracle result, so --deals refuses them.
+ONE_DEAL_OPTIONS = ("deal", "seed", "free", "unknown", "find_pattern", "most_wars")
+# Errors that a deal or the settings cause, the same on every try: reported at once, not retried.
+INPUT_ERRORS = (ValueError, TypeError, AssertionError, TabletopError)
+RAY_RETRIES = 3
+SHOWN_FAILURES = 20
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One deal to solve: its deal string and the seed that dealt it (None for a listed deal)."""
+
+    seed: int | None
+    deal: str
+
+    @property
+    def key(self) -> tuple[int | None, str]:
+        return (self.seed, self.deal)
+
+    def where(self) -> str:
+        return f"deal {quote_input(self.deal, 60)}" + ("" if self.seed is None else f" (seed {self.seed})")
+
+
+@dataclasses.dataclass(frozen=True)
+class Failure:
+    """A deal that could not be solved, with the error, in one line."""
+
+    job: Job
+    error: str
+
+
+@dataclasses.dataclass
+class BatchReport:
+    """What a batch run did: the lines of its deals (those found in FILE and those solved now),
+    the failures, and the time it took (wall clock, and CPU of every process that solved)."""
+
+    game: str
+    out: Path
+    deals: int
+    lines: list[dict[str, Any]]
+    already: int
+    solved: int
+    failures: list[Failure]
+    wall_seconds: float
+    cpu_seconds: float
+    where: str
+
+    def summary(self) -> str:
+        done = len(self.lines)
+        text = [
+            f"{self.game}: {self.deals} deals ({self.already} already in {self.out}, {self.solved} solved "
+            f"now, {len(self.failures)} failed) on {self.where}"
+        ]
+        if done:
+            proven = sum(bool(line["optimal"]) for line in self.lines)
+            text.append(
+                f"proven optimal {proven} of {done} ({100 * proven / done:.1f}%); mean score "
+                f"{statistics.fmean(line['score'] for line in self.lines):.2f}, mean bound "
+                f"{statistics.fmean(line['bound'] for line in self.lines):.2f}"
+            )
+        if self.solved:
+            wall = self.solved / self.wall_seconds if self.wall_seconds > 0 else float("inf")
+            cpu = self.solved / self.cpu_seconds if self.cpu_seconds > 0 else float("inf")
+            text.append(
+                f"throughput: {self.solved} deals in {self.wall_seconds:.1f} s wall ({wall:.2f} deals/s), "
+                f"{self.cpu_seconds:.1f} s CPU ({cpu:.2f} deals per CPU second)"
+            )
+        for failure in self.failures[:SHOWN_FAILURES]:
+            text.append(f"FAILED {failure.job.where()}: {failure.error}")
+        if len(self.failures) > SHOWN_FAILURES:
+            text.append(f"... and {len(self.failures) - SHOWN_FAILURES} more failures")
+        if self.failures:
+            text.append("the failed deals are not in the file: run the same command again to retry them")
+        return "\n".join(text)
+
+
+# ---- the command-line options ----------------------------------------------------------------------
+
+
+def deals_arg(text: str) -> range | Path:
+    """An argparse type for ``--deals``: a seed range ``A:B`` (seeds A to B-1) or a file of deal
+    strings (an existing file wins over a range of the same spelling)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    path = Path(text)
+    if path.is_file():
+        return path
+    expected = "expected a seed range A:B (seeds A to B-1, e.g. 0:100) or a file of deal strings"
+    if ":" not in text:
+        if path.exists():
+            raise argparse.ArgumentTypeError(f"{text} is not a file; {expected}")
+        raise argparse.ArgumentTypeError(f"no file named {text}; {expected}")
+    low, _, high = text.partition(":")
+    try:
+        first, stop = int(low.strip(), 10), int(high.strip(), 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed range or a file; {expected}") from None
+    if first < 0 or stop > SEED_MAX + 1:
+        raise argparse.ArgumentTypeError(f"seeds must be from 0 to {SEED_MAX}, got {text!r}")
+    if stop <= first:
+        raise argparse.ArgumentTypeError(
+            f"the range {text!r} holds no seed: A:B needs A < B (seeds A to B-1)"
+        )
+    return range(first, stop)
+
+
+def add_ray_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--ray [ADDRESS]``, ``--ray-cpus`` and ``--cpus-per-deal``, for solve and evaluate."""
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="solve the deals as Ray tasks: on a local Ray started for this run, or on the existing "
+        "cluster at ADDRESS (needs pip install 'tabletop-gym[ray]')",
+    )
+    parser.add_argument(
+        "--ray-cpus",
+        type=int_arg(1, 100_000),
+        default=None,
+        help="with --ray (local): the CPUs the local Ray may use (default all)",
+    )
+    parser.add_argument(
+        "--cpus-per-deal",
+        type=int_arg(1, 1024),
+        default=None,
+        help="CPUs (Ray's num_cpus) and oracle threads for each deal: 1 solves as many deals side by side "
+        "as there are CPUs, more gives each deal more cores (default 1 on Ray; serially, the oracle's own)",
+    )
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    """The batch options of ``solve GAME`` for a game with a per-deal oracle."""
+    known = {a.dest for a in parser._actions}
+    group = parser.add_argument_group("batch solving (--deals)")
+    group.add_argument(
+        "--deals",
+        type=deals_arg,
+        default=None,
+        metavar="SPEC",
+        help="solve many deals: a seed range A:B (the deals reset(seed=s) plays, s from A to B-1) or a "
+        "file of deal strings, one a line (blank and # lines skipped); needs --out",
+    )
+    group.add_argument(
+        "--out",
+        dest="batch_out",  # a file, not the report folder that the command line checks for --out
+        type=path_arg,
+        default=None,
+        metavar="FILE",
+        help="with --deals: the JSON-lines file, one result a line; deals already in it are skipped",
+    )
+    if "cache" not in known:
+        group.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
+    add_ray_arguments(group)
+    if "no_progress" not in known:
+        group.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def check_ray_options(args: argparse.Namespace) -> None:
+    """--ray-cpus and --cpus-per-deal say how Ray runs: without --ray they are a mistake."""
+    address = getattr(args, "ray", None)
+    if getattr(args, "ray_cpus", None) is not None and address != "local":
+        raise ValueError("--ray-cpus sizes a local Ray: give it with --ray (no ADDRESS)")
+    cpus = getattr(args, "cpus_per_deal", None)
+    if cpus is not None and args.ray_cpus is not None and cpus > args.ray_cpus:
+        raise ValueError(f"--cpus-per-deal {cpus} is more than --ray-cpus {args.ray_cpus}: no deal could run")
+
+
+def check_batch_options(args: argparse.Namespace) -> None:
+    """The options of ``solve GAME`` that only --deals uses, and the one-deal options it refuses."""
+    if args.deals is None:
+        for option in ("batch_out", "ray", "ray_cpus", "cpus_per_deal"):
+            if getattr(args, option, None) is not None:
+                raise ValueError(f"--{_dashed(option)} is for batch solving: give --deals too")
+        return
+    for option in ONE_DEAL_OPTIONS:
+        value = getattr(args, option, None)
+        if value is not None and value is not False:
+            raise ValueError(f"--{_dashed(option)} is a one-deal mode of solve; --deals solves many deals")
+    if args.batch_out is None:
+        raise ValueError("--deals needs --out FILE (the JSON-lines file of results)")
+    check_output_file(args.batch_out)
+    check_ray_options(args)
+
+
+def _dashed(dest: str) -> str:
+    return "out" if dest == "batch_out" else dest.replace("_", "-")
+
+
+def check_output_file(path: Path, option: str = "--out") -> None:
+    """A results file that cannot be written is refused before any deal is solved."""
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder; expected a file (JSON lines)")
+    check_output_dir(path.parent if str(path.parent) else Path("."), f"{option}'s folder")
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        raise ValueError(f"{option} {path} cannot be read and written")
+
+
+# ---- the deals ------------------------------------------------------------------------------------
+
+
+def settings_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The command-line settings that make the question each deal's line answers: the game's rules
+    and oracle options, without the options of the run itself (JSON-normal, paths as text)."""
+    values = {
+        k: v for k, v in sorted(vars(args).items()) if k not in RUN_OPTIONS and k not in ONE_DEAL_OPTIONS
+    }
+    return json.loads(json.dumps(values, default=str))
+
+
+def _deal_env(env_id: str, kwargs: dict[str, Any]) -> gym.Env:
+    # Hidden-information games show the deal at reset only when asked to.
+    return gym.make(env_id, **kwargs, reveal_deal=True)
+
+
+def read_jobs(source: Sequence[int] | Path, env_id: str, kwargs: dict[str, Any]) -> list[Job]:
+    """The deals of seeds (each the deal ``reset(seed=s)`` plays) or of a file (each checked by the
+    environment and written as it writes it). A deal listed twice is solved once."""
+    from tabletop_gym.suites import deal_of_seed
+
+    env = _deal_env(env_id, kwargs)
+    try:
+        if isinstance(source, Path):
+            return list(dict.fromkeys(_file_jobs(source, env)))
+        return list(dict.fromkeys(Job(seed, deal_of_seed(env, seed)) for seed in source))
+    finally:
+        env.close()
+
+
+def _file_jobs(path: Path, env: gym.Env) -> Iterator[Job]:
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"--deals {path} cannot be read: {error}") from None
+    count = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            deal = env.reset(seed=0, options={"deal": line})[1]["deal"]
+        except (ValueError, TypeError) as error:
+            raise ValueError(
+                f"{path} line {number}: {_one_line(error)} (expected one deal string a line; blank lines "
+                "and lines starting with # are skipped)"
+            ) from None
+        count += 1
+        yield Job(None, deal)
+    if count == 0:
+        raise ValueError(f"{path} lists no deal (one deal string a line; blank and # lines are skipped)")
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
+
+
+# ---- the results file -----------------------------------------------------------------------------
+
+LINE_KEYS = ("deal", "seed", "score", "bound", "optimal", "plan", "seconds", "revision", "game", "settings")
+
+
+def read_done(
+    path: Path, game: str, settings: dict[str, Any]
+) -> dict[tuple[int | None, str], dict[str, Any]]:
+    """The lines already in a results file, by (seed, deal). A last line cut short by an interrupted
+    run is dropped (with a warning) and cut from the file, so the run appends after whole lines; any
+    other line that is not a result of these settings stops the run with its line number."""
+    if not path.exists():
+        return {}
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    done: dict[tuple[int | None, str], dict[str, Any]] = {}
+    keep = len(data)
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        last = number == len(lines)  # no newline after it: the run writing it may have stopped
+        try:
+            line = _parse_line(raw)
+        except ValueError as error:
+            if last:
+                warnings.warn(
+                    f"{path} line {number} is cut short (an interrupted run?): dropped, its deal is solved "
+                    "again",
+                    stacklevel=2,
+                )
+                keep = len(data) - len(raw)
+                break
+            raise ValueError(
+                f"{path} line {number} is not a result line ({error}): fix or remove it, or write to "
+                "another --out"
+            ) from None
+        if line["game"] != game or line["settings"] != settings:
+            raise ValueError(
+                f"{path} line {number} answers {line['game']} with {line['settings']}, not {game} with "
+                f"{settings}: write to another --out"
+            )
+        done[(line["seed"], line["deal"])] = line
+    if keep != len(data):
+        with open(path, "r+b") as handle:
+            handle.truncate(keep)
+    elif data and not data.endswith(b"\n"):
+        with open(path, "ab") as handle:  # a whole last line without its newline: complete it
+            handle.write(b"\n")
+    return done
+
+
+def _parse_line(raw: bytes) -> dict[str, Any]:
+    try:
+        line = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ValueError(f"not JSON: {error}") from None
+    if not isinstance(line, dict) or any(k not in line for k in LINE_KEYS):
+        raise ValueError(f"expected an object with {', '.join(LINE_KEYS)}")
+    if not isinstance(line["deal"], str) or not (line["seed"] is None or isinstance(line["seed"], int)):
+        raise ValueError("its deal is not a string or its seed not an integer")
+    return line
+
+
+def result_of(line: dict[str, Any]) -> OracleResult:
+    """The oracle result a line holds."""
+    return OracleResult.from_json(line)
+
+
+# ---- solving one deal -------------------------------------------------------------------------------
+
+
+def solve_deal(game: str, args: argparse.Namespace, job: Job) -> dict[str, Any]:
+    """One deal's line: the game's (cached) oracle with the command line's settings, its plan replayed
+    through the engine to the score it states (an AssertionError otherwise)."""
+    from tabletop_gym.suites import confirm_plan, oracle_revision
+    from tabletop_gym.training.games import get_game
+
+    spec = get_game(game)
+    if spec.oracle is None:
+        raise ValueError(f"{game} has no per-deal oracle")
+    result = spec.oracle(job.deal, args)
+    if result is None:
+        raise ValueError(f"the {game} oracle does not serve these settings")
+    _, kwargs = spec.environment(args)
+    confirm_plan(game, kwargs, job.deal, result, job.where())
+    data = result.to_json()
+    return {
+        "deal": job.deal,
+        "seed": job.seed,
+        "score": data["score"],
+        "bound": data["bound"],
+        "optimal": data["optimal"],
+        "plan": data["plan"],
+        "seconds": round(float(data["seconds"]), 4),
+        "revision": oracle_revision(game),
+        "game": game,
+        "settings": settings_of(args),
+    }
+
+
+Solver = Callable[[str, argparse.Namespace, Job], dict[str, Any]]
+
+
+def set_threads(threads: int | None) -> None:
+    """The oracles' numba kernels use ``threads`` threads (at most the ones numba started)."""
+    if threads is None:
+        return
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+def _timed(solver: Solver, game: str, args: argparse.Namespace, job: Job) -> tuple[Any, float]:
+    """(the line, or a Failure for an error the deal or the settings cause; the CPU seconds it took)."""
+    start = time.process_time()  # every thread of this process: the oracle's kernels included
+    try:
+        outcome: Any = solver(game, args, job)
+    except INPUT_ERRORS as error:
+        outcome = Failure(job, f"{type(error).__name__}: {_one_line(error)}")
+    return outcome, time.process_time() - start
+
+
+Outcomes = Generator[tuple[Any, float], None, None]
+
+
+def _serial(
+    solver: Solver, game: str, args: argparse.Namespace, jobs: Sequence[Job], threads: int | None
+) -> Outcomes:
+    set_threads(threads)
+    for job in jobs:
+        yield _timed(solver, game, args, job)
+
+
+def _ray_task(
+    solver: Solver, game: str, args: argparse.Namespace, job: Job, threads: int
+) -> tuple[Any, float]:
+    set_threads(threads)
+    return _timed(solver, game, args, job)
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ImportError(RAY_MISSING) from None
+    return ray
+
+
+def start_ray(address: str, cpus: int | None) -> tuple[Any, bool, str]:
+    """(the ray module, whether this run started it, where it runs): a Ray already started in this
+    process (a notebook, a test) is used as it is."""
+    import logging
+
+    ray = import_ray()
+    started = False
+    if not ray.is_initialized():
+        if address == "local":
+            ray.init(num_cpus=cpus, include_dashboard=False, logging_level=logging.WARNING)
+        else:
+            ray.init(address=address, logging_level=logging.WARNING)
+        started = True
+    total = int(ray.cluster_resources().get("CPU", 0))
+    return ray, started, f"Ray ({'local' if address == 'local' else address}, {total} CPUs)"
+
+
+def _on_ray(
+    ray: Any, solver: Solver, game: str, args: argparse.Namespace, jobs: Sequence[Job], cpus: int
+) -> Outcomes:
+    """Each deal a Ray task, at most a few per CPU in flight (a million deals are not a million
+    pending tasks); results in the order they finish. A worker that dies and an unexpected error
+    are retried by Ray; what still fails comes back as a Failure."""
+    task = ray.remote(_ray_task).options(
+        num_cpus=cpus, max_retries=RAY_RETRIES, retry_exceptions=True, name=f"solve {game}"
+    )
+    window = max(4, 2 * int(ray.cluster_resources().get("CPU", 1)) // cpus)
+    args_ref = ray.put(args)
+    waiting = iter(jobs)
+    pending: dict[Any, Job] = {}
+    try:
+        while True:
+            while len(pending) < window:
+                job = next(waiting, None)
+                if job is None:
+                    break
+                pending[task.remote(solver, game, args_ref, job, cpus)] = job
+            if not pending:
+                return
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            job = pending.pop(ready[0])
+            try:
+                yield ray.get(ready[0])
+            except ray.exceptions.RayError as error:
+                cause = getattr(error, "cause", None) or error
+                yield (
+                    Failure(job, f"{type(cause).__name__} after {RAY_RETRIES} retries: {_one_line(cause)}"),
+                    0.0,
+                )
+    finally:
+        for ref in pending:  # Ctrl-C or an error: nothing left running for this run
+            ray.cancel(ref, force=True)
+
+
+def solve_many(
+    game: str,
+    args: argparse.Namespace,
+    jobs: Sequence[Job],
+    ray_address: str | None = None,
+    ray_cpus: int | None = None,
+    cpus_per_deal: int | None = None,
+    solver: Solver = solve_deal,
+) -> tuple[Outcomes, str, Callable[[], None]]:
+    """(each job's outcome, a line or a Failure, with its CPU seconds, as they finish; where they run;
+    what to call when done). Serially here, or as Ray tasks with ``ray_address``."""
+    if ray_address is None:
+        where = "this process" + (f", {cpus_per_deal} oracle threads" if cpus_per_deal else "")
+        return _serial(solver, game, args, jobs, cpus_per_deal), where, lambda: None
+    ray, started, where = start_ray(ray_address, ray_cpus)
+    cpus = cpus_per_deal or 1
+    outcomes = _on_ray(ray, solver, game, args, jobs, cpus)
+    return outcomes, f"{where}, {cpus} per deal", (ray.shutdown if started else lambda: None)
+
+
+def run_batch(
+    game: str,
+    args: argparse.Namespace,
+    source: Sequence[int] | Path,
+    out: Path,
+    ray_address: str | None = None,
+    ray_cpus: int | None = None,
+    cpus_per_deal: int | None = None,
+    progress: bool = True,
+    solver: Solver = solve_deal,
+) -> BatchReport:
+    """Solve the deals of ``source`` that ``out`` does not hold yet, appending a line for each as it
+    is solved. ``args`` are the command line's settings of the game (rules, oracle limits, cache)."""
+    from tabletop_gym.training.games import get_game
+
+    env_id, kwargs = get_game(game).environment(args)
+    settings = settings_of(args)
+    jobs = read_jobs(source, env_id, kwargs)
+    done = read_done(out, game, settings)
+    todo = [job for job in jobs if job.key not in done]
+    lines = [done[job.key] for job in jobs if job.key in done]
+    already = len(lines)
+    failures: list[Failure] = []
+    solved = 0
+    cpu = 0.0
+    starting = time.perf_counter()
+    outcomes, where, finish = solve_many(game, args, todo, ray_address, ray_cpus, cpus_per_deal, solver)
+    # Starting Ray is a cost of the run, not of the deals: said apart, not in the throughput.
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    if ray_address is not None:
+        where += f"; Ray ready in {start_wall - starting:.1f} s, not counted below"
+    try:
+        with (
+            open(out, "a", encoding="utf-8") as handle,
+            tqdm(total=len(todo), desc=f"solving {game}", unit="deal", disable=not progress) as bar,
+        ):
+            for outcome, seconds in outcomes:
+                cpu += seconds
+                if isinstance(outcome, Failure):
+                    failures.append(outcome)
+                    bar.set_postfix(failed=len(failures))
+                else:
+                    # One write and a flush a line: an interrupted run keeps every line it finished.
+                    handle.write(json.dumps(outcome, separators=(",", ":")) + "\n")
+                    handle.flush()
+                    lines.append(outcome)
+                    solved += 1
+                bar.update(1)
+    finally:
+        outcomes.close()  # its tasks cancelled while Ray still runs
+        finish()
+    wall = time.perf_counter() - start_wall
+    if ray_address is None:
+        cpu = time.process_time() - start_cpu  # the whole process, reading the deals included
+    return BatchReport(game, out, len(jobs), lines, already, solved, failures, wall, cpu, where)
+
+
+def presolve(
+    game: str,
+    args: argparse.Namespace,
+    seeds: Sequence[int],
+    ray_address: str,
+    ray_cpus: int | None = None,
+    cpus_per_deal: int | None = None,
+    progress: bool = True,
+) -> dict[str, OracleResult]:
+    """The oracle results of the deals of ``seeds``, solved as Ray tasks (``evaluate --ray``), by
+    deal string. A deal that failed is left out, with a warning: the evaluation solves it itself."""
+    from tabletop_gym.training.games import get_game
+
+    env_id, kwargs = get_game(game).environment(args)
+    jobs = read_jobs(seeds, env_id, kwargs)
+    outcomes, where, finish = solve_many(game, args, jobs, ray_address, ray_cpus, cpus_per_deal)
+    results: dict[str, OracleResult] = {}
+    try:
+        for outcome, _ in tqdm(
+            outcomes, total=len(jobs), desc="oracle on Ray", unit="deal", disable=not progress
+        ):
+            if isinstance(outcome, Failure):
+                print(
+                    f"tabletop-gym: warning: {outcome.job.where()} failed on Ray ({outcome.error}); "
+                    "solving it here",
+                    file=sys.stderr,
+                )
+            else:
+                results[outcome["deal"]] = result_of(outcome)
+    finally:
+        outcomes.close()
+        finish()
+    return results

@@ -1,0 +1,123 @@
+"""The baselines command: every agent on every suite, trained runs reused, rliable aggregates."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from tabletop_gym import suites
+from tabletop_gym.training.baselines import ORACLE, PPO, iqm_interval
+from tabletop_gym.training.cli import main
+from tabletop_gym.training.evaluate import score_ratio
+
+SUITES = "cribbage-v0,war-r6s2-v0,modern_art-2p-v0,dominion-v0"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("baselines")
+    argv = ["baselines", "--suites", SUITES, "--seeds", "2", "--steps", "256", "--episodes", "3"]
+    status = main(argv + ["--out", str(out), "--no-progress"])
+    return status, out, argv
+
+
+def test_every_agent_on_every_suite(run):
+    status, out, _ = run
+    assert status == 0
+    report = json.loads((out / "baselines.json").read_text())
+    assert [g["suite"] for g in report["games"]] == SUITES.split(",")
+    for game in report["games"]:
+        suite = suites.load(game["suite"], replay=False)
+        entries = suite.entries[:3]
+        agents = game["agents"]
+        assert set(game["bots"]) >= {"random", "greedy"} and "probe" not in agents
+        assert agents[PPO]["runs"] == 2 and np.array(agents[PPO]["ratios"]).shape == (2, 3)
+        # The oracle's plans score what the suite stores: each deal's ratio follows from its entry.
+        worst = -1.0 if game["game"] == "war" else None
+        expected = [score_ratio(e.score, e.bound, worst) for e in entries]
+        assert agents[ORACLE]["ratios"] == [expected]
+        assert game["denominator"] == ("optimum" if all(e.optimal for e in entries) else "bound")
+        for entry in agents.values():
+            ratios = np.array(entry["ratios"])
+            assert ratios.min() >= 0 and ratios.max() <= 1 + 1e-9
+            assert entry["mean"] == pytest.approx(ratios.mean())
+            # rliable's IQM of runs x deals is the 25%-trimmed mean of all the scores.
+            assert entry["iqm"] == pytest.approx(stats.trim_mean(ratios.ravel(), 0.25))
+            assert entry["iqm_ci95"][0] <= entry["iqm"] + 1e-9 <= entry["iqm_ci95"][1] + 2e-9
+    modern_art = report["games"][2]
+    assert modern_art["denominator"] == "bound"
+    aggregate = report["aggregate"]
+    assert set(aggregate) == {"random", "greedy", PPO, ORACLE} and aggregate[PPO]["runs"] == 2
+    assert aggregate[ORACLE]["iqm"] == pytest.approx(
+        stats.trim_mean([np.mean(g["agents"][ORACLE]["ratios"]) for g in report["games"]], 0.25)
+    )
+
+
+def test_dominion_trains_with_its_training_aids_and_is_scored_without(run):
+    _, out, _ = run
+    config = json.loads((out / "dominion-v0" / "ppo-seed0" / "config.json").read_text())
+    assert config["env_kwargs"]["province_reward"] == 1.0 and config["env_kwargs"]["money_reward"] == 1.0
+    game = json.loads((out / "baselines.json").read_text())["games"][3]
+    assert game["training_aids"] == {"province_reward": 1.0, "money_reward": 1.0}
+    # Scored by minus the turns taken, never by the shaped return (which adds a Province's +1).
+    assert all(s <= game["mean_bound"] < 0 for s in game["agents"][PPO]["mean_scores"])
+    assert all(0 < r <= 1 for run in game["agents"][PPO]["ratios"] for r in run)
+
+
+def test_table_and_figure(run):
+    _, out, _ = run
+    table = (out / "baselines.md").read_text()
+    assert "modern_art (modern_art-2p-v0, 3 deals, bound)" in table
+    assert "cribbage (cribbage-v0, 3 deals)" in table and f"| {PPO}, IQM |" in table
+    assert (out / "baselines.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_second_run_reuses_the_trained_models(run, capsys):
+    status, out, argv = run
+    models = sorted(out.glob("*/ppo-seed*/model.zip"))
+    assert len(models) == 8
+    before = {p: p.stat().st_mtime_ns for p in models}
+    first = json.loads((out / "baselines.json").read_text())
+    assert main(argv + ["--out", str(out), "--no-progress"]) == 0
+    assert {p: p.stat().st_mtime_ns for p in models} == before
+    again = json.loads((out / "baselines.json").read_text())
+    assert [g["agents"][PPO]["ratios"] for g in again["games"]] == [
+        g["agents"][PPO]["ratios"] for g in first["games"]
+    ]
+    assert "| random |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--seeds", "0", "argument --seeds: must be from 1 to 100"),
+        ("--steps", "-5", "argument --steps: must be at least 1"),
+        ("--suites", "nope-v0", "nope"),
+        ("--suites", "cribbage-v0,,war-r6s2-v0", "an empty suite id"),
+    ],
+)
+def test_bad_options_stop_before_any_training(tmp_path, capsys, option, value, message):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as stop:
+        code = main(["baselines", option, value, "--out", str(out), "--no-progress"])
+        raise SystemExit(code)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not list(out.glob("*/ppo-seed*"))
+
+
+def test_war_whole_game_ratio_puts_a_loss_at_zero():
+    assert score_ratio(-1, 1, -1) == 0 and score_ratio(0, 1, -1) == 0.5 and score_ratio(1, 1, -1) == 1
+    assert score_ratio(-1, -1, -1) == 1 and score_ratio(-1, 0, -1) == 0 and score_ratio(0, 0, -1) == 1
+    assert score_ratio(12, 24) == 0.5 and score_ratio(-16, -12) == 0.75  # no worst: the plain ratio
+
+
+def test_iqm_interval_matches_rliable_definition():
+    scores = np.random.default_rng(3).random((3, 8))
+    iqm, low, high = iqm_interval(scores)
+    assert iqm == pytest.approx(stats.trim_mean(scores.ravel(), 0.25))
+    assert low <= iqm <= high and (low, high) == iqm_interval(scores)[1:]  # seeded: reproducible
