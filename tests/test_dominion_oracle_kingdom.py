@@ -189,3 +189,59 @@ def test_cache_keeps_kingdoms_apart(tmp_path):
     assert smithy.stats["kingdom"] == ["Smithy"] and treasure.stats["kingdom"] == []
     assert O.cache_variant(2, "") == "solitaire-treasure-target2"
     assert O.cache_variant(2, "village,smithy") == "solitaire-treasure+smithy+village-target2"
+
+
+def test_seed_plans_come_from_every_one_card_sub_kingdom_the_treasure_game_and_beams():
+    kingdom = R.parse_kingdom("smithy,militia")
+    plans, used = O._seed_plans(1, 2, kingdom, 400_000, best=99)
+    assert set(plans) == {"beam 20", "beam 60", "treasure", "Smithy", "Militia"}
+    assert 0 < used <= 400_000
+    for turns, plan in plans.values():  # every plan is a play of the whole kingdom
+        assert O.replay_turns(1, plan, target=2, kingdom=kingdom) == turns
+    # A sub-kingdom's search stops once it cannot beat the plans before it; with the work they had,
+    # the best seed is never worse than any sub-kingdom's proven optimum.
+    best = min(turns for turns, _ in plans.values())
+    for card in ("", "smithy", "militia"):
+        alone = O.solve(1, target=2, kingdom=card)
+        assert alone.optimal and best <= -alone.score
+
+
+def test_a_kingdom_is_never_worse_than_its_sub_kingdoms_under_a_small_work_limit():
+    kingdom = "smithy,militia,market"
+    result = O.solve(1, target=2, kingdom=kingdom, work_limit=60_000)
+    seeds = result.stats["seed_plan_turns"]
+    assert {"treasure", "Smithy", "Militia", "Market", "beam 20", "beam 60", "bots"} <= set(seeds)
+    assert -result.score == min(seeds.values()) or result.optimal
+    assert -result.score <= -O.solve(1, target=2, kingdom="smithy").score
+    assert -result.score <= -O.solve(1, target=2).score
+    assert O.replay_turns(1, result.plan, target=2, kingdom=kingdom) == -result.score
+
+
+def test_a_one_card_kingdom_is_seeded_by_the_treasure_game():
+    # Militia's bots are far from the optimum; the treasure game's optimum is a play of it.
+    result = O.solve(0, target=3, kingdom="militia", work_limit=200_000)
+    treasure = O.solve(0, target=3)
+    assert "treasure" in result.stats["seed_plan_turns"]
+    assert -result.score <= -treasure.score
+    assert O.replay_turns(0, result.plan, target=3, kingdom="militia") == -result.score
+
+
+def test_a_sub_kingdom_search_stops_at_its_cutoff():
+    full = O._solve_kingdom(2, 3, (R.SMITHY,))
+    assert full.optimal
+    turns = -full.score
+    cut = O._solve_kingdom(2, 3, (R.SMITHY,), seeded=False, cutoff=turns - 1)
+    assert not cut.optimal and -cut.bound == turns - 1  # proved no shorter plan exists, then stopped
+    assert O.replay_turns(2, cut.plan, target=3, kingdom="smithy") == -cut.score >= turns
+    assert O._solve_kingdom(2, 3, (R.SMITHY,), seeded=False, cutoff=turns + 1).optimal
+
+
+def test_the_bench_names_the_sources_of_the_plans():
+    from tabletop_gym.training.games.dominion import _plan_sources
+
+    def result(turns: int, seeds: dict[str, int]) -> OracleResult:
+        return OracleResult(score=-turns, bound=-turns, plan=(), stats={"seed_plan_turns": seeds})
+
+    results = [result(11, {"bots": 14, "beam 60": 11, "Smithy": 11}), result(10, {"bots": 14, "beam 60": 11}),
+               result(12, {"bots": 12}), OracleResult(score=-14, bound=-14, plan=())]
+    assert _plan_sources(results) == {"exact search": 2, "Smithy": 1, "beam 60": 1, "bots": 1}

@@ -33,11 +33,13 @@ one it gains, Workshop's gain) and every multiset of buys; identical cards are o
 outcomes that lead to the same turn start are merged. It proves its own lower bound, valid whatever
 is played (see its docstring: a dynamic programme over the known draw pile in which each turn may
 draw what its Actions can, then a cap on Provinces per turn from the deck's coins, Buys and
-Remodels). Before it runs, the best of several plans bounds it from above: the money bots', the
-plans of sub-kingdoms solved exactly (the treasure game; Smithy alone), and beam searches over
-whole turns. It is cross-checked against a breadth-first search through the engine itself (every
-legal answer to every decision, Cellar, Mine, Remodel and Workshop included), and on the empty
-kingdom against the treasure search.
+Remodels). The best of several plans bounds it from above: the money bots'; and, when a first
+share of the work does not settle it, beam searches over whole turns and the plans of sub-kingdoms
+solved exactly (a kingdom's optimum is never worse than a sub-kingdom's: the treasure game and, with
+two cards or more, each card alone, every one stopped as soon as it cannot beat the best plan so
+far); then the search goes on with the rest of the work. It is cross-checked against a
+breadth-first search through the engine itself (every legal answer to every decision, Cellar, Mine,
+Remodel and Workshop included), and on the empty kingdom against the treasure search.
 
 Every limit is work, not seconds: ``work_limit`` counts the positions the searches generate, shared
 by the seed plans and the exact search, so the same call gives the same answer on every machine (a
@@ -45,7 +47,7 @@ wall-clock ``time_limit`` is available, off by default). Tractability, measured 
 bench dominion`` (README): the treasure game and Smithy to 4 Provinces are proven in seconds; the
 First Game kingdom to 4 Provinces is not proven within the default work (its lower bound stays far
 below the plans found: its cheap relaxation lets every card gained be a Gold, a Market and a Remodel
-at once), while 1 Province usually is.
+at once, and each deeper iteration costs 10-20 times the one before), while 1 Province usually is.
 
 Scores follow the package convention (higher is better, ``bound`` an upper bound on any play):
 ``score = -turns of the plan``, ``bound = -proven lower bound on turns``; ``optimal`` when they meet.
@@ -53,7 +55,9 @@ Scores follow the package convention (higher is better, ``bound`` an upper bound
 
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
 import time
 from typing import Any
 
@@ -145,15 +149,15 @@ class _Search:
         # After the known hands: one Province a turn at most, and only once the best five Treasures
         # owned reach $8. Cards bought from now on enter hands only after the next shuffle, i.e.
         # after the known turns; before they do, at most one card a turn can be added.
-        owned = [draw.count(c) + discard[c] + hand[c] for c in (R.GOLD, R.SILVER, R.COPPER)]
-        extra = _turns_to_afford(owned)
+        extra = _turns_to_afford(*(draw.count(c) + discard[c] + hand[c]
+                                   for c in (R.GOLD, R.SILVER, R.COPPER)))
         return max(known, extra) + (needed - capable)
 
 
-def _turns_to_afford(owned: list[int]) -> int:
+@functools.cache  # a few thousand (gold, silver, copper) at most
+def _turns_to_afford(gold: int, silver: int, copper: int) -> int:
     """Fewest cards to add (Golds, the best case) before 5 owned Treasures can make $8."""
     added = 0
-    gold, silver, copper = owned
     while True:
         best, left = 0, R.HAND_SIZE
         for value, count in ((3, gold + added), (2, silver), (1, copper)):
@@ -173,17 +177,17 @@ def _iteration(search: _Search, pos: tuple, provinces: int, turns_left: int) -> 
         search.timed_out = True
     if search.timed_out:
         return False
+    if search.failed.get(pos, -1) >= turns_left:
+        return False
     needed = search.target - provinces
     if search.lower_bound(pos, needed) > turns_left:
         return False
-    if search.failed.get(pos, -1) >= turns_left:
-        return False
     draw, discard, hand, _ = pos
     coins = _coins(hand)
-    owned = [draw.count(c) + discard[c] + hand[c] for c in range(_BASE)]
     for buy in _BUY_ORDER:
         if buy != R.PASS:
-            if R.COST[buy] > coins or owned[buy] - _STARTING[buy] >= search.start_supply[buy]:
+            if R.COST[buy] > coins or (draw.count(buy) + discard[buy] + hand[buy] - _STARTING[buy]
+                                       >= search.start_supply[buy]):
                 continue  # unaffordable, or its supply pile is empty
             if buy == R.PROVINCE and needed == 1:
                 search.path.append(buy)
@@ -226,7 +230,7 @@ _PRIORITY = {R.PROVINCE: 100, R.GOLD: 50, R.MARKET: 45, R.SMITHY: 40, R.MILITIA:
 _PASS_PRIORITY = 10
 _TABLE_LIMIT = 1_000_000  # positions kept in the search's tables (about 300 bytes each)
 # Work: one unit per turn outcome generated (a child) and per position inside a turn expanded (the
-# treasure search: per four nodes); about 50,000 a second on one busy core of the development
+# treasure search: per four nodes); about 50,000-75,000 a second on one core of the development
 # machine, so the default is about a minute. Counting work instead of seconds gives the same answer on
 # every machine.
 DEFAULT_WORK_LIMIT = 3_000_000
@@ -320,6 +324,8 @@ class _KingdomSearch:
         self.mine = self.local.get(R.MINE)
         self.gold = self.local[R.GOLD]
         self.gainers = [self.local[c] for c in _GAINERS if c in self.local]
+        self.tracked = self.remodel is not None or R.CELLAR in self.cards
+        self.range_n = range(n)
         sizes = R.supply_sizes(1, kingdom)
         self.start_supply = [sizes[c] for c in self.cards]
         self.starting = [7 if c == R.COPPER else 3 if c == R.ESTATE else 0 for c in self.cards]
@@ -358,6 +364,10 @@ class _KingdomSearch:
     def _draw(self, draw: tuple, discard: tuple, hand: list[int], k: int, count: int) -> tuple:
         """The engine's draw: shuffle the discard pile into a new draw pile when it runs out."""
         end = len(draw)
+        if end >= count:
+            for c in draw[end - count:]:
+                hand[c] += 1
+            return draw[: end - count], discard, k
         while count:
             if not end:
                 if not any(discard):
@@ -497,34 +507,44 @@ class _KingdomSearch:
 
     def _buy_phase(self, t: tuple, plan: list[int], out: dict) -> None:
         draw, discard, hand, in_play, k, _, coins, buys, merchants, gained = t
-        hand, in_play = list(hand), list(in_play)
         silver = hand[1]
         coins += hand[0] + 2 * silver + 3 * hand[2]
         if silver and merchants:
             coins += merchants
-        for c in (0, 1, 2):
-            in_play[c] += hand[c]
-            hand[c] = 0
-        base = tuple(h + p + d for h, p, d in zip(hand, in_play, discard, strict=True))
+        # Treasures go into play; the hand, the cards in play and the discard pile are discarded.
+        base = list(map(operator.add, hand, in_play))
+        for i, d in enumerate(discard):
+            if d:
+                base[i] += d
         province = self.province
-        owned_provinces = base[province] + draw.count(province)
-        supply = [s - g for s, g in zip(self.start_supply, gained, strict=True)]
+        supply = list(map(operator.sub, self.start_supply, gained))
+        # Only Remodel can trash a Province: without it the target stays reachable.
+        check_reach = self.remodel is not None
+        if check_reach:
+            owned_provinces = base[province] + draw.count(province)
+        cards, draw_fn, n, target = self.cards, self._draw, self.n, self.target
         for bought in self._buys(coins, buys, supply):
-            new_discard = list(base)
-            new_gained = list(gained)
-            for c in bought:
-                new_discard[c] += 1
-                new_gained[c] += 1
-            provinces = owned_provinces + bought.count(province)
-            left = supply[province] - bought.count(province)
-            if provinces < self.target and provinces + left < self.target:
-                continue  # the engine ends the game here: the target cannot be reached any more
+            if bought:
+                new_discard = list(base)
+                new_gained = list(gained)
+                for c in bought:
+                    new_discard[c] += 1
+                    new_gained[c] += 1
+                new_gained = tuple(new_gained)
+                if check_reach:
+                    got = bought.count(province)
+                    if owned_provinces + got < target and owned_provinces + supply[province] < target:
+                        continue  # the engine ends the game here: the target cannot be reached any more
+            else:
+                new_discard, new_gained = base, gained
+                if check_reach and owned_provinces < target and owned_provinces + supply[province] < target:
+                    continue
             self.work += 1
-            new_hand = [0] * self.n
-            d, disc, kk = self._draw(draw, tuple(new_discard), new_hand, k, R.HAND_SIZE)
-            child = (d, disc, tuple(new_hand), kk, tuple(new_gained))
+            new_hand = [0] * n
+            d, disc, kk = draw_fn(draw, tuple(new_discard), new_hand, k, R.HAND_SIZE)
+            child = (d, disc, tuple(new_hand), kk, new_gained)
             if child not in out:
-                steps = [self.cards[c] for c in bought]
+                steps = [cards[c] for c in bought]
                 if len(bought) < buys:
                     steps.append(R.PASS)
                 rank = sum(_PRIORITY[c] for c in steps if c != R.PASS) if bought else _PASS_PRIORITY
@@ -568,47 +588,52 @@ class _KingdomSearch:
             return 0
         draw, discard, hand, _, gained = pos
         value, kind, plus_buys = self.value, self.kind, self.plus_buys
-        owned = [d + h for d, h in zip(discard, hand, strict=True)]
+        owned = list(map(operator.add, discard, hand))
         for c in draw:
             owned[c] += 1
-        money = sum(o * v for o, v in zip(owned, value, strict=True))
-        supply = [s - g for s, g in zip(self.start_supply, gained, strict=True)]
-
-        def count(i: int | None) -> tuple[int, int]:
-            """Owned now, and the most that can ever be owned (owned + left in the supply)."""
-            return (owned[i], owned[i] + supply[i]) if i is not None else (0, 0)
-
-        markets, market_cap = count(self.market)
-        remodels, remodel_cap = count(self.remodel)
-        mines, mine_cap = count(self.mine)
-        golds, gold_cap = count(self.gold)
-        gainers = sum(owned[i] for i in self.gainers)
-        gainer_cap = gainers + sum(supply[i] for i in self.gainers)
-        remodel, mine, gold = self.remodel, self.mine, self.gold
+        money = sum(map(operator.mul, owned, value))
+        start_supply = self.start_supply
+        market, remodel, mine, gold = self.market, self.remodel, self.mine, self.gold
+        markets = market_cap = 0
+        if market is not None:
+            markets = owned[market]
+            market_cap = markets + start_supply[market] - gained[market]
+        remodels = remodel_cap = mines = mine_cap = golds = gold_cap = gainers = gainer_cap = 0
+        if self.gainers:
+            gainers = sum(owned[i] for i in self.gainers)
+            gainer_cap = gainers + sum(start_supply[i] - gained[i] for i in self.gainers)
+        if remodel is not None:
+            remodels, golds = owned[remodel], owned[gold]
+            remodel_cap = remodels + start_supply[remodel] - gained[remodel]
+            gold_cap = golds + start_supply[gold] - gained[gold]
+            if mine is not None:
+                mines = owned[mine]
+                mine_cap = mines + start_supply[mine] - gained[mine]
+        # Coins by ceiling (for Cellar) and Remodels and Golds seen (for Remodel) only where they count.
+        tracked = self.tracked
         stream = draw[::-1]  # the order cards will be drawn in
         size = len(stream)
         states = {0: 0}  # cards taken from the stream -> most Provinces so far
         exited = -1  # most Provinces of a play that has left the window (-1: none)
         hand_seen = [0] * _KINDS
-        for c, h in enumerate(hand):
-            hand_seen[kind[c]] += h
         hand_values = [0] * 4  # the hand's cards by coin ceiling 0..3
-        for c, h in enumerate(hand):
-            hand_values[value[c]] += h
-        hand_buys = sum(h * v for h, v in zip(hand, plus_buys, strict=True))
-        hand_coins = sum(h * v for h, v in zip(hand, value, strict=True))
-
-        def held(counts: Any, i: int | None) -> int:
-            return counts[i] if i is not None else 0
-
-        hand_remodels, hand_golds = held(hand, remodel), hand[gold] + held(hand, mine)
-        # Coins by ceiling (for Cellar) and Remodels and Golds seen (for Remodel) only where they count.
-        tracked = remodel is not None or R.CELLAR in self.cards
+        hand_buys = hand_coins = 0
+        for c in self.range_n:
+            h = hand[c]
+            if h:
+                hand_seen[kind[c]] += h
+                hand_values[value[c]] += h
+                hand_buys += h * plus_buys[c]
+                hand_coins += h * value[c]
+        hand_remodels = hand[remodel] if remodel is not None else 0
+        hand_golds = hand[gold] + (hand[mine] if mine is not None else 0)
         turn = 0
         while True:
             turn += 1
             buys = 1 + markets
-            cap = min(buys, money // _PROVINCE_COINS) + min(remodels, golds + mines)
+            cap = min(buys, money // _PROVINCE_COINS)
+            if remodel is not None:
+                cap += min(remodels, golds + mines)
             new_exited = exited + cap if exited >= 0 else -1
             new: dict[int, int] = {}
             for at, got in states.items():
@@ -619,12 +644,14 @@ class _KingdomSearch:
                     rem, gol = hand_remodels, hand_golds
                 else:
                     if size - at < R.HAND_SIZE:
-                        new_exited = max(new_exited, got + cap)
+                        if new_exited < got + cap:
+                            new_exited = got + cap
                         continue
                     extra_buys = rem = gol = coins = 0
                     values = [0] * 4
                     seen = [0] * _KINDS
-                    for c in stream[at : at + R.HAND_SIZE]:
+                    start = at + R.HAND_SIZE
+                    for c in stream[at:start]:
                         coins += value[c]
                         seen[kind[c]] += 1
                         extra_buys += plus_buys[c]
@@ -632,8 +659,8 @@ class _KingdomSearch:
                             values[value[c]] += 1
                             rem += c == remodel
                             gol += c == gold or c == mine
-                    start = at + R.HAND_SIZE
                 taken = 0
+                draws = _draws(seen)
                 while True:
                     # With a Cellar seen, only the best of the cards seen can stay to be played.
                     gain = (_best_coins(values, seen) if seen[_CELLAR] else coins) // _PROVINCE_COINS
@@ -643,24 +670,28 @@ class _KingdomSearch:
                         gain += min(rem, gol, 1 + seen[_VILLAGE])
                     if gain > cap:
                         gain = cap
-                    if new.get(start + taken, -1) < got + gain:
-                        new[start + taken] = got + gain
-                    if taken >= _draws(seen):
+                    gain += got
+                    if new.get(start + taken, -1) < gain:
+                        new[start + taken] = gain
+                    if taken >= draws:
                         break
                     if start + taken >= size:  # this draw needs a shuffle: beyond the window
-                        new_exited = max(new_exited, got + cap)
+                        if new_exited < got + cap:
+                            new_exited = got + cap
                         break
                     c = stream[start + taken]
                     coins += value[c]
-                    seen[kind[c]] += 1
                     extra_buys += plus_buys[c]
+                    if kind[c]:
+                        seen[kind[c]] += 1
+                        draws = _draws(seen)
                     if tracked:
                         values[value[c]] += 1
                         rem += c == remodel
                         gol += c == gold or c == mine
                     taken += 1
-            best = max(max(new.values(), default=-1), new_exited)
-            if best >= needed:
+            best = max(new.values(), default=-1)
+            if best >= needed or new_exited >= needed:
                 return turn
             states, exited = new, new_exited
             # Bounds for the next turn: at most ``buys`` cards bought and one gained per Mine, Remodel
@@ -668,13 +699,14 @@ class _KingdomSearch:
             # a Mine or a Gold at best.
             gains = buys + gainers
             money += 3 * gains
-            markets = min(markets + gains, market_cap)
+            if markets < market_cap:
+                markets = min(markets + gains, market_cap)
             if remodel is not None:
                 remodels = min(remodels + gains, remodel_cap)
                 mines = min(mines + gains, mine_cap)
                 golds = min(golds + gains, gold_cap)
-            gainers = min(gainers + gains, gainer_cap)
-
+            if gainers < gainer_cap:
+                gainers = min(gainers + gains, gainer_cap)
 
 def _kingdom_iteration(search: _KingdomSearch, pos: tuple, turns_left: int) -> bool:
     """Is there a play from ``pos`` owning the target within ``turns_left`` turns (this one included)?"""
@@ -766,36 +798,63 @@ def _beam(search: _KingdomSearch, width: int, max_turns: int = 40) -> tuple[int,
     return None
 
 
-# Shares of the work limit spent on the plans that seed the exact search, and the beams' widths.
-_SEED_SHARE = 8
+# Shares of the work the seed plans may take: the exact search first runs alone on 1/_FIRST_SHARE of the
+# work limit (enough for most one-card kingdoms and small targets); if it is not done, the plans below
+# take at most their shares of the work left and the exact search goes on with the rest.
+_FIRST_SHARE = 8
+_BEAM_SHARE = 8  # each beam
 _BEAM_WIDTHS = (20, 60)
+_TREASURE_SHARE = 8  # the treasure game, solved exactly
+_SINGLES_SHARE = 4  # all one-card sub-kingdoms together, solved exactly in turn, each with what is left
+# The one-card sub-kingdoms in the order they are solved: the best alone first (measured: Smithy
+# alone is optimal in 12 turns on most deals, Mine in 13, the others in 13-15). Each stops as soon as it
+# cannot beat the best plan so far, so most take little of the share.
+_SINGLE_ORDER = (R.SMITHY, R.MINE, R.MARKET, R.REMODEL, R.WORKSHOP, R.MILITIA, R.CELLAR, R.MOAT, R.MERCHANT,
+                 R.VILLAGE)
 # The treasure search's nodes are about four times cheaper than the kingdom search's work units.
 _TREASURE_NODES_PER_WORK = 4
 
+Plan = tuple[int, list[int]]  # turns, actions
 
-def _seed_plans(seed: int, target: int, kingdom: tuple[int, ...],
-                work_limit: int) -> tuple[list[tuple[int, list[int]]], int]:
-    """Upper bounds with their plans, and the work they took: the bots, the sub-kingdoms solved
-    exactly (a plan with fewer kingdom cards is a legal play of a larger kingdom: the same decisions
-    come up) and beam searches, each within a share of the work limit (for two kingdom cards or more;
-    a single card is proven fastest from the bots' plans alone)."""
-    plans = [_bot_plan(seed, target, kingdom)]
-    if len(kingdom) < 2:  # one card: the exact search alone is faster than these plans
-        return plans, 0
-    share = work_limit // _SEED_SHARE
-    treasure = _solve_treasure(seed, target, None, share)
-    plans.append((-int(treasure.score), list(treasure.plan)))
-    used = treasure.stats["work"]
-    if R.SMITHY in kingdom and kingdom != (R.SMITHY,):
-        sub = _solve_kingdom(seed, target, (R.SMITHY,), None, share, seeded=False)
-        plans.append((-int(sub.score), list(sub.plan)))
-        used += sub.stats["work"]
-    for width in _BEAM_WIDTHS:
-        search = _KingdomSearch(seed, target, kingdom, work_limit=share)
-        found = _beam(search, width)
-        used += search.work
-        if found is not None:
-            plans.append(found)
+
+def _seed_plans(seed: int, target: int, kingdom: tuple[int, ...], work_limit: int,
+                best: int) -> tuple[dict[str, Plan], int]:
+    """Upper bounds with their plans, by source, and the work they took, each within a share of
+    ``work_limit``: for two kingdom cards or more, beam searches over whole turns; then the
+    sub-kingdoms solved exactly (a plan with fewer kingdom cards is a legal play of a larger kingdom:
+    the same decisions come up; each is replayed in the larger kingdom to make sure): the treasure
+    game and, for two kingdom cards or more, each card alone (seeded by the treasure game's plan). A
+    sub-kingdom's search stops once its lower bound reaches the best plan so far (``best`` turns at
+    first): it cannot improve on it (its entry is then the best plan it had, its bots' or the treasure
+    game's)."""
+    plans: dict[str, Plan] = {}
+    used = 0
+    if len(kingdom) >= 2:
+        for width in _BEAM_WIDTHS:
+            search = _KingdomSearch(seed, target, kingdom, work_limit=work_limit // _BEAM_SHARE)
+            found = _beam(search, width)
+            used += search.work
+            if found is not None:
+                plans[f"beam {width}"] = found
+                best = min(best, found[0])
+    treasure = _solve_treasure(seed, target, None, max(1, work_limit // _TREASURE_SHARE), cutoff=best)
+    plans["treasure"] = (-int(treasure.score), list(treasure.plan))
+    best = min(best, plans["treasure"][0])
+    used += treasure.stats["work"]
+    if len(kingdom) >= 2:
+        pool = work_limit // _SINGLES_SHARE
+        for card in sorted(kingdom, key=_SINGLE_ORDER.index):
+            if pool < 1:
+                break
+            sub = _solve_kingdom(seed, target, (card,), None, pool, seeded=False,
+                                 plans={"treasure": plans["treasure"]}, cutoff=best)
+            plans[R.CARD_NAMES[card]] = (-int(sub.score), list(sub.plan))
+            best = min(best, plans[R.CARD_NAMES[card]][0])
+            pool -= sub.stats["work"]
+            used += sub.stats["work"]
+    for name, (turns, plan) in plans.items():
+        if replay_turns(seed, plan, target, kingdom) != turns:  # never: a sub-kingdom's play is a play here
+            raise AssertionError(f"the {name} plan does not replay to {turns} turns in the kingdom")
     return plans, used
 
 
@@ -807,10 +866,14 @@ def replay_turns(seed: int | str, plan: Any, target: int = R.DEFAULT_TARGET, kin
     return state.turns[0]
 
 
-def _deepen(search: Any, iterate: Any, upper: int, plan: list[int], lower: int) -> tuple[int, int, list, int]:
-    """Iterative deepening from a proven lower bound up to a known plan: (upper, lower, plan, iterations)."""
+def _deepen(search: Any, iterate: Any, upper: int, plan: list[int], lower: int,
+            cutoff: int | None = None) -> tuple[int, int, list, int]:
+    """Iterative deepening from a proven lower bound up to a known plan: (upper, lower, plan, iterations).
+    With ``cutoff``, it stops once the lower bound reaches it (only plans shorter than ``cutoff`` are
+    wanted)."""
     iterations = 0
-    while lower < upper:
+    stop = upper if cutoff is None else min(upper, cutoff)
+    while lower < stop:
         iterations += 1
         if iterate(lower):
             upper, plan = lower, search.plan
@@ -841,7 +904,8 @@ def solve(deal: int | str, target: int = R.DEFAULT_TARGET, time_limit: float | N
     return _solve_treasure(seed, target, time_limit, work_limit)
 
 
-def _solve_treasure(seed: int, target: int, time_limit: float | None, work_limit: int) -> OracleResult:
+def _solve_treasure(seed: int, target: int, time_limit: float | None, work_limit: int,
+                    cutoff: int | None = None) -> OracleResult:
     start = time.perf_counter()
     deadline = start + (time_limit or float("inf"))
     search = _Search(seed, target, deadline, _TREASURE_NODES_PER_WORK * work_limit)
@@ -849,7 +913,7 @@ def _solve_treasure(seed: int, target: int, time_limit: float | None, work_limit
     root = search.start()
     upper, lower, plan, iterations = _deepen(
         search, lambda turns: _iteration(search, root, 0, turns), upper, plan,
-        search.lower_bound(root, target))
+        search.lower_bound(root, target), cutoff)
     return _result(seed, target, (), upper, lower, plan, start, search, iterations,
                    {"positions_refuted": len(search.failed),
                     "work": -(-search.nodes // _TREASURE_NODES_PER_WORK)})
@@ -865,26 +929,39 @@ def _checked(deal: int | str, target: Any, time_limit: Any,
 
 
 def _solve_kingdom(seed: int, target: int, kingdom: tuple[int, ...], time_limit: float | None = None,
-                   work_limit: int = DEFAULT_WORK_LIMIT, seeded: bool = True) -> OracleResult:
-    """The search with kingdom cards (also runs on the empty kingdom, for cross-checks). With
-    ``seeded``, the search starts from the best of the bots', sub-kingdoms' and beam's plans, all
-    paid from the same work limit."""
+                   work_limit: int = DEFAULT_WORK_LIMIT, seeded: bool = True,
+                   plans: dict[str, Plan] | None = None, cutoff: int | None = None) -> OracleResult:
+    """The search with kingdom cards (also runs on the empty kingdom, for cross-checks), from the
+    bots' plans and ``plans`` (plans of this kingdom, by source). With ``seeded``, the exact search
+    first runs on a share of the work; if that does not settle it, the sub-kingdoms' and beams'
+    plans (``_seed_plans``) are made from the work left, and the search goes on (its tables stay valid:
+    they hold positions refuted within a number of turns, whatever the plan to beat) with the rest.
+    With ``cutoff`` it stops once its lower bound reaches ``cutoff`` turns."""
     start = time.perf_counter()
-    if seeded:
-        plans, used = _seed_plans(seed, target, kingdom, work_limit)
-    else:
-        plans, used = [_bot_plan(seed, target, kingdom)], 0
-    upper, plan = min(plans, key=lambda p: p[0])
-    work_limit = max(1, work_limit - used)
-    search = _KingdomSearch(seed, target, kingdom, start + (time_limit or float("inf")), work_limit)
+    deadline = start + (time_limit or float("inf"))
+    plans = {"bots": _bot_plan(seed, target, kingdom), **(plans or {})}
+    upper, plan = min(plans.values(), key=lambda p: p[0])
+    search = _KingdomSearch(seed, target, kingdom, deadline,
+                            max(1, work_limit // _FIRST_SHARE) if seeded else work_limit)
     root = search.start()
-    upper, lower, plan, iterations = _deepen(
-        search, lambda turns: _kingdom_iteration(search, root, turns), upper, plan,
-        search.lower_bound(root, target))
+    iterate = lambda turns: _kingdom_iteration(search, root, turns)  # noqa: E731
+    upper, lower, plan, iterations = _deepen(search, iterate, upper, plan, search.lower_bound(root, target),
+                                             cutoff)
+    used = 0
+    if seeded and lower < upper and time.perf_counter() <= deadline:
+        more, used = _seed_plans(seed, target, kingdom, work_limit - search.work, upper)
+        plans.update(more)
+        best, best_plan = min(more.values(), key=lambda p: p[0])
+        if best < upper:
+            upper, plan = best, best_plan
+        search.work_limit = max(1, work_limit - used)
+        search.timed_out = False
+        upper, lower, plan, more_iterations = _deepen(search, iterate, upper, plan, lower, cutoff)
+        iterations += more_iterations
     return _result(seed, target, kingdom, upper, lower, plan, start, search, iterations,
                    {"positions_refuted": len(search.failed), "shuffles_cached": len(search._shuffles),
                     "work": used + search.work, "seed_work": used,
-                    "seed_plan_turns": sorted(p[0] for p in plans)})
+                    "seed_plan_turns": {name: p[0] for name, p in plans.items()}})
 
 
 def _result(seed: int, target: int, kingdom: tuple[int, ...], upper: int, lower: int, plan: list[int],

@@ -312,6 +312,23 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+COLOURS = {PPO: "tab:blue", ORACLE: "tab:green", "random": "tab:grey", "greedy": "tab:orange"}
+
+
+def _panel(ax: Any, agents: dict[str, Any], key: str, marker: str, title: str, xlabel: str) -> None:
+    """One agent a row: its ``key`` figure (mean or IQM) with the figure's 95% interval."""
+    names = list(agents)
+    for y, name in enumerate(names):
+        value = agents[name][key]
+        low, high = agents[name]["ci95" if key == "mean" else f"{key}_ci95"]
+        colour = COLOURS.get(name, "tab:purple")
+        ax.errorbar(value, y, xerr=[[value - low], [high - value]], fmt=marker, color=colour, capsize=3)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.set_xlim(0, 1.05)
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel(xlabel, fontsize=8)
+
+
 def plot(report: dict[str, Any], path: Path) -> str | None:
     """One panel per game (each agent's mean with its 95% interval) and one for the aggregate IQM."""
     try:
@@ -329,42 +346,18 @@ def plot(report: dict[str, Any], path: Path) -> str | None:
     axes = [list(grid.ravel())]
     for unused in axes[0][panels:]:
         unused.set_visible(False)
-    colours = {PPO: "tab:blue", ORACLE: "tab:green", "random": "tab:grey", "greedy": "tab:orange"}
     for ax, g in zip(axes[0], games, strict=False):
-        names = list(g["agents"])
-        for y, name in enumerate(names):
-            entry = g["agents"][name]
-            low, high = entry["ci95"]
-            ax.errorbar(
-                entry["mean"],
-                y,
-                xerr=[[entry["mean"] - low], [high - entry["mean"]]],
-                fmt="o",
-                color=colours.get(name, "tab:purple"),
-                capsize=3,
-            )
-        ax.set_yticks(range(len(names)), names, fontsize=7)
-        ax.set_xlim(0, 1.05)
-        ax.set_title(f"{g['game']} ({g['deals']} deals)", fontsize=9)
-        ax.set_xlabel("score / " + ("bound" if g["denominator"] == "bound" else "optimum"), fontsize=8)
+        denominator = "bound" if g["denominator"] == "bound" else "optimum"
+        _panel(ax, g["agents"], "mean", "o", f"{g['game']} ({g['deals']} deals)", f"score / {denominator}")
     if report["aggregate"]:
-        ax = axes[0][panels - 1]
-        names = list(report["aggregate"])
-        for y, name in enumerate(names):
-            entry = report["aggregate"][name]
-            low, high = entry["iqm_ci95"]
-            ax.errorbar(
-                entry["iqm"],
-                y,
-                xerr=[[entry["iqm"] - low], [high - entry["iqm"]]],
-                fmt="s",
-                color=colours.get(name, "tab:purple"),
-                capsize=3,
-            )
-        ax.set_yticks(range(len(names)), names, fontsize=7)
-        ax.set_xlim(0, 1.05)
-        ax.set_title("all games (IQM)", fontsize=9)
-        ax.set_xlabel("score / optimum or bound", fontsize=8)
+        _panel(
+            axes[0][panels - 1],
+            report["aggregate"],
+            "iqm",
+            "s",
+            "all games (IQM)",
+            "score / optimum or bound",
+        )
     fig.tight_layout()
     try:
         with atomic_output(path) as tmp:

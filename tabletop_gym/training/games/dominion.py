@@ -566,7 +566,21 @@ def _oracle_timing(args: argparse.Namespace, kingdom: str) -> dict[str, Any]:
         f"{label}_turns_found_distribution": dict(sorted(Counter(turns).items())),
         f"{label}_lower_bound_distribution": dict(sorted(Counter(lower).items())),
         f"{label}_best_bot_distribution": dict(sorted(Counter(bots).items())),
+        f"{label}_plan_sources": _plan_sources(results),
     }
+
+
+def _plan_sources(results: Sequence[OracleResult]) -> dict[str, int]:
+    """For each source of seed plans (bots, beams, sub-kingdoms), the deals on which its plan was as
+    short as the oracle's answer; "exact search" counts the deals where the search beat them all."""
+    sources: Counter[str] = Counter()
+    for result in results:
+        seeds = result.stats.get("seed_plan_turns", {})
+        turns = -result.score
+        if not seeds or turns < min(seeds.values()):
+            sources["exact search"] += 1
+        sources.update(name for name, t in seeds.items() if t == turns)
+    return dict(sorted(sources.items(), key=lambda item: (-item[1], item[0])))
 
 
 def _bench(args: argparse.Namespace) -> int:
