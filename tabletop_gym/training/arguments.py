@@ -138,3 +138,10 @@ def stop_on_broken_pipe() -> int:
     except (OSError, ValueError):
         pass
     return 1
+
+
+def one_line(error: BaseException, limit: int = 500) -> str:
+    """An error as one line: its message's first line (or its type's name), at most ``limit`` chars."""
+    text = str(error).strip()
+    first = text.splitlines()[0] if text else type(error).__name__
+    return first if len(first) <= limit else first[:limit] + "..."

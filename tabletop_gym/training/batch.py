@@ -35,7 +35,7 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from tabletop_gym.core import OracleResult, TabletopError, quote_input
-from tabletop_gym.training.arguments import SEED_MAX, check_output_dir, int_arg, path_arg
+from tabletop_gym.training.arguments import SEED_MAX, check_output_dir, int_arg, one_line, path_arg
 
 RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'tabletop-gym[ray]'"
 # Options of the batch run itself, and one-deal options of solve: not part of the question a line
@@ -288,18 +288,13 @@ def _file_jobs(path: Path, env: gym.Env) -> Iterator[Job]:
             deal = env.reset(seed=0, options={"deal": line})[1]["deal"]
         except (ValueError, TypeError) as error:
             raise ValueError(
-                f"{path} line {number}: {_one_line(error)} (expected one deal string a line; blank lines "
+                f"{path} line {number}: {one_line(error)} (expected one deal string a line; blank lines "
                 "and lines starting with # are skipped)"
             ) from None
         count += 1
         yield Job(None, deal)
     if count == 0:
         raise ValueError(f"{path} lists no deal (one deal string a line; blank and # lines are skipped)")
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error).strip() or type(error).__name__
-    return text.splitlines()[0]
 
 
 # ---- the results file -----------------------------------------------------------------------------
@@ -420,7 +415,7 @@ def _timed(solver: Solver, game: str, args: argparse.Namespace, job: Job) -> tup
     try:
         outcome: Any = solver(game, args, job)
     except INPUT_ERRORS as error:
-        outcome = Failure(job, f"{type(error).__name__}: {_one_line(error)}")
+        outcome = Failure(job, f"{type(error).__name__}: {one_line(error)}")
     return outcome, time.process_time() - start
 
 
@@ -496,7 +491,7 @@ def _on_ray(
             except ray.exceptions.RayError as error:
                 cause = getattr(error, "cause", None) or error
                 yield (
-                    Failure(job, f"{type(cause).__name__} after {RAY_RETRIES} retries: {_one_line(cause)}"),
+                    Failure(job, f"{type(cause).__name__} after {RAY_RETRIES} retries: {one_line(cause)}"),
                     0.0,
                 )
     finally:

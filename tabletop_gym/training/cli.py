@@ -15,6 +15,7 @@ from tabletop_gym.training.arguments import (
     check_output_dir,
     int_arg,
     nonempty,
+    one_line,
     path_arg,
     seed_arg,
     stop_on_broken_pipe,
@@ -263,14 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return stop_on_broken_pipe()
     except (TabletopError, ValueError, TypeError, OSError, ImportError) as error:
-        print(f"tabletop-gym: error: {_one_line(error)}", file=sys.stderr)
+        print(f"tabletop-gym: error: {one_line(error)}", file=sys.stderr)
         return 2
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error) or type(error).__name__
-    first = text.strip().splitlines()[0] if text.strip() else text
-    return first if len(first) <= 500 else first[:500] + "..."
 
 
 def _check_paths(args: argparse.Namespace) -> None:
