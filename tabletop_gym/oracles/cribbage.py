@@ -10,13 +10,16 @@ where a complete stack is a sequence of legal moves that ends exactly when no to
 forced-play rule). A solve has three steps, all compiled with numba:
 
 1. ``_stack_ends``: which empty-stack positions the game can reach from the start and where each
-   one's stacks can end. Whether a card fits depends only on the stack total, so this is a cheap
-   walk over positions, not over orders of play. Positions play never reaches are skipped (on
-   seeds 1-20: 16-43% of the positions, holding 21-74% of the stacks, about half at the median).
+   one's stacks can end. Whether a card fits depends only on the stack total, so the ends follow
+   from how many cards a stack takes from each pile, not from the order it plays them in.
+   Positions play never reaches are skipped (on seeds 1-20: 16-43% of the positions, holding
+   21-74% of the stacks, about half at the median).
 2. ``_walk_roots``: for every reachable position, an exhaustive depth-first walk over its complete
    stacks keeps the most points a stack can score on its way to each end. Positions do not depend
    on each other here, so this is one parallel region whose threads take positions from a shared
-   counter (no barrier per layer, and a thread slowed by other work takes less).
+   counter (no barrier per layer, and a thread slowed by other work takes less). Each thread
+   allocates its scratch once: allocating per position inside the parallel region cost the two
+   threads about a fifth of their speed.
 3. ``_values``: V from the end of the game backwards over those (position, end, points) edges.
 
 The kernel has its own compact model of the scoring rules; every plan it returns is replayed
@@ -44,105 +47,126 @@ _STRIDE = np.array([1, _BASE, _BASE**2, _BASE**3], dtype=np.int64)
 _CHUNK = 8  # roots a thread takes at a time: the shared counter is touched a few thousand times a solve
 
 
+@intrinsic
+def _popcount(typingctx, x):
+    """The number of set bits of an integer (LLVM's ``ctpop``: one instruction on current CPUs)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+_SET_POINTS = np.array([0, 0, 2, 6, 12], dtype=np.int64)  # by cards of one rank on top of the stack
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
-def _points(stack: np.ndarray, n: int, total: int) -> int:
-    """The kernel's own scoring of the card ``stack[n - 1]`` (the engine's ``score_card``)."""
-    card = stack[n - 1]
-    if n == 1:
-        return 2 if card == 11 else 0  # one card totals at most 10: neither 15 nor 31
-    points = 2 if total == 15 or total == 31 else 0
-    if stack[n - 2] == card:
-        # A pair ends every run, so only the length of the set matters.
-        same = 2
-        while same < n and stack[n - 1 - same] == card:
-            same += 1
-        return points + (6 if same == 3 else (12 if same == 4 else 2))
-    seen = (1 << card) | (1 << stack[n - 2])
-    low = min(card, stack[n - 2])
-    high = max(card, stack[n - 2])
+def _place(card, n, total, on, same, seen):
+    """The kernel's own scoring (the engine's ``score_card``) of placing ``card`` as card ``n`` of
+    the stack (1 for the first), which brings it to ``total``.
+
+    It keeps what scoring needs card by card, so a card costs the same few steps wherever it
+    lands: no loops back over the stack and no branches, which the walk would mispredict. ``on[i]``
+    is the rank of card ``i`` (``on[0] = 0``), ``same[i]`` how many cards of that rank end the stack
+    there (a pair, three or four of a kind), and ``seen[8 * i + j]`` the ranks (as bits) of its last
+    ``j`` cards (all of them when fewer); this updates the three for card ``n``. The last ``k``
+    cards are a run when they hold ``k`` distinct ranks (``k`` bits set) with no gap between the
+    lowest and the highest; only the longest run counts, and none is longer than 7 (A..8 would
+    total 36).
+    """
+    bit = 1 << card
+    row = 8 * n
+    prior = row - 8
+    on[n] = card
+    count = same[n - 1] * (on[n - 1] == card) + 1
+    same[n] = count
+    seen[row + 1] = bit
     run = 0
-    for k in range(3, min(n, 7) + 1):  # no run is longer than 7 (A..8 would total 36)
-        rank = stack[n - k]
-        bit = 1 << rank
-        if seen & bit:
-            break
-        seen |= bit
-        if rank < low:
-            low = rank
-        elif rank > high:
-            high = rank
-        if high - low > 6:
-            break  # a run spans at most 7 ranks (A..8 would total 36)
-        if high - low == k - 1:
-            run = k
-    return points + run
+    for k in range(2, 8):
+        ranks = seen[prior + k - 1] | bit
+        seen[row + k] = ranks
+        solid = (((ranks | (ranks - 1)) + 1) & ranks) == 0
+        run = max(run, k * ((k >= 3) & (k <= n) & (_popcount(ranks) == k) & solid))
+    return run + _SET_POINTS[count] + 2 * ((total == 15) | (total == 31)) + 2 * ((n == 1) & (card == 11))
 
 
 @numba.njit(cache=True, nogil=True)
 def _stack_ends(values, order):
     """The empty-stack positions reachable from the start, each with the positions where its stacks end.
 
-    Which cards fit depends only on the stack total, and from a fixed root the total at a position is
-    fixed (the values of the cards played since the root), so a root's stacks form a small lattice of
-    positions: one visit per position, not per order of play, finds every place a stack can end.
-    ``order`` lists every position with fewer cards played first, so every root is known reachable
-    (or not) before its turn. Returns the reachable roots in that order, ``end_ptr`` (CSR offsets per
-    root) and ``ends``.
+    From a root, a stack may take any number of cards from each pile as long as their values sum to
+    at most 31 (every order of them is legal, values being positive), and it ends where no pile's
+    next card fits. So the ends are found by counting cards per pile, not by walking orders of
+    play: for each count from piles 0-2 the count from pile 3 is the most that still fits (a table
+    lookup), and that is an end when no pile's next card fits the room left. ``order`` lists every
+    position with fewer cards played first, so every root is known reachable (or not) before its
+    turn. Returns the reachable roots in that order, ``end_ptr`` (CSR offsets per root) and ``ends``.
     """
     n_states = _BASE**4
+    cum = np.zeros((4, _BASE + 1), dtype=np.int64)  # values of a pile's first k cards (99 past its end)
+    for p in range(4):
+        for k in range(_BASE):
+            cum[p, k + 1] = cum[p, k] + values[p, k]
+    most = np.zeros((_BASE, 32), dtype=np.int64)  # cards pile 3 gives from height h into room r
+    for h3 in range(_BASE):
+        for room in range(32):
+            j = 0
+            while cum[3, h3 + j + 1] - cum[3, h3] <= room:
+                j += 1
+            most[h3, room] = j
     reach = np.zeros(n_states, dtype=np.bool_)
     reach[0] = True
-    stamp = np.full(n_states, -1, dtype=np.int32)
     roots = np.empty(n_states, dtype=np.int32)
     end_ptr = np.zeros(n_states + 1, dtype=np.int64)
     ends = np.empty(16 * n_states, dtype=np.int32)  # full deals need 300,000-500,000
     n_ends = 0
     n_roots = 0
-    todo_idx = np.empty(n_states, dtype=np.int32)
-    todo_total = np.empty(n_states, dtype=np.int32)
-    h = np.empty(4, dtype=np.int64)
-    for j in range(order.shape[0]):
-        root = order[j]
+    for i in range(order.shape[0]):
+        root = order[i]
         if not reach[root]:
             continue
         roots[n_roots] = root
-        stamp[root] = n_roots
-        todo_idx[0] = root
-        todo_total[0] = 0
-        n_todo = 1
-        while n_todo > 0:
-            n_todo -= 1
-            idx = todo_idx[n_todo]
-            total = todo_total[n_todo]
-            x = idx
-            fits = False
-            for p in range(4):
-                h[p] = x % _BASE
-                x //= _BASE
-                v = values[p, h[p]]
-                if v <= 31 - total:
-                    fits = True
-                    child = idx + _STRIDE[p]
-                    if stamp[child] != n_roots:
-                        stamp[child] = n_roots
-                        todo_idx[n_todo] = child
-                        todo_total[n_todo] = total + v
-                        n_todo += 1
-            if not fits and idx != root:
-                if n_ends == ends.shape[0]:
-                    grown = np.empty(2 * n_ends, dtype=np.int32)
-                    grown[:n_ends] = ends
-                    ends = grown
-                ends[n_ends] = idx
-                n_ends += 1
-                reach[idx] = True
+        h0 = root % _BASE
+        h1 = root // _BASE % _BASE
+        h2 = root // _BASE**2 % _BASE
+        h3 = root // _BASE**3
+        j0 = 0
+        while cum[0, h0 + j0] - cum[0, h0] <= 31:
+            used0 = cum[0, h0 + j0] - cum[0, h0]
+            j1 = 0
+            while used0 + cum[1, h1 + j1] - cum[1, h1] <= 31:
+                used1 = used0 + cum[1, h1 + j1] - cum[1, h1]
+                j2 = 0
+                while used1 + cum[2, h2 + j2] - cum[2, h2] <= 31:
+                    room = 31 - (used1 + cum[2, h2 + j2] - cum[2, h2])
+                    j3 = most[h3, room]
+                    left = room - (cum[3, h3 + j3] - cum[3, h3])
+                    if (
+                        values[0, h0 + j0] > left
+                        and values[1, h1 + j1] > left
+                        and values[2, h2 + j2] > left
+                        and j0 + j1 + j2 + j3 > 0
+                    ):
+                        if n_ends == ends.shape[0]:
+                            grown = np.empty(2 * n_ends, dtype=np.int32)
+                            grown[:n_ends] = ends
+                            ends = grown
+                        end = root + j0 + _BASE * j1 + _BASE**2 * j2 + _BASE**3 * j3
+                        ends[n_ends] = end
+                        n_ends += 1
+                        reach[end] = True
+                    j2 += 1
+                j1 += 1
+            j0 += 1
         n_roots += 1
         end_ptr[n_roots] = n_ends
     return roots[:n_roots], end_ptr[: n_roots + 1], ends[:n_ends]
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk_root(root, ranks, values, slot, points, stack_moves):
+def _walk_root(root, ranks, values, slot, points, stack_moves, work):
     """Every complete stack from ``root``: the most points a stack can score on its way to each end.
 
     ``slot[e]`` is the index in ``points`` / ``stack_moves`` of the end position ``e`` (set by the
@@ -150,19 +174,24 @@ def _walk_root(root, ranks, values, slot, points, stack_moves):
     best points and that stack's pile indices (2 bits each, first move lowest). Returns the number of
     stack prefixes walked.
     """
-    h = np.empty(4, dtype=np.int64)
-    top = np.empty(4, dtype=np.int64)  # value of each pile's top card (99 when empty)
+    h = work[0]
+    top = work[1]  # value of each pile's top card (99 when empty)
     x = root
     for p in range(4):
         h[p] = x % _BASE
         top[p] = values[p, h[p]]
         x //= _BASE
-    stack = np.empty(_MAX_DEPTH, dtype=np.int64)
-    moves = np.empty(_MAX_DEPTH, dtype=np.int64)
-    totals = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
-    gained = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
-    packed = np.empty(_MAX_DEPTH + 1, dtype=np.int64)
-    todo = np.empty(_MAX_DEPTH + 1, dtype=np.int64)  # piles still to try at each depth (bitmask)
+    on = work[2]
+    same = work[3]
+    seen = work[4]
+    moves = work[5]
+    totals = work[6]
+    gained = work[7]
+    packed = work[8]
+    todo = work[9]  # piles still to try at each depth (bitmask)
+    on[0] = 0
+    same[0] = 0
+    seen[:8] = 0
     idx = root
     visited = 0
     d = 0
@@ -184,12 +213,12 @@ def _walk_root(root, ranks, values, slot, points, stack_moves):
             todo[d] = mask & (mask - 1)
             t = totals[d] + top[p]
             moves[d] = p
-            stack[d] = ranks[p, h[p]]
+            card = ranks[p, h[p]]
             h[p] += 1
             top[p] = values[p, h[p]]
             idx += _STRIDE[p]
             totals[d + 1] = t
-            gained[d + 1] = gained[d] + _points(stack, d + 1, t)
+            gained[d + 1] = gained[d] + _place(card, d + 1, t, on, same, seen)
             packed[d + 1] = packed[d] | (p << (2 * d))
             d += 1
             visited += 1
@@ -234,14 +263,20 @@ def _take_ticket(typingctx, counter):
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk_range(ranks, values, roots, end_ptr, ends, lo, hi, slot, points, stack_moves):
+def _work():
+    """One thread's rows of per-depth scratch for ``_walk_root`` (allocated once, not per root)."""
+    return np.zeros((10, 8 * (_MAX_DEPTH + 1)), dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_range(ranks, values, roots, end_ptr, ends, lo, hi, slot, points, stack_moves, work):
     """``_walk_root`` for roots ``lo`` to ``hi - 1``; ``slot`` is the caller's scratch (one per thread:
     only the current root's ends are ever read, so it needs no clearing)."""
     visited = 0
     for k in range(lo, hi):
         for e in range(end_ptr[k], end_ptr[k + 1]):
             slot[ends[e]] = e
-        visited += _walk_root(roots[k], ranks, values, slot, points, stack_moves)
+        visited += _walk_root(roots[k], ranks, values, slot, points, stack_moves, work)
     return visited
 
 
@@ -253,7 +288,9 @@ def _walk_roots_serial(ranks, values, roots, end_ptr, ends):
     stack_moves = np.zeros(ends.shape[0], dtype=np.int64)
     slot = np.empty(_BASE**4, dtype=np.int32)
     count = np.zeros(1, dtype=np.int64)
-    count[0] = _walk_range(ranks, values, roots, end_ptr, ends, 0, roots.shape[0], slot, points, stack_moves)
+    count[0] = _walk_range(
+        ranks, values, roots, end_ptr, ends, 0, roots.shape[0], slot, points, stack_moves, _work()
+    )
     return points, stack_moves, count
 
 
@@ -275,13 +312,16 @@ def _walk_roots(ranks, values, roots, end_ptr, ends, workers):
     count = np.zeros(workers, dtype=np.int64)
     for w in numba.prange(workers):
         slot = np.empty(_BASE**4, dtype=np.int32)
+        work = _work()
         while True:
             c = _take_ticket(counter)
             if c >= n_chunks:
                 break
             lo = c * _CHUNK
             hi = min(n_roots, lo + _CHUNK)
-            count[w] += _walk_range(ranks, values, roots, end_ptr, ends, lo, hi, slot, points, stack_moves)
+            count[w] += _walk_range(
+                ranks, values, roots, end_ptr, ends, lo, hi, slot, points, stack_moves, work
+            )
     return points, stack_moves, count
 
 
