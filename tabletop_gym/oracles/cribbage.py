@@ -72,9 +72,9 @@ def _place(card, n, total, on, same, seen):
     is the rank of card ``i`` (``on[0] = 0``), ``same[i]`` how many cards of that rank end the stack
     there (a pair, three or four of a kind), and ``seen[8 * i + j]`` the ranks (as bits) of its last
     ``j`` cards (all of them when fewer); this updates the three for card ``n``. The last ``k``
-    cards are a run when they hold ``k`` distinct ranks (``k`` bits set) with no gap between the
-    lowest and the highest; only the longest run counts, and none is longer than 7 (A..8 would
-    total 36).
+    cards are a run when they hold ``k`` distinct ranks (``k`` bits set, so there are ``k`` cards)
+    with no gap between the lowest and the highest; only the longest run counts, and none is
+    longer than 7 (A..8 would total 36).
     """
     bit = 1 << card
     row = 8 * n
@@ -83,12 +83,14 @@ def _place(card, n, total, on, same, seen):
     count = same[n - 1] * (on[n - 1] == card) + 1
     same[n] = count
     seen[row + 1] = bit
+    seen[row + 2] = seen[prior + 1] | bit
     run = 0
-    for k in range(2, 8):
+    for k in range(3, 8):
         ranks = seen[prior + k - 1] | bit
-        seen[row + k] = ranks
+        if k < 7:
+            seen[row + k] = ranks
         solid = (((ranks | (ranks - 1)) + 1) & ranks) == 0
-        run = max(run, k * ((k >= 3) & (k <= n) & (_popcount(ranks) == k) & solid))
+        run = max(run, k * ((_popcount(ranks) == k) & solid))
     return run + _SET_POINTS[count] + 2 * ((total == 15) | (total == 31)) + 2 * ((n == 1) & (card == 11))
 
 
