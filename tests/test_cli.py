@@ -247,3 +247,41 @@ def test_a_model_for_other_settings_is_refused(tmp_path, capsys) -> None:
     env = gym.make("tabletop/Cribbage-v0").unwrapped
     with pytest.raises(ValueError, match="trained for observations"):
         _check_policy_fits(Agent(), "run", env)
+
+
+def test_a_model_trained_on_other_settings_of_the_same_shapes_is_refused() -> None:
+    from types import SimpleNamespace
+
+    from tabletop_gym.training.evaluate import _check_policy_fits
+
+    env = gym.make("tabletop/War-v0", ranks=6, suits=2).unwrapped
+    trained = {"ranks": 6, "suits": 2, "pickup": "winner_first", "observation": "full"}
+    agent = SimpleNamespace(
+        model=SimpleNamespace(observation_space=env.observation_space, action_space=env.action_space),
+        config={"env_id": "tabletop/War-v0", "env_kwargs": trained},
+    )
+    other = {**trained, "pickup": "loser_first"}
+    with pytest.raises(ValueError, match="pickup='winner_first' there, 'loser_first' here"):
+        _check_policy_fits(agent, "run", env, "tabletop/War-v0", other)
+    with pytest.raises(ValueError, match="tabletop/War-v0 there, tabletop/Other-v0 here"):
+        _check_policy_fits(agent, "run", env, "tabletop/Other-v0", trained)
+    # The same settings, and settings that change only rewards or what is shown, are accepted.
+    _check_policy_fits(agent, "run", env, "tabletop/War-v0", dict(trained))
+    _check_policy_fits(agent, "run", env, "tabletop/War-v0", {**trained, "province_reward": 1.0})
+
+
+def test_evaluate_refuses_a_trained_run_for_other_settings(tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    assert main(["train", "war", "--ranks", "6", "--suits", "2", "--steps", "64", "--out", str(run)]) == 0
+    config = json.loads((run / "config.json").read_text())
+    assert config["steps"] == 64 and config["steps_done"] >= 64
+    capsys.readouterr()
+    common = ["evaluate", "war", "--ranks", "6", "--suits", "2", "--agent", str(run), "--episodes", "2"]
+    code = main(common + ["--pickup", "loser_first", "--out", str(tmp_path / "a"), "--no-progress"])
+    assert code == 2 and "trained on other settings (pickup=" in capsys.readouterr().err
+    assert main(common + ["--out", str(tmp_path / "b"), "--no-progress"]) == 0
+
+
+def test_deal_and_seed_together_are_refused(capsys) -> None:
+    assert main(["solve", "cribbage", "--deal", KNOWN, "--seed", "3"]) == 2
+    assert "--deal and --seed both choose the deal" in capsys.readouterr().err

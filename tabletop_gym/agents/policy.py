@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,10 +13,17 @@ import numpy as np
 class PolicyAgent:
     """Wraps a trained sb3-contrib MaskablePPO model: acts on the observation, within the mask."""
 
-    def __init__(self, model: Any, name: str = "policy", deterministic: bool = True) -> None:
+    def __init__(
+        self,
+        model: Any,
+        name: str = "policy",
+        deterministic: bool = True,
+        config: dict[str, Any] | None = None,
+    ) -> None:
         self.model = model
         self.name = name
         self.deterministic = deterministic
+        self.config = config  # the run's config.json (what it was trained on), where there is one
 
     def reset(self, seed: int | None = None) -> None:
         return None
@@ -45,8 +53,16 @@ def load_policy(path: str | Path, deterministic: bool = True) -> PolicyAgent:
         raise ValueError(
             f"{path} is not a model saved by 'tabletop-gym train' ({type(error).__name__}: {error})"
         ) from None
+    config_path = path.parent / "config.json"
+    try:
+        config = json.loads(config_path.read_text()) if config_path.is_file() else None
+    except (OSError, ValueError):
+        config = None  # the model still loads; only the check of its settings is lost
     return PolicyAgent(
-        model, name=path.parent.name if path.name == "model.zip" else path.stem, deterministic=deterministic
+        model,
+        name=path.parent.name if path.name == "model.zip" else path.stem,
+        deterministic=deterministic,
+        config=config if isinstance(config, dict) else None,
     )
 
 

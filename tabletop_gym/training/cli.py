@@ -240,6 +240,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     spec = get_game(args.game) if args.command not in ("suite", "baselines") else None
     try:
         _check_paths(args)
+        if getattr(args, "deal", None) is not None and getattr(args, "seed", None) is not None:
+            # Each names the deal on its own: taking one and dropping the other would play a deal
+            # the user did not ask for.
+            raise ValueError("--deal and --seed both choose the deal: give one of them")
         if args.command == "suite":
             status = _suite(args)
         elif args.command == "baselines":

@@ -55,8 +55,21 @@ def make_agent(
     )
 
 
-def _check_policy_fits(agent: Agent, name: str, env: gym.Env) -> None:
-    """A model trained on other settings (another deck size, player count...) cannot act here."""
+def _check_policy_fits(
+    agent: Agent,
+    name: str,
+    env: gym.Env,
+    env_id: str | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
+) -> None:
+    """A model trained on other settings (another deck size, player count...) cannot act here.
+
+    Shapes that differ make the model unable to act at all. Where they agree, the settings in the
+    run's config.json are compared with ``env_id`` / ``env_kwargs``: a model trained for a 1-round
+    game, or against another pickup convention, would act but be scored on a task it never saw.
+    Settings that change only what training is rewarded with or how the game is shown
+    (``PRESENTATION_KEYS``) may differ.
+    """
     model = getattr(agent, "model", None)
     if model is None:
         return
@@ -65,6 +78,23 @@ def _check_policy_fits(agent: Agent, name: str, env: gym.Env) -> None:
             f"agent {name}: the model was trained for observations {model.observation_space} and "
             f"{model.action_space.n} actions, but this environment has {env.observation_space} and "
             f"{env.action_space.n}: evaluate with the settings it was trained on (see its config.json)"
+        )
+    config = getattr(agent, "config", None)
+    if not config or env_id is None or env_kwargs is None or "env_kwargs" not in config:
+        return
+    from tabletop_gym.suites import PRESENTATION_KEYS
+
+    ignored = PRESENTATION_KEYS | {"reveal_deal"}
+    trained = {k: v for k, v in config["env_kwargs"].items() if k not in ignored}
+    here = {k: v for k, v in json.loads(json.dumps(dict(env_kwargs))).items() if k not in ignored}
+    if config.get("env_id", env_id) != env_id or trained != here:
+        differ = sorted(k for k in trained.keys() | here.keys() if trained.get(k) != here.get(k))
+        detail = ", ".join(f"{k}={trained.get(k)!r} there, {here.get(k)!r} here" for k in differ)
+        if config.get("env_id", env_id) != env_id:
+            detail = f"{config['env_id']} there, {env_id} here" + (f"; {detail}" if detail else "")
+        raise ValueError(
+            f"agent {name}: the model was trained on other settings ({detail}): evaluate with the "
+            f"settings in its config.json"
         )
 
 
@@ -148,7 +178,7 @@ def evaluate(
     solved: dict[str, OracleResult] = {}  # filled by solve_first once every agent is known to fit
     agents = [(name, make_agent(spec, name, args, suite, solved)) for name in agent_names]
     for name, agent in agents:
-        _check_policy_fits(agent, name, env.unwrapped)
+        _check_policy_fits(agent, name, env.unwrapped, env_id, env_kwargs)
     if solve_first is not None and suite is None:
         solved.update(solve_first([s for s, _ in games]))
     # An agent that plays from the deal (the oracle's plan) gets an environment of its own that shows
