@@ -108,15 +108,24 @@ def test_a_run_resumes_past_the_deals_in_the_file(tmp_path, capsys):
     assert "5 deals (3 already in" in capsys.readouterr().out.splitlines()[-4]
 
 
-def test_a_line_cut_short_is_dropped_with_a_warning_and_solved_again(tmp_path):
+def test_a_line_cut_short_is_dropped_with_a_warning_and_solved_again(tmp_path, capsys):
     out = tmp_path / "war.jsonl"
     assert _solve(*WAR, "--deals", "0:3", "--out", str(out)) == 0
     whole = out.read_text()
     out.write_text(whole + whole.splitlines()[0][:25])  # an interrupted write of a fourth line
-    with pytest.warns(UserWarning, match="line 4 is cut short"):
-        assert _solve(*WAR, "--deals", "0:4", "--out", str(out)) == 0
+    capsys.readouterr()
+    assert _solve(*WAR, "--deals", "0:4", "--out", str(out)) == 0
+    err = capsys.readouterr().err.splitlines()
+    # One line, as the command's errors are: not Python's warning with a line of the package's source.
+    assert [line for line in err if "warning" in line] == [
+        line for line in err if line.startswith("tabletop-gym: warning: ") and "line 4 is cut short" in line
+    ]
+    assert any("line 4 is cut short" in line for line in err) and not any("warn(" in line for line in err)
     lines = _lines(out)
     assert [line["seed"] for line in lines] == [0, 1, 2, 3]
+    with pytest.warns(UserWarning, match="line 4 is cut short"):  # from Python, a warning as usual
+        out.write_text(whole + whole.splitlines()[0][:25])
+        batch.read_done(out, "war", json.loads(whole.splitlines()[0])["settings"])
 
 
 def test_a_corrupt_line_inside_the_file_stops_the_run_with_its_number(tmp_path, capsys):

@@ -110,11 +110,23 @@ def test_a_suite_made_for_other_rules_is_refused(built):
         suites.load(built)
 
 
-def test_a_file_under_another_id_is_refused(built, tmp_path):
-    other = tmp_path / "war-r6s2-v8.json"
-    other.write_text(built.read_text())
-    with pytest.raises(SuiteError, match="holds suite 'war-r6s2-v9'"):
-        suites.load(other)
+def test_a_suite_file_under_any_name_is_the_suite_it_holds(built, tmp_path):
+    for name in ("war-r6s2-v8.json", "my copy.json"):
+        other = tmp_path / name
+        other.write_text(built.read_text())
+        suite = suites.load(other)
+        assert suite.id == "war-r6s2-v9" and suite.entries == suites.load(built).entries
+    with pytest.raises(SuiteError, match="no suite file at"):
+        suites.load(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(SuiteError, match="not a suite file"):
+        suites.load(tmp_path / "bad.json")
+
+
+def test_a_shipped_suite_id_must_be_the_suite_its_file_holds(built, monkeypatch):
+    monkeypatch.setattr(suites, "suite_path", lambda suite_id: built)
+    with pytest.raises(SuiteError, match="holds suite 'war-r6s2-v9', not war-r6s2-v8"):
+        suites.load("war-r6s2-v8")
 
 
 def test_build_resumes_keeping_what_was_written(tmp_path, monkeypatch):

@@ -453,19 +453,29 @@ def load(suite: str | Path, replay: bool = True) -> Suite:
     within the bound it states (``replay=False`` skips the replays, for listing only).
     """
     path = Path(suite) if isinstance(suite, Path) or str(suite).endswith(".json") else None
-    suite_id = path.stem if path is not None else str(suite)
-    spec = definition(suite_id)
-    path = path if path is not None else suite_path(suite_id)
-    try:
-        meta, raw = _read(path, suite_id)
-    except FileNotFoundError:
-        shipped = ", ".join(available()) or "none"
-        raise SuiteError(
-            f"no suite file for {suite_id} at {path} (shipped: {shipped}); "
-            f"build it with: tabletop-gym suite build {suite_id}"
-        ) from None
-    if meta.get("id") != suite_id:
-        raise SuiteError(f"suite file {path} holds suite {meta.get('id')!r}, not {suite_id}")
+    if path is not None:
+        # A file may have any name (a copy, a download): the suite it holds says which it is.
+        if not path.is_file():
+            raise SuiteError(f"no suite file at {path}")
+        meta, raw = _read(path, path.name)
+        suite_id = meta.get("id")
+        if not isinstance(suite_id, str):
+            raise SuiteError(f"suite file {path} names no suite id")
+        spec = definition(suite_id)
+    else:
+        suite_id = str(suite)
+        spec = definition(suite_id)
+        path = suite_path(suite_id)
+        try:
+            meta, raw = _read(path, suite_id)
+        except FileNotFoundError:
+            shipped = ", ".join(available()) or "none"
+            raise SuiteError(
+                f"no suite file for {suite_id} at {path} (shipped: {shipped}); "
+                f"build it with: tabletop-gym suite build {suite_id}"
+            ) from None
+        if meta.get("id") != suite_id:
+            raise SuiteError(f"suite file {path} holds suite {meta.get('id')!r}, not {suite_id}")
     if not meta.get("complete") or len(raw) != meta.get("size"):
         raise SuiteError(
             f"suite {suite_id} is incomplete ({len(raw)} of {meta.get('size')} deals); "

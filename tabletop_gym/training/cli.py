@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -152,6 +153,10 @@ def _suite_list(text: str) -> list[str]:
     names = [n.strip() for n in nonempty(text).split(",")]
     if not all(names):
         raise argparse.ArgumentTypeError(f"an empty suite id in {text!r}")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        # A suite twice would be one game counted twice in the IQM across games.
+        raise argparse.ArgumentTypeError(f"suite {', '.join(repeated)} named twice: name each suite once")
     return names
 
 
@@ -233,8 +238,26 @@ def _suite(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """The package's own warnings as one line each, as its errors are; other libraries' as usual."""
+    if Path(filename).resolve().is_relative_to(_PACKAGE):
+        print(f"tabletop-gym: warning: {one_line(message)}", file=file or sys.stderr)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+_show_warning = warnings.showwarning
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure a user can cause ends with a one-line message, not a traceback."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _warning_line
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     # The suite and baselines commands name their games through suites.
     spec = get_game(args.game) if args.command not in ("suite", "baselines") else None
