@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
 from operator import itemgetter
 from typing import Any
 
@@ -21,6 +22,7 @@ from tabletop_gym.envs.modern_art.rules import (
     Rules,
     State,
     action_name,
+    first_rounds,
     parse_deal,
     random_deal,
 )
@@ -47,6 +49,8 @@ AWARDS_LEFT = PLAYERS + 1
 DECISION_ARTIST = AWARDS_LEFT + 1
 OBS_SIZE = DECISION_ARTIST + 1
 _BIG = 100_000  # bound for scores and values; far above any reachable total
+# The keywords ModernArtEnv passes on to Rules (players is the environment's own argument).
+RULE_PARAMS = tuple(f.name for f in fields(Rules) if f.init and f.name[0] != "_" and f.name != "players")
 
 
 # Per player count: for each seat, a getter of per-seat entries in relative seat order (itemgetter: no
@@ -124,7 +128,7 @@ class ModernArtEnv(TabletopEnv):
     (simultaneous) or put an award token on an artist. A round ends when one artist has 6 face-up
     cards (5 with two players) or every hand is empty; the three artists with most cards this round
     gain value tokens 3, 2, 1, and each player scores, for each of them, its value so far (plus 2 per
-    award) times their own cards of it. Four rounds; highest total wins. Rules:
+    award) times their own cards of it. Four rounds (fewer with `rounds=N`); highest total wins. Rules:
     shared/rules/modern-art.md; the engine is `tabletop_gym.envs.modern_art.rules`.
 
     ## Action space
@@ -146,9 +150,9 @@ class ModernArtEnv(TabletopEnv):
     - 65..69 `EXTRA`: extra card(s) this round per artist;
     - 70..74 `VALUES`: value tokens won per artist; 75..79 `AWARDS`: award tokens per artist;
     - 80..84 `SCORES`: score per seat; 85..89 `HAND_SIZES`: cards in hand per seat;
-    - 90 deck cards left, 91 round (0-3), 92 decision (0 play, 1 double, 2 hidden, 3 simultaneous,
-      4 award, 5 end-of-round play), 93 whose turn (relative seat), 94 player count, 95 award tokens
-      left, 96 the artist a double/simultaneous card was of (artist + 1, else 0).
+    - 90 deck cards left, 91 round (from 0; 0-3 in a full game), 92 decision (0 play, 1 double,
+      2 hidden, 3 simultaneous, 4 award, 5 end-of-round play), 93 whose turn (relative seat), 94 player
+      count, 95 award tokens left, 96 the artist a double/simultaneous card was of (artist + 1, else 0).
 
     ## Rewards
     The points this seat scores at each round's scoring (0 on other steps); the return is its final
@@ -160,7 +164,8 @@ class ModernArtEnv(TabletopEnv):
     first has a decision.
 
     ## Episode end
-    Terminated after round 4 is scored. Never truncated.
+    Terminated when the last round is scored: round 4 in a full game, round N with `rounds=N`
+    (or the last of the `deals` given). Never truncated.
 
     ## Info
     `action_mask`, `score` (this seat's points), `scores` (all seats, by absolute seat: the
@@ -172,6 +177,10 @@ class ModernArtEnv(TabletopEnv):
 
     ## Arguments
     - `players` (2-5, default 2) and `seat` (default 0): the game size and this agent's seat.
+    - `rounds` (1-4, default None: all 4): a shorter game of only the first N rounds, each dealing
+      the cards it deals in a full game: `gym.make("tabletop/ModernArt-v0", rounds=1)` is the
+      command line's `--rounds 1` (the same mapping, `rules.first_rounds`: it sets `deals` to the
+      first N entries of `rules.DEFAULT_DEALS[players]`, e.g. `(13,)`). Not with `deals`.
     - `opponents`: one Agent per other seat in seat order (default: greedy bots); anything with
       `reset(seed)` and `act(observation, info)` works, a trained policy included (self-play).
     - `render_mode`: None or "ansi".
@@ -180,7 +189,7 @@ class ModernArtEnv(TabletopEnv):
     - any other keyword: a rule parameter of `tabletop_gym.envs.modern_art.rules.Rules`
       (`deck`, `deals`, `round_limit`, `extra_card_each_round`, `simultaneous_same_artist`,
       `end_of_round_plays`, `at_once`, `second_card_symbols`, `resolve_ending_card`, `value_tokens`,
-      `award_tokens`, `award_value`).
+      `award_tokens`, `award_value`). Any other keyword is a TypeError naming the accepted ones.
     Numbers may be Python or numpy integers; one out of range (a sixth player, a negative seat, a
     deck or game that would never end) is a ValueError naming the parameter and its range, as is a
     negative `reset(seed=...)`.
@@ -193,11 +202,23 @@ class ModernArtEnv(TabletopEnv):
         opponents: Sequence[Any] | None = None,
         render_mode: str | None = None,
         reveal_deal: bool = False,
+        rounds: int | None = None,
         **rule_params: Any,
     ) -> None:
+        unknown = [name for name in rule_params if name not in RULE_PARAMS]
+        if unknown:
+            raise TypeError(
+                f"ModernArtEnv got an unexpected keyword argument {unknown[0]!r}; it takes players, seat, "
+                f"opponents, render_mode, reveal_deal, rounds and the rule parameters "
+                + ", ".join(RULE_PARAMS)
+            )
         self._check_render_mode(render_mode)
         self._set_reveal_deal(reveal_deal)
         players = check_int("players", players, 2, MAX_PLAYERS)
+        if rounds is not None:
+            if rule_params.get("deals") is not None:
+                raise ValueError("rounds and deals both set the rounds: give one of them")
+            rule_params["deals"] = first_rounds(players, rounds)
         self.rules = Rules(players=players, **rule_params)
         self.seat = check_int("seat", seat, 0, players - 1)
         if opponents is None:
@@ -238,7 +259,8 @@ class ModernArtEnv(TabletopEnv):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         state = self._require_state()
         if state.done:
-            raise GameOverError("the episode has ended (round 4 was scored); call reset()")
+            last = state.rules.rounds
+            raise GameOverError(f"the episode has ended (round {last}, the last, was scored); call reset()")
         self._points = state.apply(self._action_index(action))[self.seat]
         self._run_opponents()
         return observe(state, self.seat), float(self._points), state.done, False, self._info()

@@ -138,6 +138,14 @@ def _listed(value: object, depth: int) -> list | None:
     return None if any(row is None for row in rows) else rows
 
 
+def first_rounds(players: int, rounds: int, name: str = "rounds") -> tuple[int, ...]:
+    """The ``deals`` of a game of only the first ``rounds`` rounds: the default deal table for the
+    player count (``DEFAULT_DEALS``), cut after that many rounds. A ValueError names ``name`` (the
+    environment's ``rounds``, the command line's ``--rounds``) and the range, 1 to 4."""
+    full = DEFAULT_DEALS[check_int("players", players, 2, 5)]
+    return full[: check_int(name, rounds, 1, len(full))]
+
+
 @dataclass(frozen=True)
 class Rules:
     """The game's parameters; every point the rules file marks "fixed here" is one of them.

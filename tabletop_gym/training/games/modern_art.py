@@ -39,6 +39,7 @@ from tabletop_gym.envs.modern_art.rules import (
     State,
     card_code,
     card_name,
+    first_rounds,
     random_deal,
     symbol_of,
 )
@@ -62,13 +63,12 @@ def _players(args: argparse.Namespace) -> int:
 
 def _variant(args: argparse.Namespace, players: int | None = None) -> dict[str, Any]:
     """Rule parameters from the command line: ``--rounds N`` plays the first N rounds of the deal
-    table (a shorter game, where the per-deal oracle proves optima sooner)."""
+    table (a shorter game, where the per-deal oracle proves optima sooner): the environment's
+    ``rounds=N``, through the same mapping (``rules.first_rounds``)."""
     rounds = getattr(args, "rounds", None)
     if rounds is None:
         return {}
-    full = DEFAULT_DEALS[_players(args) if players is None else players]
-    rounds = check_int("--rounds", rounds, 1, len(full))
-    return {"deals": full[:rounds]}
+    return {"deals": first_rounds(_players(args) if players is None else players, rounds, "--rounds")}
 
 
 def _rules(args: argparse.Namespace, players: int | None = None) -> Rules:
@@ -119,7 +119,9 @@ def _player_counts(text: str) -> list[int]:
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     known = {a.dest for a in parser._actions}
     rounds = len(DEFAULT_DEALS[2])
-    if "players" not in known:
+    # bench runs each of --bench-players with --bound-seconds of oracle time a deal: no --players or
+    # --time-limit there, so that no option it would ignore is accepted.
+    if "players" not in known and command != "bench":
         parser.add_argument(
             "--players", type=int_arg(2, MAX_PLAYERS), default=2, help="players, 2-5 (default 2)"
         )
@@ -133,6 +135,7 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             "--width", type=int_arg(1, oracle.MAX_WIDTH), default=32,
             help=f"oracle beam width, 1-{oracle.MAX_WIDTH} (default 32; its time grows with it)",
         )  # fmt: skip
+    if command in ("solve", "play", "evaluate", "demo") and "time_limit" not in known:
         parser.add_argument(
             "--time-limit", type=float_arg(0, oracle.MAX_TIME_LIMIT, low_open=True), default=10.0,
             help="time for the oracle's CP-SAT models and plan search, in seconds of a 2-core machine "
@@ -170,7 +173,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         )  # fmt: skip
         parser.add_argument(
             "--bound-seconds", type=float_arg(0, oracle.MAX_TIME_LIMIT, low_open=True), default=20.0,
-            help="the oracle's time per deal, as --time-limit (default 20)",
+            help="the oracle's time per deal (CP-SAT models and plan search), in seconds of a 2-core "
+            "machine counted in deterministic work (default 20)",
         )  # fmt: skip
         parser.add_argument(
             "--free-deals", type=int_arg(0, oracle.MAX_FREE_DEALS), default=8,
@@ -193,6 +197,8 @@ def _bounds_line(stats: dict) -> str:
 
 
 def _solve_command(args: argparse.Namespace) -> int:
+    if args.free and (args.deal is not None or args.seed is not None):
+        raise ValueError("--free chooses the deal (the best for seat 0): --deal and --seed do not apply")
     rules = _rules(args)
     if args.free:
         free = oracle.free_deal(rules, deals=2, width=args.width, time_limit=args.time_limit)
