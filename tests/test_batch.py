@@ -312,3 +312,16 @@ def test_evaluate_with_ray_reports_the_same_numbers(ray_local, tmp_path, monkeyp
 def test_evaluate_refuses_ray_options_that_do_nothing(argv, message, tmp_path, capsys):
     code = main(["evaluate", *WAR, "--agent", "greedy", "--episodes", "2", "--out", str(tmp_path), *argv])
     assert code == 2 and message in capsys.readouterr().err
+
+
+def test_options_the_oracle_never_reads_do_not_make_a_file_foreign(tmp_path, capsys):
+    out = tmp_path / "nmbr9.jsonl"
+    tiny = ["nmbr9", "--variant", "3-1-4", "--grid", "5", "--levels", "2"]
+    assert _solve(*tiny, "--deals", "0:2", "--out", str(out)) == 0
+    # --max-positions and --no-hindsight serve --unknown only: the per-deal answers are the same.
+    assert _solve(*tiny, "--deals", "0:3", "--max-positions", "5", "--no-hindsight", "--out", str(out)) == 0
+    assert "3 deals (2 already in" in capsys.readouterr().out
+    assert all("max_positions" not in line["settings"] for line in _lines(out))
+    # An option the oracle reads still makes the file another question's.
+    assert _solve(*tiny, "--deals", "0:3", "--time-limit", "3", "--out", str(out)) == 2
+    assert "line 1 answers nmbr9 with" in capsys.readouterr().err

@@ -246,12 +246,12 @@ def check_output_file(path: Path, option: str = "--out") -> None:
 # ---- the deals ------------------------------------------------------------------------------------
 
 
-def settings_of(args: argparse.Namespace) -> dict[str, Any]:
+def settings_of(args: argparse.Namespace, ignored: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The command-line settings that make the question each deal's line answers: the game's rules
-    and oracle options, without the options of the run itself (JSON-normal, paths as text)."""
-    values = {
-        k: v for k, v in sorted(vars(args).items()) if k not in RUN_OPTIONS and k not in ONE_DEAL_OPTIONS
-    }
+    and oracle options, without the options of the run itself or those the oracle never reads
+    (``ignored``, the game's ``oracle_ignores``), JSON-normal with paths as text."""
+    skip = RUN_OPTIONS | ignored
+    values = {k: v for k, v in sorted(vars(args).items()) if k not in skip and k not in ONE_DEAL_OPTIONS}
     return json.loads(json.dumps(values, default=str))
 
 
@@ -393,7 +393,7 @@ def solve_deal(game: str, args: argparse.Namespace, job: Job) -> dict[str, Any]:
         "seconds": round(float(data["seconds"]), 4),
         "revision": oracle_revision(game),
         "game": game,
-        "settings": settings_of(args),
+        "settings": settings_of(args, spec.oracle_ignores),
     }
 
 
@@ -534,8 +534,9 @@ def run_batch(
     is solved. ``args`` are the command line's settings of the game (rules, oracle limits, cache)."""
     from tabletop_gym.training.games import get_game
 
-    env_id, kwargs = get_game(game).environment(args)
-    settings = settings_of(args)
+    spec = get_game(game)
+    env_id, kwargs = spec.environment(args)
+    settings = settings_of(args, spec.oracle_ignores)
     jobs = read_jobs(source, env_id, kwargs)
     done = read_done(out, game, settings)
     todo = [job for job in jobs if job.key not in done]

@@ -58,6 +58,9 @@ class GameSpec:
     - ``oracle_agent``: whether the oracle's plan can play the environment as the agent named
       ``oracle``; False where the plan chooses every player's moves (Modern Art: the most the seat
       gets when everyone plays for it), which the environment's bots do not follow.
+    - ``oracle_ignores``: options of ``solve`` that the per-deal oracle never reads (Nmbr9's
+      ``--max-positions`` and ``--no-hindsight`` serve ``--unknown`` only): left out of the settings
+      each line of ``solve --deals`` answers, so changing them does not make a results file foreign.
     """
 
     name: str
@@ -78,6 +81,7 @@ class GameSpec:
     references: Callable[[argparse.Namespace], dict[str, float]] | None = None
     worst_score: Callable[[argparse.Namespace], float | None] | None = None
     oracle_agent: bool = True
+    oracle_ignores: frozenset[str] = frozenset()
 
     def environment(self, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
         """The environment id and keyword arguments that the command-line arguments select."""

@@ -670,4 +670,5 @@ SPEC = GameSpec(
     ppo={"learning_rate": 1e-3, "n_epochs": 10},
     demo=DEMO,
     references=_references,
+    oracle_ignores=frozenset({"max_positions", "no_hindsight"}),
 )
