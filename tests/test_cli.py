@@ -285,3 +285,15 @@ def test_evaluate_refuses_a_trained_run_for_other_settings(tmp_path, capsys) -> 
 def test_deal_and_seed_together_are_refused(capsys) -> None:
     assert main(["solve", "cribbage", "--deal", KNOWN, "--seed", "3"]) == 2
     assert "--deal and --seed both choose the deal" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["bench", "cribbage", "--probe-deals", "3", "--deals", "1"], "--probe-deals 3 is more than"),
+        (["solve", "nmbr9", "--no-hindsight", "--variant", "3-1-4", "--grid", "5"], "to --unknown only"),
+    ],
+)
+def test_options_that_would_be_ignored_are_refused(argv, message, tmp_path, capsys) -> None:
+    assert main(argv + (["--out", str(tmp_path)] if argv[0] == "bench" else [])) == 2
+    assert message in capsys.readouterr().err

@@ -149,6 +149,11 @@ def _bench(args: argparse.Namespace) -> int:
     """Oracle time per deal (median wall and CPU; 1 thread against N in one interleaved run), peak
     memory, environment steps per second, and the probe search's score/optimum against its number
     of probes."""
+    if args.probe_deals > args.deals:
+        raise ValueError(
+            f"--probe-deals {args.probe_deals} is more than --deals {args.deals}: the probe curve is read "
+            f"on the oracle's deals"
+        )
     threads = oracle.resolve_threads(args.oracle_threads)
     compare = args.compare_threads and threads > 1
     oracle.solve(random_deal(0), threads=threads)  # compile (or load the compiled kernel) before timing

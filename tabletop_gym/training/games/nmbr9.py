@@ -242,6 +242,8 @@ def _solve_command(args: argparse.Namespace) -> int:
     model_grid = _model_grid(args)
     if args.unknown:
         return _solve_unknown(args, variant)
+    if args.no_hindsight:
+        raise ValueError("--no-hindsight applies to --unknown only: here there is no hindsight mean to skip")
     if args.free:
         if args.deal is not None or args.seed is not None:
             raise ValueError("--free chooses the cards and their order: --deal and --seed do not apply")
