@@ -42,11 +42,11 @@ class BigMoneyAtTheTerminal:
 
 
 def test_play_solitaire_to_the_end_then_compare_with_the_oracle(monkeypatch, capsys, tmp_path):
-    # Refused answers first: not a card, a Duchy the first hand of seed 5 cannot afford, a choice
+    # Refused answers first: not a card, a Duchy the first hand of deal 5 cannot afford, a choice
     # number out of range, and a typo that str.isdigit() takes for a digit.
     player = BigMoneyAtTheTerminal(capsys, script=("nonsense", "duchy", "99", "²", "³3"))
     monkeypatch.setattr(builtins, "input", player)
-    assert main(["play", "dominion", "--seed", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
+    assert main(["play", "dominion", "--deal", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
     out = player.output()
     assert "'nonsense' is not a card name, a choice's number or pass" in out
     assert "Duchy costs $5 and only $" in out
@@ -55,16 +55,16 @@ def test_play_solitaire_to_the_end_then_compare_with_the_oracle(monkeypatch, cap
     assert all(p == "buy> " for p in player.prompts)
     turns = solitaire_turns("big-money", 5, target=1)
     assert f"game over after {turns} turns: 1 Provinces" in out
-    assert "the fewest turns any play of this seed needs: " in out and "big-money: " in out
+    assert "the fewest turns any play of this deal needs: " in out and "big-money: " in out
     # The screen speaks in card names and prices, never in the engine's action indices.
     assert "legal actions" not in out and "choices: 1 Copper ($0), 2 Silver ($3)" in out
 
 
 def test_a_choice_number_plays_the_choice_shown(monkeypatch, capsys, tmp_path):
-    # Seed 5's first hand has $3: choice 2 is Silver; then end of input.
+    # Deal 5's first hand has $3: choice 2 is Silver; then end of input.
     player = BigMoneyAtTheTerminal(capsys, script=("2", None))
     monkeypatch.setattr(builtins, "input", player)
-    assert main(["play", "dominion", "--seed", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
+    assert main(["play", "dominion", "--deal", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
     out = player.output()
     assert "you: 3 VP, 11 cards" in out  # the Silver was bought
     assert "stopped after 1 turns: 0 of 1 Provinces, 3 VP" in out
@@ -73,17 +73,17 @@ def test_a_choice_number_plays_the_choice_shown(monkeypatch, capsys, tmp_path):
 def test_play_with_a_kingdom_uses_the_kingdom_oracle(monkeypatch, capsys, tmp_path):
     player = BigMoneyAtTheTerminal(capsys)
     monkeypatch.setattr(builtins, "input", player)
-    assert main(["play", "dominion", "--seed", "2", "--target", "1", "--kingdom", "smithy",
+    assert main(["play", "dominion", "--deal", "2", "--target", "1", "--kingdom", "smithy",
                  "--cache", str(tmp_path)]) == 0
     out = player.output()
     assert "Smithy" in out  # the supply line shows the kingdom pile
-    assert "smithy-big-money: " in out and "the fewest turns any play of this seed needs" in out
+    assert "smithy-big-money: " in out and "the fewest turns any play of this deal needs" in out
 
 
 def test_only_a_whole_word_quits(monkeypatch, capsys, tmp_path):
     player = BigMoneyAtTheTerminal(capsys, script=("q", "quit"))
     monkeypatch.setattr(builtins, "input", player)
-    assert main(["play", "dominion", "--seed", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
+    assert main(["play", "dominion", "--deal", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
     out = player.output()
     assert "'q' is not a card name" in out and len(player.prompts) == 2
     assert "stopped after 0 turns: 0 of 1 Provinces, 3 VP" in out
@@ -92,18 +92,18 @@ def test_only_a_whole_word_quits(monkeypatch, capsys, tmp_path):
 def test_end_of_input_in_solitaire_ends_with_a_summary_and_the_oracle(monkeypatch, capsys, tmp_path):
     player = BigMoneyAtTheTerminal(capsys, script=("²", None))
     monkeypatch.setattr(builtins, "input", player)
-    assert main(["play", "dominion", "--seed", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
+    assert main(["play", "dominion", "--deal", "5", "--target", "1", "--cache", str(tmp_path)]) == 0
     out = player.output()
     assert "'²' is not a card name" in out
     assert "stopped after 0 turns: 0 of 1 Provinces, 3 VP" in out
     turns = solitaire_turns("big-money", 5, target=1)
-    assert "the fewest turns any play of this seed needs: " in out and f"big-money: {turns}" in out
+    assert "the fewest turns any play of this deal needs: " in out and f"big-money: {turns}" in out
 
 
 def test_versus_screen_shows_the_opponents_hand_size_not_its_cards(monkeypatch, capsys):
     player = BigMoneyAtTheTerminal(capsys, script=("pass", "²", None))
     monkeypatch.setattr(builtins, "input", player)
-    assert main(["play", "dominion", "--opponents", "big-money", "--seed", "3"]) == 0
+    assert main(["play", "dominion", "--opponents", "big-money", "--deal", "3"]) == 0
     out = player.output()
     screens = out.split("--- ")[1:]
     assert len(screens) == 2
@@ -123,7 +123,7 @@ def test_versus_screen_shows_the_opponents_hand_size_not_its_cards(monkeypatch, 
 def test_play_against_a_bot_reports_the_outcome(monkeypatch, capsys):
     player = BigMoneyAtTheTerminal(capsys)
     monkeypatch.setattr(builtins, "input", player)
-    assert main(["play", "dominion", "--opponents", "big-money", "--kingdom", "", "--seed", "3"]) == 0
+    assert main(["play", "dominion", "--opponents", "big-money", "--kingdom", "", "--deal", "3"]) == 0
     out = player.output()
     assert re.search(r"game over: (you won|you lost|you shared the win|the game was cut off)", out)
     assert "VP: you " in out and "bot 1 (big-money) " in out

@@ -107,7 +107,7 @@ def test_horizon_scores_cards_held() -> None:
         done = term or trunc
     assert info["tricks"] <= 10
     if trunc:
-        assert info["tricks"] == 10 and reward == 0.0
+        assert info["tricks"] == 10
         assert info["score"] == info["cards"] == len(env.game.state.piles[0])
     else:
         assert info["score"] in (0, 52)
@@ -254,3 +254,101 @@ def test_long_deal_errors_quote_a_bounded_prefix() -> None:
         with pytest.raises(InvalidDealError) as err:
             env.reset(options={"deal": deal})
         assert len(str(err.value)) < 400
+
+
+def _random_episode(env: gym.Env, seed: int) -> tuple[dict, list[float], list[dict], bool]:
+    """One episode of random legal actions: the reset info, each step's reward and info, and
+    whether it ended by truncation."""
+    obs, first = env.reset(seed=seed)
+    agent = RandomAgent(seed)
+    info, rewards, infos = first, [], []
+    done = truncated = False
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
+        rewards.append(reward)
+        infos.append(info)
+        done = terminated or truncated
+    return first, rewards, infos, truncated
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"horizon": 26},
+        {"horizon": 26, "observation": "hidden"},
+        {"ranks": 6, "suits": 2, "horizon": 10},
+        # Long enough for games to end before the horizon (won or lost: every card or none).
+        {"ranks": 6, "suits": 2, "face_down": 1, "horizon": 60},
+        # The trick limit below the horizon: truncated at max_tricks, still scored by cards held.
+        {"ranks": 6, "suits": 2, "horizon": 50, "max_tricks": 7},
+    ],
+    ids=str,
+)
+def test_horizon_rewards_sum_to_score_minus_cards_at_reset(kwargs: dict) -> None:
+    # Before: with a horizon the reward was the game's result, 0 on every step of a truncated
+    # episode, while the score evaluated is the cards held: training saw no signal at all.
+    env = gym.make("tabletop/War-v0", **kwargs)
+    nonzero = steps = 0
+    ends = set()
+    for seed in range(12):
+        first, rewards, infos, truncated = _random_episode(env, seed)
+        final = infos[-1]
+        assert sum(rewards) == final["score"] - first["cards"]
+        # Step by step: the change in the cards held, as info reports them, read from the engine.
+        cards = [first["cards"]] + [i["cards"] for i in infos]
+        assert rewards == [float(b - a) for a, b in zip(cards[:-1], cards[1:], strict=True)]
+        assert all(isinstance(r, float) for r in rewards)
+        assert final["score"] == final["cards"]
+        nonzero += sum(r != 0 for r in rewards)
+        steps += len(rewards)
+        ends.add("truncated" if truncated else final["result"])
+    assert nonzero > steps // 4  # a signal on most steps, not only at the end
+    if kwargs["horizon"] == 60:
+        assert ends & {1, -1}  # games won or lost before the horizon were covered
+
+
+def test_horizon_reward_on_a_scripted_deal() -> None:
+    # A game won before the horizon: the last reward takes the cards held to every card.
+    env = WarEnv(ranks=3, suits=1, horizon=5)
+    _, info = env.reset(options={"deal": "4/23"})  # 4 takes 2; player 1 still holds a 3
+    assert info["cards"] == 2
+    _, reward, term, trunc, info = env.step(2)  # the 4 comes up next and takes the 3: a win
+    assert (reward, term, trunc, info["result"], info["score"]) == (1.0, True, False, 1, 3.0)
+    _, info = env.reset(options={"deal": "4/23"})
+    # The 2 first: it loses to the 3, then the 4 takes the 3 back: two cards before and after.
+    _, reward, term, trunc, info = env.step(0)
+    assert (reward, term, trunc, info["cards"], info["tricks"]) == (0.0, False, False, 2, 3)
+    _, reward, term, trunc, info = env.step(1)  # the 3 on top takes player 1's last card, the 2
+    assert (reward, term, trunc, info["result"], info["score"]) == (1.0, True, False, 1, 3.0)
+    # A game lost before the horizon: the last step takes every card held away, not just 1.
+    deal = "3344/2552"  # the 3 takes the 2: player 0 holds 5 cards at the first decision
+    rewards = {}
+    for horizon in (40, None):
+        env = WarEnv(ranks=4, suits=2, face_down=1, horizon=horizon)
+        _, info = env.reset(options={"deal": deal})
+        assert info["cards"] == 5
+        rewards[horizon] = [env.step(0)[1], env.step(0)[1]]
+        assert env.game.over and env.game.outcome(0) == -1
+    assert rewards == {40: [-1.0, -4.0], None: [0.0, -1.0]}
+
+
+def test_whole_game_reward_is_the_result_only_at_the_end() -> None:
+    # Without a horizon: 0 on every step but the last, which is the result (+1/-1/0), and 0 when the
+    # episode is truncated at max_tricks however the cards moved.
+    for kwargs in ({"ranks": 6, "suits": 2}, {"ranks": 6, "suits": 2, "face_down": 1}):
+        env = gym.make("tabletop/War-v0", **kwargs)
+        results = set()
+        for seed in range(10):
+            _, rewards, infos, truncated = _random_episode(env, seed)
+            assert all(r == 0.0 for r in rewards[:-1])
+            assert rewards[-1] == infos[-1]["result"] == infos[-1]["score"]
+            results.add(infos[-1]["result"])
+        assert results & {1, -1}
+    env = gym.make("tabletop/War-v0", ranks=6, suits=2, max_tricks=7)
+    moved = False
+    for seed in range(10):
+        first, rewards, infos, truncated = _random_episode(env, seed)
+        if truncated:
+            assert rewards == [0.0] * len(rewards) and infos[-1]["score"] == 0.0
+            moved |= infos[-1]["cards"] != first["cards"]
+    assert moved  # cards changed hands in a truncated episode, and no reward followed them

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 
 from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv, check_float, check_int
 from tabletop_gym.envs.dominion import rules as R
@@ -54,6 +55,19 @@ _DOC_SPACES = """
 """
 
 
+def deal_of_seed(seed: int) -> str:
+    """The deal that ``reset(seed=seed)`` plays in either Dominion environment (the episode seed of
+    the randomness model, which ``reset(options={"deal": ...})`` and the oracle take): the command
+    line's ``--seed S`` means this deal, as the environment does. Checked against ``reset`` in the
+    tests; computed without making an environment."""
+    return str(_draw_deal(seeding.np_random(check_int("seed", seed, 0))[0]))
+
+
+def _draw_deal(rng: np.random.Generator) -> int:
+    """The deal of a seeded episode: the first draw of the episode's generator."""
+    return int(rng.integers(0, 2**63))
+
+
 class ObservationView:
     """A bot's view (the attributes of ``PlayerView``) decoded from an observation and its mask, so
     the rule bots can play as the agent from what the agent sees and nothing more."""
@@ -98,7 +112,7 @@ class _DominionBase(TabletopEnv):
         if deal is not None:
             self.seed_value = R.parse_seed(deal)
         else:
-            self.seed_value = int(self.np_random.integers(0, 2**63))
+            self.seed_value = _draw_deal(self.np_random)
         self.state = R.DominionState(self.num_players, self.kingdom, self.seed_value, self.target,
                                      self.turn_limit)
 
@@ -172,8 +186,9 @@ class DominionEnv(_DominionBase):
     gives c times the change of (own VP - best opponent VP).
 
     ## Starting state
-    A seeded deal (`reset(seed=...)`), or `reset(options={"deal": "<seed>"})`; the bots take their
-    turns until the agent's first decision.
+    A seeded deal (`reset(seed=S)` plays the deal `deal_of_seed(S)`), or
+    `reset(options={"deal": "<deal>"})` (a decimal integer, as `info["deal"]` gives it); the bots
+    take their turns until the agent's first decision.
 
     ## Episode end
     Terminated when the game ends; truncated when every player has had `turn_limit` turns.
@@ -291,7 +306,8 @@ class DominionSolitaireEnv(_DominionBase):
     it bought, and the fewest-turns ranking is kept. `info["score"]` is always the unshaped return.
 
     ## Starting state
-    A seeded deal (`reset(seed=...)`) or `reset(options={"deal": "<seed>"})`.
+    A seeded deal (`reset(seed=S)` plays the deal `deal_of_seed(S)`) or
+    `reset(options={"deal": "<deal>"})` (a decimal integer, as `info["deal"]` gives it).
 
     ## Episode end
     Terminated at the end of the turn in which the player owns `target` Provinces, or in which that

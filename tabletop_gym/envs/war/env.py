@@ -66,8 +66,15 @@ class WarEnv(TabletopEnv):
     - N+1..: the pot cards still to be placed, per rank.
 
     ## Rewards
-    At the end of the game: +1 if you win, -1 if you lose, 0 for a draw (both out of cards at once)
-    or when the episode is truncated. 0 at every other step.
+    Without a `horizon` (the whole game): at the end of the game, +1 if you win, -1 if you lose, 0 for
+    a draw (both out of cards at once) or when the episode is truncated at `max_tricks`; 0 at every
+    other step.
+
+    With a `horizon`: each step's reward is the change in `info["cards"]` (the cards you hold,
+    counting pot cards still to place; every card once you have won, none once you have lost) from
+    the previous observation to this one. The rewards of an episode therefore sum to its final
+    `info["score"]` minus the `info["cards"]` of the first observation (the one `reset` returns),
+    whether it stops at the horizon, at `max_tricks` or at the end of the game.
 
     ## Starting state
     A seeded random deal, or `reset(options={"deal": "P0/P1"})` (top card first, ranks from
@@ -159,6 +166,7 @@ class WarEnv(TabletopEnv):
         self.game: WarGame | None = None
         self._deal_text = ""
         self._dealt0 = 0
+        self._cards = 0  # info["cards"] at the last observation: the base of the horizon reward
 
     # -- Gymnasium API -------------------------------------------------------------------------
     def reset(
@@ -190,6 +198,7 @@ class WarEnv(TabletopEnv):
         self.game = game
         self._deal_text = str(deal)
         self._dealt0 = len(deal.piles[0])
+        self._cards = game.state.horizon_cards(0)
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -202,6 +211,13 @@ class WarEnv(TabletopEnv):
         if game.over:
             truncated = game.state.end_reason == MAX_TRICKS
             terminated = not truncated
+        if self.horizon is not None:
+            # The score with a horizon is the cards held: reward each step with their change, read
+            # from the engine, so an episode's rewards sum to its score minus the cards held at reset.
+            cards = game.state.horizon_cards(0)
+            reward = float(cards - self._cards)
+            self._cards = cards
+        elif game.over:
             reward = float(game.outcome(0))
         return self._observation(), reward, terminated, truncated, self._info()
 

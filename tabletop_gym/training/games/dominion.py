@@ -2,7 +2,7 @@
 
 The environment that ``evaluate`` and ``train`` use is the solitaire benchmark
 (``tabletop/DominionSolitaire-v0``, treasure-and-victory supply by default, ``--kingdom`` adds
-kingdom cards), whose every seed the oracle solves; its score is minus the turns taken. The oracle
+kingdom cards), whose every deal the oracle solves; its score is minus the turns taken. The oracle
 serves every kingdom of the First Game cards (a bound, not an optimum, where its work limit stops it
 first). The game against bots
 (``tabletop/Dominion-v0``, the first-game kingdom unless ``--kingdom`` says otherwise) is reached
@@ -31,6 +31,7 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.dominion import BOTS, BigMoney, make_bot, solitaire_turns, tournament, wilson
 from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
 from tabletop_gym.envs.dominion import rules as R
+from tabletop_gym.envs.dominion.env import deal_of_seed
 from tabletop_gym.oracles import dominion as oracle
 from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
@@ -46,10 +47,10 @@ SEED_PAIRINGS = (
 )
 # The oracle's limits are work (its search nodes), not seconds, so every machine gets the same answer;
 # a wall-clock limit is available, off by default.
-ORACLE_WORK = oracle.DEFAULT_WORK_LIMIT  # about a minute a seed (solve, evaluate, demo, bench)
+ORACLE_WORK = oracle.DEFAULT_WORK_LIMIT  # about a minute a deal (solve, evaluate, demo, bench)
 PLAY_ORACLE_WORK = oracle.DEFAULT_WORK_LIMIT // 4  # at the end of ``play`` the comparison must come quickly
-# The demo: 2 Provinces in the treasure game, which the oracle proves in well under a second a seed
-# (median about 0.05 s, at most 0.3 s over seeds 0-7 on a busy 2-core machine). 100,000 steps train
+# The demo: 2 Provinces in the treasure game, which the oracle proves in well under a second a deal
+# (median about 0.05 s, at most 0.3 s over deals 0-7 on a busy 2-core machine). 100,000 steps train
 # in about a minute there, enough for the agent to reach big money's turns (it does by 60,000).
 DEMO = {"steps": 100_000, "episodes": 100, "target": 2}
 
@@ -161,18 +162,21 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "evaluate", "demo", "play", "bench"):
         default = PLAY_ORACLE_WORK if command == "play" else ORACLE_WORK
         parser.add_argument("--oracle-work-limit", type=int_arg(1, 10**12), default=default,
-                            help=f"the oracle's work per seed (search nodes; about 50,000 a second) before "
+                            help=f"the oracle's work per deal (search nodes; about 50,000 a second) before "
                                  f"it reports a bound; the same answer on every machine (default {default})")
         parser.add_argument("--oracle-time-limit", type=float_arg(0, low_open=True), default=None,
-                            help="also stop the oracle after this many seconds per seed (default none: a "
+                            help="also stop the oracle after this many seconds per deal (default none: a "
                                  "wall-clock limit makes the answer depend on the machine)")
     if command in ("solve", "evaluate", "demo", "play"):
         parser.add_argument("--cache", type=path_arg, default=None,
                             help="oracle cache folder (default ~/.cache/tabletop-gym)")
     if command in ("solve", "play"):
-        parser.add_argument("--deal", type=nonempty, help="the deal: the episode seed, a decimal integer")
+        parser.add_argument("--deal", type=nonempty,
+                            help="the deal, a decimal integer 0..2**64-1 (the one solve and play print, "
+                                 "info['deal'] of the environments)")
         parser.add_argument("--seed", type=seed_arg, default=None,
-                            help="without --deal: the seed (default random)")
+                            help="without --deal: the deal that reset(seed=SEED) plays, as in evaluate and "
+                                 "solve --deals (default a random deal)")
     if command == "tournament":
         parser.add_argument("--players", type=_bot_names(1, R.MAX_PLAYERS), required=True,
                             help=f"1-{R.MAX_PLAYERS} comma-separated bots: {', '.join(BOTS)}")
@@ -184,15 +188,19 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                             help="folder for the JSON")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     if command == "bench":
-        # Upper limits keep the lists of per-seed results within memory.
+        # Upper limits keep the lists of per-deal results within memory.
         parser.add_argument("--seeds", type=int_arg(1, 10**6), default=1000,
-                            help="solitaire seeds per bot (default 1000)")
+                            help="solitaire deals per bot: those of seeds 0..N-1 (default 1000)")
         parser.add_argument("--games", type=int_arg(2, 10**8), default=3000,
                             help="games per speed run (default 3000; the Smithy run plays half)")
         parser.add_argument("--seed-games", type=int_arg(1, 10**8), default=2000,
                             help="games per seed-strategy pairing (default 2000; the seed used 10000)")
         parser.add_argument("--deals", type=int_arg(1, 10**5), default=30,
-                            help="seeds for the oracle timing (default 30)")
+                            help="deals for the oracle timing: those of seeds 0..N-1 (default 30)")
+        parser.add_argument("--deal-numbers", action="store_true",
+                            help="take --seeds and --deals as the deals numbered 0..N-1 themselves "
+                                 "(solve --deal D), not the deals of seeds 0..N-1 that reset(seed=s) "
+                                 "plays: the numbering of the README's figures")
         parser.add_argument("--oracle-kingdom", type=_oracle_kingdom_arg, action="append", default=None,
                             help='a kingdom for the oracle timing, repeatable (default: "", smithy and '
                                  'first-game; "" or none is the treasure game)')
@@ -228,14 +236,23 @@ def _figures(
 
 
 def _deal(args: argparse.Namespace) -> str:
+    """The deal of solve and play: ``--deal``, else the deal ``reset(seed=SEED)`` plays (as in
+    evaluate and solve --deals), else a random one."""
     if args.deal is not None:
         try:
             return str(R.parse_seed(args.deal))
         except InvalidDealError as error:
             raise InvalidDealError(f"--deal: {error}") from None
     if args.seed is not None:
-        return str(R.parse_seed(args.seed))
+        return deal_of_seed(args.seed)
     return str(int(np.random.default_rng().integers(0, 2**63)))
+
+
+def _deal_text(deal: str, args: argparse.Namespace) -> str:
+    """The deal as solve and play print it (``--deal`` replays it): with the seed that chose it, if
+    one did."""
+    seed = getattr(args, "seed", None)
+    return deal if getattr(args, "deal", None) is not None or seed is None else f"{deal} (seed {seed})"
 
 
 _INNER_VERBS = {R.CELLAR_DISCARD: "discard", R.MINE_TRASH: "trash", R.MINE_GAIN: "gain to hand",
@@ -273,12 +290,12 @@ def _solve_command(args: argparse.Namespace) -> int:
     status = "proven optimal" if result.optimal else f"best found; proven at least {-result.bound} turns"
     kingdom = _kingdom(args)
     cards = ", ".join(R.CARD_NAMES[c] for c in R.parse_kingdom(kingdom)) or "none"
-    print(f"seed     {deal}; kingdom: {cards}")
+    print(f"deal     {_deal_text(deal, args)}; kingdom: {cards}")
     print(f"turns    {-result.score} to own {_target(args)} Provinces ({status}) in {result.seconds:.2f} s")
     for i, text in enumerate(_plan_by_turn(deal, result.plan, _target(args), kingdom), 1):
         print(f"turn {i:2d}  {text}")
     for bot in _bots_for(kingdom):
-        print(f"{bot} on this seed: {solitaire_turns(bot, int(deal), _target(args), kingdom)} turns")
+        print(f"{bot} on this deal: {solitaire_turns(bot, int(deal), _target(args), kingdom)} turns")
     return 0
 
 
@@ -434,8 +451,8 @@ def _play(args: argparse.Namespace) -> int:
     narrator = _Narrator(state, seat, names)
     game = (f"against {', '.join(names[p] for p in names if p != seat)}" if opponents
             else f"solitaire: own {target} Province{'s' if target > 1 else ''} in as few turns as you can")
-    print(f"Dominion, seed {deal}, {game}.\nAnswer with a card name (or its first letters), a choice's "
-          f"number, or pass; {' or '.join(QUIT_WORDS)} stops the game.\n")
+    print(f"Dominion, deal {_deal_text(deal, args)}, {game}.\nAnswer with a card name (or its first "
+          f"letters), a choice's number, or pass; {' or '.join(QUIT_WORDS)} stops the game.\n")
     while not state.done:
         for line in narrator.news(state):
             print(line)
@@ -478,7 +495,7 @@ def _solitaire_summary(state: R.DominionState, deal: str, args: argparse.Namespa
     proven = "" if result.optimal else " (a lower bound: the oracle stopped at its work limit)"
     bots = "; ".join(f"{bot}: {solitaire_turns(bot, int(deal), target, kingdom)}"
                      for bot in _bots_for(kingdom))
-    print(f"the fewest turns any play of this seed needs: {-result.bound}{proven}; {bots}")
+    print(f"the fewest turns any play of this deal needs: {-result.bound}{proven}; {bots}")
 
 
 def _print_tournament(report: dict[str, Any]) -> None:
@@ -523,33 +540,41 @@ def _games_per_second(names: Sequence[str], games: int, seed: int, kingdom: Any)
 DEFAULT_ORACLE_KINGDOMS = ("", "smithy", "first-game")
 
 
+def _bench_deals(args: argparse.Namespace, count: int) -> list[int]:
+    """The deals the bench plays: those of seeds 0..count-1 (what ``reset(seed=s)``, ``evaluate
+    --seed 0`` and ``solve --deals 0:count`` play), or with ``--deal-numbers`` the deals numbered
+    0..count-1 themselves (``solve --deal D``), on which the README's figures were measured."""
+    if getattr(args, "deal_numbers", False):
+        return list(range(count))
+    return [int(deal_of_seed(s)) for s in range(count)]
+
+
 def _timed_solve(job: tuple[int, int, str, int, float | None]) -> tuple[OracleResult, float]:
     """One oracle call and its CPU seconds (in a worker process of the bench)."""
-    seed, target, kingdom, work_limit, time_limit = job
+    deal, target, kingdom, work_limit, time_limit = job
     start = time.process_time()
-    result = oracle.solve(seed, target, time_limit, kingdom, work_limit)
+    result = oracle.solve(deal, target, time_limit, kingdom, work_limit)
     return result, time.process_time() - start
 
 
 def _oracle_timing(args: argparse.Namespace, kingdom: str) -> dict[str, Any]:
-    """The oracle on seeds 0..deals-1 of a kingdom: proven share, times (wall and CPU, medians), work,
-    the fewest turns found and proven, and their distribution (the clairvoyant turn distribution
-    where every deal is proven), beside the best bot's turns."""
+    """The oracle on the bench's deals of a kingdom (``_bench_deals``): proven share, times (wall and
+    CPU, medians), work, the fewest turns found and proven, and their distribution (the clairvoyant
+    turn distribution where every deal is proven), beside the best bot's turns."""
     target = _target(args)
     cards = oracle.oracle_kingdom(kingdom)
     label = "oracle_" + ("_".join(R.CARD_NAMES[c].lower() for c in cards) if cards else "treasure")
     if cards == R.FIRST_GAME:
         label = "oracle_first_game"
-    jobs = [(seed, target, kingdom, args.oracle_work_limit, args.oracle_time_limit)
-            for seed in range(args.deals)]
+    deals = _bench_deals(args, args.deals)
+    jobs = [(deal, target, kingdom, args.oracle_work_limit, args.oracle_time_limit) for deal in deals]
     # Deals in parallel processes: every answer depends on the work limit only, not on the timing.
     with ProcessPoolExecutor(args.jobs) as pool:
-        solved = list(tqdm(pool.map(_timed_solve, jobs), total=len(jobs), desc=label, unit="seed"))
+        solved = list(tqdm(pool.map(_timed_solve, jobs), total=len(jobs), desc=label, unit="deal"))
     results = [r for r, _ in solved]
     turns = [int(-r.score) for r in results]
     lower = [int(-r.bound) for r in results]
-    bots = [min(solitaire_turns(b, seed, target, kingdom) for b in _bots_for(kingdom))
-            for seed in range(args.deals)]
+    bots = [min(solitaire_turns(b, deal, target, kingdom) for b in _bots_for(kingdom)) for deal in deals]
     proven = sum(r.optimal for r in results)
     return {
         f"{label}_seeds": args.deals,
@@ -586,10 +611,13 @@ def _plan_sources(results: Sequence[OracleResult]) -> dict[str, int]:
 def _bench(args: argparse.Namespace) -> int:
     """Bots' solitaire turns, games per second, the seed's pairings, oracle times, env steps/s."""
     target = _target(args)
-    report: dict[str, Any] = {"target": target}
+    # Which deals the per-deal figures are over: see _bench_deals.
+    numbering = "deal numbers 0..N-1" if args.deal_numbers else "deals of seeds 0..N-1 (reset(seed=s))"
+    report: dict[str, Any] = {"target": target, "deals": numbering}
+    solitaire_deals = _bench_deals(args, args.seeds)
     for bot, kingdom in (("big-money", ""), ("big-money-ultimate", ""), ("smithy-big-money", "first-game")):
-        seeds = tqdm(range(args.seeds), desc=bot, unit="seed")
-        turns = [solitaire_turns(bot, s, target, kingdom) for s in seeds]
+        deals = tqdm(solitaire_deals, desc=bot, unit="deal")
+        turns = [solitaire_turns(bot, d, target, kingdom) for d in deals]
         report[f"solitaire_turns_{bot}_mean"] = statistics.mean(turns)
         report[f"solitaire_turns_{bot}_median"] = statistics.median(turns)
     # Wall-clock rates, and rates per CPU second of this process (one core; a busy machine slows the

@@ -23,7 +23,7 @@ from tabletop_gym.envs.war.rules import (
     WarRules,
     random_deal,
 )
-from tabletop_gym.oracles.war.limits import MAX_MODEL_TRICKS, MAX_SEARCH_HORIZON
+from tabletop_gym.oracles.war.limits import MAX_MODEL_TRICKS, MAX_MODEL_TURNS, MAX_SEARCH_HORIZON
 from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, write_report
 from tabletop_gym.training.games import GameSpec
@@ -320,8 +320,7 @@ def _free_deal_command(args: argparse.Namespace, rules: WarRules) -> int:
     else:
         found = cpsat.find_deal_most_wars(args.most_wars, rules, time_limit=args.time_limit)
         tricks = args.most_wars
-        bound = "unproven (cap reached)" if found.bound is None else f"bound {found.bound}"
-        print(f"most wars  {found.value} in {tricks} tricks ({bound}, {found.status}; no short war)")
+        print(f"most wars  {found.value} in {tricks} tricks ({_most_wars_proof(found, tricks, rules)})")
     print(f"deal       {found.deal}")
     played = cpsat.trick_pattern(found.deal, rules, tricks)
     sim = simulate(found.deal, rules.replace(max_tricks=tricks))
@@ -329,6 +328,38 @@ def _free_deal_command(args: argparse.Namespace, rules: WarRules) -> int:
     print(f"simulated  {sim.wars} wars in the first {sim.tricks} tricks")
     print(f"time       {found.seconds:.3f} s")
     return 0
+
+
+def _most_wars_proof(found: Any, tricks: int, rules: WarRules) -> str:
+    """Whether ``found.value`` (a ``cpsat.FreeDealResult`` of ``--most-wars``) is proven the most wars
+    over deals without a short war (a war a player is short of cards for), and if not, why not.
+    The solver's status is left out: it speaks of the last model, whose cap on wars may be all
+    that stops its bound."""
+    value, bound, cap = found.value, found.bound, found.stats.get("wars_cap")
+    if bound is not None and bound <= value:
+        return "proven the most: no deal without a short war has more"
+    if bound is not None:
+        return (
+            f"not proven the most: the time limit was reached; no deal without a short war has more "
+            f"than {bound}"
+        )
+    if cap is None:  # a result from elsewhere, without the model's figures
+        return "not proven the most: more may be possible"
+    if value >= cap:
+        larger = tricks + (rules.face_down + 1) * 2 * cap <= MAX_MODEL_TURNS
+        stop = (
+            "the time limit was reached before a model with more wars answered"
+            if larger
+            else f"a model with more wars would pass the {MAX_MODEL_TURNS} turns a model holds"
+        )
+        return (
+            f"not proven the most: the model holds at most {cap} wars, this deal has {cap}, and {stop}; "
+            "more may be possible"
+        )
+    return (
+        f"not proven the most: the time limit was reached before {cap} wars or more (the most the model "
+        "holds) were ruled out; more may be possible"
+    )
 
 
 def _rank_of(answer: str, alphabet: str) -> int | None:
