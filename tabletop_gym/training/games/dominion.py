@@ -95,7 +95,17 @@ def _oracle(deal: str, args: argparse.Namespace) -> OracleResult | None:
     return _solve(deal, args)
 
 
+def _check_versus(args: argparse.Namespace) -> None:
+    """The Province target belongs to the solitaire game: against bots it would be ignored."""
+    if _opponents(args) and getattr(args, "target", R.DEFAULT_TARGET) != R.DEFAULT_TARGET:
+        raise ValueError(
+            "--target sets the solitaire game's Provinces; against bots (--opponents) the game ends as "
+            "Dominion's does (the Provinces or three piles gone): give one of them"
+        )
+
+
 def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    _check_versus(args)
     if _opponents(args):
         return {"opponents": _opponents(args), "kingdom": _kingdom(args)}
     # The Province reward only shapes training (scores are minus the turns either way).
@@ -434,6 +444,7 @@ def _phrase(decision: int, action: int) -> str:
 
 
 def _play(args: argparse.Namespace) -> int:
+    _check_versus(args)
     opponents = _opponents(args)
     kingdom = _kingdom(args)
     target = _target(args)

@@ -274,6 +274,8 @@ def _solve_command(args: argparse.Namespace) -> int:
     from tabletop_gym.oracles.war import simulate
 
     rules = _rules(args)
+    if args.horizon is None and args.method != "auto":
+        raise ValueError(f"--method {args.method} chooses the horizon oracle: it applies with --horizon only")
     if args.find_pattern is not None or args.most_wars is not None:
         return _free_deal_command(args, rules)
     deal = _deal_for(args)
