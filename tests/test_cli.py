@@ -303,3 +303,11 @@ def test_deal_and_seed_together_are_refused(capsys) -> None:
 def test_options_that_would_be_ignored_are_refused(argv, message, tmp_path, capsys) -> None:
     assert main(argv + (["--out", str(tmp_path)] if argv[0] in ("bench", "evaluate") else [])) == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_unknown_option_points_to_its_command_help(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "modern_art", "--players", "3"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1
+    assert "unrecognized arguments: --players 3 (see: tabletop-gym bench modern_art --help)" in err

@@ -258,7 +258,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # Point to the help of the command that refused them, where its options are listed.
+        where = " ".join(
+            ["tabletop-gym", args.command]
+            + [v for v in (getattr(args, "game", None), getattr(args, "action", None)) if isinstance(v, str)]
+        )
+        parser.exit(2, f"{where}: error: unrecognized arguments: {' '.join(unknown)} (see: {where} --help)\n")
     # The suite and baselines commands name their games through suites.
     spec = get_game(args.game) if args.command not in ("suite", "baselines") else None
     try:
