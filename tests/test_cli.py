@@ -290,7 +290,6 @@ def test_deal_and_seed_together_are_refused(capsys) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["bench", "cribbage", "--probe-deals", "3", "--deals", "1"], "--probe-deals 3 is more than"),
         (["solve", "nmbr9", "--no-hindsight", "--variant", "3-1-4", "--grid", "5"], "to --unknown only"),
         (["solve", "war", "--method", "cpsat", "--ranks", "6", "--suits", "2"], "with --horizon only"),
         (["play", "dominion", "--opponents", "big-money", "--target", "3"], "--target sets the"),
@@ -301,7 +300,7 @@ def test_deal_and_seed_together_are_refused(capsys) -> None:
     ],
 )
 def test_options_that_would_be_ignored_are_refused(argv, message, tmp_path, capsys) -> None:
-    assert main(argv + (["--out", str(tmp_path)] if argv[0] in ("bench", "evaluate") else [])) == 2
+    assert main(argv + (["--out", str(tmp_path)] if argv[0] == "evaluate" else [])) == 2
     assert message in capsys.readouterr().err
 
 
