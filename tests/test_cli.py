@@ -310,3 +310,12 @@ def test_an_unknown_option_points_to_its_command_help(capsys) -> None:
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.count("\n") == 1
     assert "unrecognized arguments: --players 3 (see: tabletop-gym bench modern_art --help)" in err
+
+
+def test_version(capsys) -> None:
+    import tabletop_gym
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"tabletop-gym {tabletop_gym.__version__}"

@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+import tabletop_gym
 from tabletop_gym.core import TabletopError
 from tabletop_gym.training.arguments import (
     Parser,
@@ -28,7 +29,7 @@ GENERIC = ("evaluate", "train", "demo")
 PER_GAME = ("play", "solve", "bench", "tournament", "stats")
 HELP = {
     "play": "play a game in the terminal",
-    "solve": "solve one deal exactly with the game's oracle",
+    "solve": "solve a deal with the game's oracle, or many with --deals",
     "train": "train a MaskablePPO agent",
     "evaluate": "score agents against the oracle on seeded deals",
     "demo": "train a small agent, then evaluate it beside random and greedy",
@@ -104,6 +105,7 @@ def _add_generic(parser: argparse.ArgumentParser, command: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="tabletop-gym", description=__doc__.replace("``", "'"))
+    parser.add_argument("--version", action="version", version=f"tabletop-gym {tabletop_gym.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     specs = {name: get_game(name) for name in game_names()}
     _add_suite_command(commands)
