@@ -365,8 +365,9 @@ class LegalActionSpace(spaces.Discrete):
     ``env`` must offer ``action_masks()`` (bool) and say through ``has_position()`` whether a
     position is on the board. After ``seed(s)`` the next unmasked sample is legal in the position that
     ``env.reset(seed=s)`` produces (Gymnasium's checker seeds the space, samples, then resets with
-    that seed and steps). With a mask, or once pickled (e.g. sent to a SubprocVecEnv worker), it is a
-    plain ``Discrete``; the link to the environment is weak, so the space never keeps it alive.
+    that seed and steps). With a mask, or pickled apart from its environment, it is a plain
+    ``Discrete``; pickled with it, it follows the unpickled environment. The link to the environment
+    is weak, so the space never keeps it alive.
     """
 
     def __init__(self, n: int, env: Any) -> None:
@@ -423,6 +424,14 @@ class TabletopEnv(gym.Env):
     card, as Cribbage's face-up piles do), or in every info, reset included, when the environment
     is made with ``reveal_deal=True`` (an oracle's plan played as an agent needs it from the start).
     """
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A pickled space drops its link to the environment (a weak reference cannot be pickled);
+        # an environment unpickled with its space links it again, so samples stay legal.
+        self.__dict__.update(state)
+        space = state.get("action_space")
+        if isinstance(space, LegalActionSpace) and space._env is None:
+            space._env = weakref.ref(self)
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
     state: Any = None

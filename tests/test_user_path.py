@@ -49,6 +49,16 @@ def test_every_game_registers_an_environment() -> None:
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
+def test_help_describes_every_environment(env_id: str) -> None:
+    # What help(EnvClass) shows a user, in the order of Gymnasium's own environments.
+    doc = type(gym.make(env_id).unwrapped).__doc__ or ""
+    sections = ["Description", "Action space", "Observation space", "Rewards", "Starting state"]
+    sections += ["Episode end", "Arguments"]
+    places = [doc.find(f"## {section}\n") for section in sections]
+    assert -1 not in places and places == sorted(places), (env_id, places)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
 def test_model_predict_goes_straight_into_step(env_id: str) -> None:
     """What ``model.predict`` returns (a 0-d numpy array) is a valid action for ``env.step``."""
     env = gym.make(env_id)
@@ -242,3 +252,18 @@ def test_numpy_seeds_are_seeds_and_negative_ones_are_named(env_id: str) -> None:
     assert with_numpy["deal"] == with_int["deal"]
     with pytest.raises(ValueError, match="seed must be at least 0"):
         env.reset(seed=-1)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_an_unpickled_environment_samples_legal_actions(env_id: str) -> None:
+    import pickle
+
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    # A position where some action is illegal, so that a plain Discrete would soon draw one.
+    while env.action_masks().all():
+        env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    other = pickle.loads(pickle.dumps(env))
+    legal = set(np.flatnonzero(other.action_masks()).tolist())
+    assert {int(other.action_space.sample()) for _ in range(50)} <= legal

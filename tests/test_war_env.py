@@ -352,3 +352,19 @@ def test_whole_game_reward_is_the_result_only_at_the_end() -> None:
             assert rewards == [0.0] * len(rewards) and infos[-1]["score"] == 0.0
             moved |= infos[-1]["cards"] != first["cards"]
     assert moved  # cards changed hands in a truncated episode, and no reward followed them
+
+
+def test_a_step_after_the_end_says_how_the_episode_ended() -> None:
+    env = gym.make("tabletop/War-v0", ranks=6, suits=2, horizon=5).unwrapped
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        done = terminated or truncated
+    with pytest.raises(GameOverError, match="stopped at the horizon of 5 tricks"):
+        env.step(0)
+    small = WarEnv(ranks=3, suits=1)
+    small.reset(options={"deal": "4/23"})
+    small.step(2)
+    with pytest.raises(GameOverError, match="you won"):
+        small.step(0)

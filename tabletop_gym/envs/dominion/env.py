@@ -169,7 +169,8 @@ class _DominionBase(TabletopEnv):
 
 
 class DominionEnv(_DominionBase):
-    """Dominion (base game, 2nd edition) for one agent against rule bots.
+    # Built from shared parts, so assigned: an expression in its place would not be the docstring.
+    __doc__ = """Dominion (base game, 2nd edition) for one agent against rule bots.
 
     ## Description
     Each player starts with 7 Coppers and 3 Estates and builds a deck by buying cards from the supply
@@ -284,7 +285,8 @@ class DominionEnv(_DominionBase):
 
 
 class DominionSolitaireEnv(_DominionBase):
-    """Solitaire Dominion: own the target number of Provinces in as few turns as possible.
+    # Built from shared parts, so assigned: an expression in its place would not be the docstring.
+    __doc__ = """Solitaire Dominion: own the target number of Provinces in as few turns as possible.
 
     ## Description
     One player, 2-player supply sizes, no opponent (rules: shared/rules/dominion.md, "Solitaire

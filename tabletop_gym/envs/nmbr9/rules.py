@@ -505,6 +505,17 @@ class Nmbr9State:
         other._skip_unplaceable()
         return other
 
+    def __getstate__(self) -> dict[str, object]:
+        # ``height`` and ``top`` are views of the flat arrays; pickle and deepcopy would make them
+        # arrays of their own that no longer follow play, so they are rebuilt on load instead.
+        return {name: getattr(self, name) for name in self.__slots__ if name not in ("height", "top")}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.height = self._hflat[:-1].reshape(self.grid, self.grid)
+        self.top = self._tflat[:-1].reshape(self.grid, self.grid)
+
     def copy(self) -> Nmbr9State:
         other = Nmbr9State.__new__(Nmbr9State)
         other.deal = self.deal

@@ -204,7 +204,7 @@ class WarEnv(TabletopEnv):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         game = self._require_game()
         if game.over:
-            raise GameOverError(f"the episode has ended ({game.state.end_reason}); call reset()")
+            raise GameOverError(f"the episode has ended ({result_text(game, self.horizon)}); call reset()")
         game.choose(self._action_index(action))  # raises IllegalActionError naming the legal ranks
         terminated = truncated = False
         reward = 0.0
