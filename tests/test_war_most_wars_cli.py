@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from tabletop_gym.envs.war.rules import WarRules
 from tabletop_gym.oracles.war.cpsat import FreeDealResult
 from tabletop_gym.oracles.war.limits import MAX_MODEL_TURNS
 from tabletop_gym.training.cli import main
@@ -19,26 +18,26 @@ def _one_verdict(text: str) -> bool:
     return proven != unproven and not any(s in text for s in statuses)
 
 
-def _found(value: int, bound: int | None, status: str, cap: int) -> FreeDealResult:
-    return FreeDealResult("2345/2345", value, bound, status, 0.1, {"turns": 40, "wars_cap": cap})
+def _found(value: int, bound: int | None, status: str, cap: int, fits: bool = True) -> FreeDealResult:
+    stats = {"turns": 40, "wars_cap": cap, "larger_model_fits": fits}
+    return FreeDealResult("2345/2345", value, bound, status, 0.1, stats)
 
 
 def test_every_answer_gets_one_verdict_with_its_reason() -> None:
-    rules = WarRules()
-    proven = _most_wars_proof(_found(5, 5, "OPTIMAL", 8), 6, rules)
+    proven = _most_wars_proof(_found(5, 5, "OPTIMAL", 8))
     assert proven == "proven the most: no deal without a short war has more"
-    bounded = _most_wars_proof(_found(5, 7, "FEASIBLE", 8), 6, rules)
+    bounded = _most_wars_proof(_found(5, 7, "FEASIBLE", 8))
     assert bounded.startswith("not proven the most: the time limit was reached")
     assert bounded.endswith("has more than 7")
     # The reported case: CP-SAT said OPTIMAL, but only for a model that holds at most 8 wars.
-    capped = _most_wars_proof(_found(8, None, "OPTIMAL", 8), 3, rules)
+    capped = _most_wars_proof(_found(8, None, "OPTIMAL", 8))
     assert "holds at most 8 wars, this deal has 8" in capped and "time limit" in capped
     assert capped.endswith("more may be possible")
-    short_of_cap = _most_wars_proof(_found(7, None, "FEASIBLE", 8), 12, rules)
+    short_of_cap = _most_wars_proof(_found(7, None, "FEASIBLE", 8))
     assert "before 8 wars or more (the most the model holds) were ruled out" in short_of_cap
     # A cap whose doubled model would not fit: the turns, not the time, stopped it.
     big_cap = MAX_MODEL_TURNS // 4
-    no_room = _most_wars_proof(_found(big_cap, None, "OPTIMAL", big_cap), 3, rules)
+    no_room = _most_wars_proof(_found(big_cap, None, "OPTIMAL", big_cap, fits=False))
     assert f"would pass the {MAX_MODEL_TURNS} turns" in no_room and "time limit" not in no_room
     for text in (proven, bounded, capped, short_of_cap, no_room):
         assert _one_verdict(text), text

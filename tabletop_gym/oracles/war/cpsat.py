@@ -772,15 +772,17 @@ def find_deal_most_wars(
         deal = _free_deal(model, solver, rules)
         if best is not None and best.value > value:  # a time-limited bigger model did worse
             deal, value = best.deal, best.value
+        room = tricks + (rules.face_down + 1) * 2 * wars_cap <= MAX_MODEL_TURNS
         best = FreeDealResult(
             deal,
             value,
             None if capped else bound,
             solver.StatusName(status),
             time.perf_counter() - start,
-            {"turns": model.K, "wars_cap": wars_cap, "work_seconds": work.spent},
+            # larger_model_fits: whether a model with twice the cap would still fit, so that only
+            # the work left stopped the search for more wars.
+            {"turns": model.K, "wars_cap": wars_cap, "larger_model_fits": room, "work_seconds": work.spent},
         )
-        room = tricks + (rules.face_down + 1) * 2 * wars_cap <= MAX_MODEL_TURNS
         if capped and room and work.left > 1.0:
             wars_cap *= 2
             continue

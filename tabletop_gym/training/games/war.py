@@ -322,7 +322,7 @@ def _free_deal_command(args: argparse.Namespace, rules: WarRules) -> int:
     else:
         found = cpsat.find_deal_most_wars(args.most_wars, rules, time_limit=args.time_limit)
         tricks = args.most_wars
-        print(f"most wars  {found.value} in {tricks} tricks ({_most_wars_proof(found, tricks, rules)})")
+        print(f"most wars  {found.value} in {tricks} tricks ({_most_wars_proof(found)})")
     print(f"deal       {found.deal}")
     played = cpsat.trick_pattern(found.deal, rules, tricks)
     sim = simulate(found.deal, rules.replace(max_tricks=tricks))
@@ -332,7 +332,7 @@ def _free_deal_command(args: argparse.Namespace, rules: WarRules) -> int:
     return 0
 
 
-def _most_wars_proof(found: Any, tricks: int, rules: WarRules) -> str:
+def _most_wars_proof(found: Any) -> str:
     """Whether ``found.value`` (a ``cpsat.FreeDealResult`` of ``--most-wars``) is proven the most wars
     over deals without a short war (a war a player is short of cards for), and if not, why not.
     The solver's status is left out: it speaks of the last model, whose cap on wars may be all
@@ -348,10 +348,9 @@ def _most_wars_proof(found: Any, tricks: int, rules: WarRules) -> str:
     if cap is None:  # a result from elsewhere, without the model's figures
         return "not proven the most: more may be possible"
     if value >= cap:
-        larger = tricks + (rules.face_down + 1) * 2 * cap <= MAX_MODEL_TURNS
         stop = (
             "the time limit was reached before a model with more wars answered"
-            if larger
+            if found.stats.get("larger_model_fits", True)
             else f"a model with more wars would pass the {MAX_MODEL_TURNS} turns a model holds"
         )
         return (
