@@ -23,7 +23,7 @@ import importlib
 import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ __all__ = [
     "deal_of_seed",
     "confirm_plan",
     "evaluate",
+    "rules_kwargs",
 ]
 
 FORMAT = 1
@@ -271,8 +272,10 @@ def _normal(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def _rules_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in _normal(kwargs).items() if k not in PRESENTATION_KEYS}
+def rules_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Environment arguments as JSON gives them back, without those that change only what is
+    shown or how training is rewarded (``PRESENTATION_KEYS``): what decides the deals and scores."""
+    return {k: v for k, v in _normal(dict(kwargs)).items() if k not in PRESENTATION_KEYS}
 
 
 def oracle_revision(game: str) -> str:
@@ -482,9 +485,9 @@ def load(suite: str | Path, replay: bool = True) -> Suite:
             f"finish it with: tabletop-gym suite build {suite_id}"
         )
     env_id, kwargs = _environment(spec.game, spec.args())
-    if meta.get("game") != spec.game or meta.get("env_id") != env_id or _rules_kwargs(
+    if meta.get("game") != spec.game or meta.get("env_id") != env_id or rules_kwargs(
         meta.get("env_kwargs", {})
-    ) != _rules_kwargs(kwargs):
+    ) != rules_kwargs(kwargs):
         raise SuiteError(
             f"suite {suite_id} was made for {meta.get('env_id')} with {meta.get('env_kwargs')}, but its "
             f"definition now gives {env_id} with {kwargs}: build a new version"
@@ -583,7 +586,7 @@ def build(
                 f"{path} holds {meta.get('id')} made with {meta.get('settings')}, not {suite_id} with "
                 f"{spec.settings}: build a new version"
             )
-        if meta.get("env_id") != env_id or _rules_kwargs(meta.get("env_kwargs", {})) != _rules_kwargs(kwargs):
+        if meta.get("env_id") != env_id or rules_kwargs(meta.get("env_kwargs", {})) != rules_kwargs(kwargs):
             raise SuiteError(
                 f"{path} was made for {meta.get('env_id')} with {meta.get('env_kwargs')}, but {suite_id}'s "
                 f"definition now gives {env_id} with {kwargs}: build a new version"
@@ -660,12 +663,12 @@ def resolve(game: str, suite: str, args: argparse.Namespace) -> Suite:
     file's path. Its environment must be the command line's (its options say which)."""
     if re.fullmatch(r"v[0-9]+", suite):
         names = [d.name for d in DEFINITIONS.values() if d.game == game]
-        wanted = _rules_kwargs(_environment(game, args)[1])
+        wanted = rules_kwargs(_environment(game, args)[1])
         env_id = _environment(game, args)[0]
         for name in names:
             d = DEFINITIONS[name]
             d_env, d_kwargs = _environment(game, d.args())
-            if d_env == env_id and _rules_kwargs(d_kwargs) == wanted:
+            if d_env == env_id and rules_kwargs(d_kwargs) == wanted:
                 return load(f"{name}-{suite}")
         choices = "; ".join(f"{n}-{suite} ({DEFINITIONS[n].options})" for n in names) or "none"
         raise SuiteError(
@@ -675,10 +678,10 @@ def resolve(game: str, suite: str, args: argparse.Namespace) -> Suite:
     if loaded.game != game:
         raise SuiteError(f"suite {loaded.id} is a {loaded.game} suite, not {game}")
     env_id, kwargs = _environment(game, args)
-    if env_id != loaded.env_id or _rules_kwargs(kwargs) != _rules_kwargs(loaded.env_kwargs):
+    if env_id != loaded.env_id or rules_kwargs(kwargs) != rules_kwargs(loaded.env_kwargs):
         raise SuiteError(
             f"suite {loaded.id} was made for {loaded.env_id} with {loaded.meta.get('options')}; the command "
-            f"line selects {env_id} with {_rules_kwargs(kwargs)}: give the suite's options"
+            f"line selects {env_id} with {rules_kwargs(kwargs)}: give the suite's options"
         )
     return loaded
 
@@ -701,6 +704,6 @@ def evaluate(
     spec = definition(suite.id)
     args = argparse.Namespace(**{**spec.settings, **settings, "cache": None})
     env_id, kwargs = _environment(spec.game, args)
-    if env_id != suite.env_id or _rules_kwargs(kwargs) != _rules_kwargs(suite.env_kwargs):
+    if env_id != suite.env_id or rules_kwargs(kwargs) != rules_kwargs(suite.env_kwargs):
         raise SuiteError(f"settings {settings} change the rules of suite {suite.id}")
     return run(get_game(spec.game), list(agents), None, None, args, out=out, progress=progress, suite=suite)

@@ -240,16 +240,16 @@ def _suite(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
+_PACKAGE = Path(__file__).resolve().parents[1]
+_show_warning = warnings.showwarning
+
+
 def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
     """The package's own warnings as one line each, as its errors are; other libraries' as usual."""
     if Path(filename).resolve().is_relative_to(_PACKAGE):
         print(f"tabletop-gym: warning: {one_line(message)}", file=file or sys.stderr)
     else:
         _show_warning(message, category, filename, lineno, file, line)
-
-
-_PACKAGE = Path(__file__).resolve().parents[1]
-_show_warning = warnings.showwarning
 
 
 def main(argv: Sequence[str] | None = None) -> int:

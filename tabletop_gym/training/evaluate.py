@@ -67,8 +67,8 @@ def _check_policy_fits(
     Shapes that differ make the model unable to act at all. Where they agree, the settings in the
     run's config.json are compared with ``env_id`` / ``env_kwargs``: a model trained for a 1-round
     game, or against another pickup convention, would act but be scored on a task it never saw.
-    Settings that change only what training is rewarded with or how the game is shown
-    (``PRESENTATION_KEYS``) may differ.
+    Settings that change only what training is rewarded with or how the game is shown may differ
+    (``suites.rules_kwargs`` leaves them out, as suites do).
     """
     model = getattr(agent, "model", None)
     if model is None:
@@ -82,19 +82,17 @@ def _check_policy_fits(
     config = getattr(agent, "config", None)
     if not config or env_id is None or env_kwargs is None or "env_kwargs" not in config:
         return
-    from tabletop_gym.suites import PRESENTATION_KEYS
+    from tabletop_gym.suites import rules_kwargs
 
-    ignored = PRESENTATION_KEYS | {"reveal_deal"}
-    trained = {k: v for k, v in config["env_kwargs"].items() if k not in ignored}
-    here = {k: v for k, v in json.loads(json.dumps(dict(env_kwargs))).items() if k not in ignored}
-    if config.get("env_id", env_id) != env_id or trained != here:
-        differ = sorted(k for k in trained.keys() | here.keys() if trained.get(k) != here.get(k))
-        detail = ", ".join(f"{k}={trained.get(k)!r} there, {here.get(k)!r} here" for k in differ)
-        if config.get("env_id", env_id) != env_id:
-            detail = f"{config['env_id']} there, {env_id} here" + (f"; {detail}" if detail else "")
+    trained, here = rules_kwargs(config["env_kwargs"]), rules_kwargs(env_kwargs)
+    keys = sorted(k for k in trained.keys() | here.keys() if trained.get(k) != here.get(k))
+    differ = [f"{k}={trained.get(k)!r} there, {here.get(k)!r} here" for k in keys]
+    if config.get("env_id", env_id) != env_id:
+        differ.insert(0, f"{config['env_id']} there, {env_id} here")
+    if differ:
         raise ValueError(
-            f"agent {name}: the model was trained on other settings ({detail}): evaluate with the "
-            f"settings in its config.json"
+            f"agent {name}: the model was trained on other settings ({'; '.join(differ)}): evaluate "
+            f"with the settings in its config.json"
         )
 
 
