@@ -273,10 +273,14 @@ def _main(argv: Sequence[str] | None) -> int:
     spec = get_game(args.game) if args.command not in ("suite", "baselines") else None
     try:
         _check_paths(args)
-        if getattr(args, "deal", None) is not None and getattr(args, "seed", None) is not None:
+        chosen = [f"--{k}" for k in ("deal", "seed") if getattr(args, k, None) is not None]
+        if len(chosen) == 2:
             # Each names the deal on its own: taking one and dropping the other would play a deal
             # the user did not ask for.
             raise ValueError("--deal and --seed both choose the deal: give one of them")
+        if chosen and getattr(args, "free", False):
+            # The free-deal oracles (Nmbr9, Modern Art) choose the deal themselves.
+            raise ValueError(f"--free chooses the deal itself ({chosen[0]}): --deal and --seed do not apply")
         if args.command == "suite":
             status = _suite(args)
         elif args.command == "baselines":

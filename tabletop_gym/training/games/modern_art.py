@@ -197,8 +197,6 @@ def _bounds_line(stats: dict) -> str:
 
 
 def _solve_command(args: argparse.Namespace) -> int:
-    if args.free and (args.deal is not None or args.seed is not None):
-        raise ValueError("--free chooses the deal (the best for seat 0): --deal and --seed do not apply")
     rules = _rules(args)
     if args.free:
         free = oracle.free_deal(rules, deals=2, width=args.width, time_limit=args.time_limit)

@@ -229,9 +229,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
 
 
 def _deal_of(args: argparse.Namespace, variant: Variant) -> str:
-    """The deal ``--deal`` or ``--seed`` asks for (a fresh random one without either)."""
-    if args.deal is not None and args.seed is not None:
-        raise ValueError("give --deal or --seed, not both (--seed draws a random deal)")
+    """The deal ``--deal`` or ``--seed`` asks for (a fresh random one without either; the command
+    line refuses both at once)."""
     if args.deal is not None:
         return str(parse_deal(args.deal, variant))
     return str(random_deal(args.seed, variant))
@@ -245,8 +244,6 @@ def _solve_command(args: argparse.Namespace) -> int:
     if args.no_hindsight:
         raise ValueError("--no-hindsight applies to --unknown only: here there is no hindsight mean to skip")
     if args.free:
-        if args.deal is not None or args.seed is not None:
-            raise ValueError("--free chooses the cards and their order: --deal and --seed do not apply")
         result = oracle.solve_free(
             variant, grid=args.grid, levels=args.levels, time_limit=args.time_limit, model_grid=model_grid
         )
