@@ -61,8 +61,15 @@ class IllegalActionError(TabletopError, ValueError):
             action = action.item()  # model.predict's array(3) reads as 3
         self.action = action
         self.legal = [int(a) if isinstance(a, np.integer) else a for a in legal]
+        self.why = why
         reason = f" ({why})" if why else ""
         super().__init__(f"illegal action {quote_input(action)}{reason}; legal actions: {self.legal}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle rebuilds an exception from ``self.args`` (the message alone), which this __init__ does
+        # not take: without this, the error turns into a TypeError crossing a process boundary (async
+        # vector environments, SubprocVecEnv, Ray workers) and its message is lost.
+        return (type(self), (self.action, self.legal, self.why))
 
 
 class GameOverError(TabletopError, RuntimeError):

@@ -140,3 +140,49 @@ def test_long_input_is_quoted_with_a_bounded_prefix() -> None:
     text = quote_input("A" * 10_000_000)
     assert len(text) < 200 and "10000000 characters" in text
     assert quote_input("short") == "'short'"
+
+
+def _package_exceptions() -> list[type[BaseException]]:
+    import importlib
+    import inspect
+    import pkgutil
+
+    classes = {}
+    for module in pkgutil.walk_packages(tabletop_gym.__path__, "tabletop_gym."):
+        if module.name.startswith("tabletop_gym.training"):
+            continue  # the command line's imports (torch, SB3) are not what this checks
+        for _, cls in inspect.getmembers(importlib.import_module(module.name), inspect.isclass):
+            if issubclass(cls, BaseException) and cls.__module__.startswith("tabletop_gym"):
+                classes[cls.__qualname__, cls.__module__] = cls
+    return list(classes.values())
+
+
+def _example(cls: type[BaseException]) -> BaseException:
+    import inspect
+
+    parameters = [
+        p
+        for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
+        if p.default is inspect.Parameter.empty and p.kind is p.POSITIONAL_OR_KEYWORD
+    ]
+    if not parameters:
+        return cls("what went wrong")
+    values = {"action": 3, "legal": [1, 4], "needed": 2.5, "left": 0.5}
+    return cls(*(values.get(p.name, "x") for p in parameters))
+
+
+def test_every_error_of_the_package_survives_pickle_and_copy() -> None:
+    # Errors cross process boundaries (async vector environments, SubprocVecEnv, Ray workers): one
+    # that cannot be rebuilt arrives as a TypeError or an EOFError with its message lost.
+    import copy
+    import pickle
+
+    classes = _package_exceptions()
+    assert IllegalActionError in classes and len(classes) >= 8
+    for cls in classes:
+        error = _example(cls)
+        for twin in (pickle.loads(pickle.dumps(error)), copy.copy(error), copy.deepcopy(error)):
+            assert type(twin) is cls and str(twin) == str(error), cls
+    illegal = pickle.loads(pickle.dumps(IllegalActionError(np.int64(3), [1, 4], "not on the board")))
+    assert (illegal.action, illegal.legal, illegal.why) == (3, [1, 4], "not on the board")
+    assert "not on the board" in str(illegal)

@@ -93,6 +93,9 @@ class _OutOfWork(Exception):
         super().__init__(f"{needed:.3g} s of work needed, {max(left, 0.0):.3g} s left")
         self.needed, self.left = needed, left
 
+    def __reduce__(self) -> tuple[type, tuple[float, float]]:
+        return (type(self), (self.needed, self.left))  # picklable, as every error of the package
+
 
 class _Work:
     """What is left of a ``time_limit`` (seconds of a 2-core machine), charged by counts, never by a
