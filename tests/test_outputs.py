@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -151,9 +152,9 @@ def test_an_edited_line_is_refused_when_the_run_resumes(edit, tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> Path:
-    """A War run of one rollout (2 environments x 512 steps), copied by each test that changes it."""
+    """A War run of one rollout (one environment, 512 steps), copied by each test that changes it."""
     run = tmp_path_factory.mktemp("trained") / "run"
-    argv = ["train", *WAR, "--steps", "64", "--n-envs", "2", "--checkpoint-every", "0", "--no-progress"]
+    argv = ["train", *WAR, "--steps", "64", "--n-envs", "1", "--checkpoint-every", "0", "--no-progress"]
     assert main([*argv, "--out", str(run)]) == 0
     return run
 
@@ -181,7 +182,7 @@ def test_a_fresh_run_does_not_replace_a_model_of_unknown_settings(trained, tmp_p
 
 def test_a_fresh_run_of_the_same_settings_trains_again(trained, tmp_path):
     run = _copy(trained, tmp_path)
-    argv = ["train", *WAR, "--steps", "64", "--n-envs", "2", "--seed", "3", "--checkpoint-every", "0"]
+    argv = ["train", *WAR, "--steps", "64", "--n-envs", "1", "--seed", "3", "--checkpoint-every", "0"]
     assert main([*argv, "--out", str(run), "--no-progress"]) == 0
     assert json.loads((run / "config.json").read_text())["seed"] == 3
 
@@ -201,11 +202,15 @@ def test_a_config_that_cannot_be_read_stops_the_settings_check(command, config, 
     assert (run / "config.json").read_text() == config
 
 
+@pytest.mark.parametrize("damage", ["cut in half", "no entries"])
 @pytest.mark.parametrize("name", ["model.zip", "checkpoint.zip"])
-def test_resuming_from_a_truncated_model_is_one_clear_line(name, trained, tmp_path, capsys):
+def test_resuming_from_a_damaged_model_is_one_clear_line(name, damage, trained, tmp_path, capsys):
     run = _copy(trained, tmp_path)
     whole = (run / "model.zip").read_bytes()
-    (run / name).write_bytes(whole[: len(whole) // 2])  # the newest of the two: the one resumed from
+    if damage == "cut in half":
+        (run / name).write_bytes(whole[: len(whole) // 2])  # the newest of the two: the one resumed from
+    else:
+        zipfile.ZipFile(run / name, "w").close()  # a save stopped before its first entry (SB3 asserts)
     argv = ["train", *WAR, "--steps", "2048", "--n-envs", "2", "--resume", "--out", str(run), "--no-progress"]
     assert main(argv) == 2
     assert f"--resume: {run / name} is not a whole model saved by 'tabletop-gym train'" in _error(capsys)
