@@ -7,7 +7,8 @@ and appends one JSON object a line to FILE: ``deal``, ``seed`` (None for a liste
 answers (so a line says what question it is the answer to, wherever it is copied). Every plan is
 replayed through the game's engine before its line is written, and each line is flushed as it is
 written, so an interrupted run loses at most the deals in flight: run the same command again and
-deals already in FILE are skipped.
+deals already in FILE are skipped (each line's plan replayed first, as it was before it was written).
+One run writes FILE at a time: a second is refused while the first holds FILE's lock (``.FILE.lock``).
 
 With ``--ray`` (local Ray) or ``--ray ADDRESS`` (an existing cluster) the deals are Ray tasks; the
 lines are the same as the serial run's except ``seconds``, in the order the deals finish. A task
