@@ -383,7 +383,9 @@ def hold_output(path: str | os.PathLike[str], what: str = "--out", folder: bool 
     from filelock import FileLock, Timeout
 
     path = Path(path)
-    lock_path = path / LOCK_NAME if folder else path.with_name(f".{path.name}.lock")
+    # Beside the real file: two spellings of one output (a symlink, "a/../b") share one lock.
+    real = path.resolve()
+    lock_path = real / LOCK_NAME if folder else real.with_name(f".{real.name}.lock")
     try:
         # Made here first: filelock reports a lock it cannot create as one another run holds.
         lock_path.touch(exist_ok=True)

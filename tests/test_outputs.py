@@ -82,6 +82,15 @@ def test_the_lock_is_the_systems_and_is_freed_when_its_run_ends(tmp_path):
         pass
 
 
+def test_two_spellings_of_one_output_share_its_lock(tmp_path):
+    (tmp_path / "war.jsonl").write_text("")
+    (tmp_path / "latest.jsonl").symlink_to(tmp_path / "war.jsonl")
+    with hold_output(tmp_path / "war.jsonl"):
+        with pytest.raises(OutputInUseError):
+            with hold_output(tmp_path / "latest.jsonl"):
+                pass
+
+
 def test_an_output_whose_lock_cannot_be_made_is_said_to_be_unwritable(tmp_path):
     with pytest.raises(ValueError, match="cannot be written"):
         with hold_output(Path("/proc/tabletop-gym-test"), folder=True):
