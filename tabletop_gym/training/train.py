@@ -221,8 +221,9 @@ def _earlier_run(out: Path, what: str) -> tuple[Any, Any, Any] | None:
     if not isinstance(config, dict) or not all(k in config for k in ("game", "env_id", "env_kwargs")):
         why = one_line(config) if isinstance(config, Exception) else "no game, env_id and env_kwargs in it"
         raise ValueError(
-            f"{what}: {path} is not a config.json written by 'tabletop-gym train' ({why}), so the settings "
-            f"of the model in {out} are unknown: remove the folder's model files or choose another --out"
+            f"{what}: {path} is not a config.json written by 'tabletop-gym train' ({why}), so the "
+            f"settings of the model in {out} are unknown: restore it, remove the model files there, or "
+            "choose another --out"
         )
     return config["game"], config["env_id"], config["env_kwargs"]
 
