@@ -9,6 +9,7 @@ import json
 import math
 import numbers
 import os
+import stat
 import sys
 import time
 import uuid
@@ -28,6 +29,7 @@ __all__ = [
     "IllegalActionError",
     "GameOverError",
     "CacheError",
+    "OutputInUseError",
     "OracleResult",
     "OracleCache",
     "default_cache_dir",
@@ -40,6 +42,8 @@ __all__ = [
     "quote_input",
     "atomic_write_text",
     "atomic_output",
+    "hold_output",
+    "read_regular",
     "LegalActionSpace",
     "TabletopEnv",
 ]
@@ -78,6 +82,10 @@ class GameOverError(TabletopError, RuntimeError):
 
 class CacheError(TabletopError, OSError):
     """The oracle cache cannot be used at all (its root is a file, an entry is a folder or a FIFO)."""
+
+
+class OutputInUseError(TabletopError, RuntimeError):
+    """Another run holds the output (a folder or a file) this run was asked to write."""
 
 
 def quote_input(text: Any, limit: int = 80) -> str:
@@ -362,6 +370,64 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     with atomic_output(path) as tmp:
         with open(tmp, "x") as handle:
             handle.write(text)
+
+
+LOCK_NAME = ".tabletop-gym.lock"
+
+
+@contextmanager
+def hold_output(path: str | os.PathLike[str], what: str = "--out", folder: bool = False) -> Iterator[Path]:
+    """Hold the lock of an output for as long as this run writes it: a folder (``folder=True``, the
+    lock is ``.tabletop-gym.lock`` in it) or a file (the lock is ``.NAME.lock`` beside it).
+
+    Atomic writes keep each file whole, but two runs writing one output still mix their work (one
+    run's config beside the other's model, a results file with every deal twice). So a second run
+    is refused at once with an ``OutputInUseError`` naming the output: waiting instead could mean
+    hours behind a training run, and two runs aimed at one output are nearly always a mistake. The
+    lock is the operating system's (``flock``, through filelock), so a run that dies frees it. Yields
+    the lock file's path.
+    """
+    from filelock import FileLock, Timeout
+
+    path = Path(path)
+    # Beside the real file: two spellings of one output (a symlink, "a/../b") share one lock.
+    real = path.resolve()
+    lock_path = real / LOCK_NAME if folder else real.with_name(f".{real.name}.lock")
+    try:
+        # Made here first: filelock reports a lock it cannot create as one another run holds.
+        lock_path.touch(exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"{what} {path} cannot be written ({error.strerror or error})") from None
+    lock = FileLock(lock_path, timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise OutputInUseError(
+            f"{what} {path} is in use: another run is writing it (it holds {lock_path}); wait for that "
+            f"run to end or choose another {what}"
+        ) from None
+    try:
+        yield lock_path
+    finally:
+        lock.release()
+
+
+def read_regular(path: str | os.PathLike[str], what: str = "") -> bytes:
+    """The bytes a regular file holds when it is opened, and no more (FileNotFoundError without it).
+
+    Anything else is refused with a ValueError: a device (``/dev/zero``) reads without end, a FIFO
+    blocks until a writer comes, a folder has no bytes. Opened without blocking and checked again once
+    open, so a path swapped after the first check cannot hang the read either."""
+    path = Path(path)
+    name = f"{what} {path}" if what else str(path)
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ValueError(f"{name} is not a regular file (a folder, a device or a FIFO); expected a file")
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        status = os.fstat(handle.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise ValueError(f"{name} is not a regular file; expected a file")
+        return handle.read(status.st_size)
 
 
 class LegalActionSpace(spaces.Discrete):

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_gym.core import read_regular
+
 
 class PolicyAgent:
     """Wraps a trained sb3-contrib MaskablePPO model: acts on the observation, within the mask."""
@@ -54,15 +56,24 @@ def load_policy(path: str | Path, deterministic: bool = True) -> PolicyAgent:
             f"{path} is not a model saved by 'tabletop-gym train' ({type(error).__name__}: {error})"
         ) from None
     config_path = path.parent / "config.json"
-    try:
-        config = json.loads(config_path.read_text()) if config_path.is_file() else None
-    except (OSError, ValueError):
-        config = None  # the model still loads; only the check of its settings is lost
+    config = None  # a model without a config.json (copied on its own) is checked by its shapes only
+    if config_path.exists():
+        # One that is there but unreadable is refused: loading on would skip the settings check.
+        try:
+            config = json.loads(read_regular(config_path))
+        except (OSError, ValueError) as error:
+            config = error
+        if not isinstance(config, dict) or "env_kwargs" not in config:
+            why = f"{type(config).__name__}: {config}" if isinstance(config, Exception) else "no env_kwargs"
+            raise ValueError(
+                f"{config_path} beside {path.name} is not a config.json written by 'tabletop-gym train' "
+                f"({why}), so the settings the model was trained on are unknown: restore it or remove it"
+            )
     return PolicyAgent(
         model,
         name=path.parent.name if path.name == "model.zip" else path.stem,
         deterministic=deterministic,
-        config=config if isinstance(config, dict) else None,
+        config=config,
     )
 
 

@@ -32,7 +32,15 @@ import gymnasium as gym
 from tqdm import tqdm
 
 import tabletop_gym
-from tabletop_gym.core import OracleResult, TabletopError, atomic_write_text, check_int, quote_input
+from tabletop_gym.core import (
+    OracleResult,
+    TabletopError,
+    atomic_write_text,
+    check_int,
+    hold_output,
+    quote_input,
+    read_regular,
+)
 
 __all__ = [
     "FORMAT",
@@ -421,7 +429,7 @@ def _write(path: Path, meta: dict[str, Any], entries: list[dict[str, Any]]) -> N
 
 def _read(path: Path, suite_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(read_regular(path))  # a device (/dev/zero) or a FIFO is refused, not read
     except FileNotFoundError:
         raise
     except (OSError, ValueError, UnicodeDecodeError) as error:
@@ -572,6 +580,23 @@ def build(
     """
     spec = definition(suite_id)
     path = Path(out) if out is not None else suite_path(suite_id)
+    if path.exists() and not path.is_file():
+        raise SuiteError(f"{path} is not a regular file (a folder, a device or a FIFO); expected a file")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Two builds of one file would each solve every deal and the last to save would drop the other's.
+    with hold_output(path, "suite file"):
+        return _build(suite_id, spec, path, size, cache, progress, save_every)
+
+
+def _build(
+    suite_id: str,
+    spec: SuiteDefinition,
+    path: Path,
+    size: int | None,
+    cache: Path | None,
+    progress: bool,
+    save_every: float,
+) -> Suite:
     args = spec.args(cache)
     env_id, kwargs = _environment(spec.game, args)
     from tabletop_gym.training.games import get_game

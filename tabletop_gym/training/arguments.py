@@ -108,7 +108,8 @@ def check_output_dir(path: Path, option: str = "--out") -> None:
     computed for an hour and then lost to a typo in ``--out`` is the failure this prevents."""
     for parent in (path, *path.parents):
         if parent.exists() and not parent.is_dir():
-            where = "is a file" if parent == path else f"lies under {parent}, which is a file"
+            kind = "a file" if parent.is_file() else "not a folder"  # a device (/dev/zero), a FIFO
+            where = f"is {kind}" if parent == path else f"lies under {parent}, which is {kind}"
             raise ValueError(f"{option} {path} {where}; expected a folder")
     try:
         path.mkdir(parents=True, exist_ok=True)

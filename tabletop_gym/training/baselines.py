@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from tabletop_gym.core import atomic_output, atomic_write_text, check_int
+from tabletop_gym.core import atomic_output, atomic_write_text, check_int, hold_output
 from tabletop_gym.training.evaluate import mean_ci95, score_ratio
 
 # One suite per game: the environment each game's demo trains on, with proven optima where the
@@ -222,24 +222,26 @@ def run_baselines(
 
     for suite_id in suite_ids:
         suites.definition(suite_id)  # an unknown id fails before any training
-    start = time.perf_counter()
-    cpu_start = _cpu_seconds()
-    games = [
-        run_suite(suite_id, seeds, steps, out, episodes, progress)
-        for suite_id in tqdm(suite_ids, desc="suites", unit="suite", disable=not progress)
-    ]
-    report = {
-        "seeds": seeds,
-        "games": games,
-        "aggregate": aggregate(games),
-        "wall_seconds": round(time.perf_counter() - start, 1),
-        "cpu_seconds": round(_cpu_seconds() - cpu_start, 1),
-        "bootstrap_reps": BOOTSTRAP_REPS,
-    }
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "baselines.json", json.dumps(report, indent=1))
-    atomic_write_text(out / "baselines.md", markdown(report))
-    report["plot"] = plot(report, out / "baselines.png")
+    # One run writes the folder at a time: refused here, before any training, not at a later write.
+    with hold_output(out, folder=True):
+        start = time.perf_counter()
+        cpu_start = _cpu_seconds()
+        games = [
+            run_suite(suite_id, seeds, steps, out, episodes, progress)
+            for suite_id in tqdm(suite_ids, desc="suites", unit="suite", disable=not progress)
+        ]
+        report = {
+            "seeds": seeds,
+            "games": games,
+            "aggregate": aggregate(games),
+            "wall_seconds": round(time.perf_counter() - start, 1),
+            "cpu_seconds": round(_cpu_seconds() - cpu_start, 1),
+            "bootstrap_reps": BOOTSTRAP_REPS,
+        }
+        atomic_write_text(out / "baselines.json", json.dumps(report, indent=1))
+        atomic_write_text(out / "baselines.md", markdown(report))
+        report["plot"] = plot(report, out / "baselines.png")
     return report
 
 

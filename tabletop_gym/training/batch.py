@@ -7,7 +7,8 @@ and appends one JSON object a line to FILE: ``deal``, ``seed`` (None for a liste
 answers (so a line says what question it is the answer to, wherever it is copied). Every plan is
 replayed through the game's engine before its line is written, and each line is flushed as it is
 written, so an interrupted run loses at most the deals in flight: run the same command again and
-deals already in FILE are skipped.
+deals already in FILE are skipped (each line's plan replayed first, as it was before it was written).
+One run writes FILE at a time: a second is refused while the first holds FILE's lock (``.FILE.lock``).
 
 With ``--ray`` (local Ray) or ``--ray ADDRESS`` (an existing cluster) the deals are Ray tasks; the
 lines are the same as the serial run's except ``seconds``, in the order the deals finish. A task
@@ -34,7 +35,7 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
-from tabletop_gym.core import OracleResult, TabletopError, quote_input
+from tabletop_gym.core import OracleResult, TabletopError, hold_output, quote_input, read_regular
 from tabletop_gym.training.arguments import SEED_MAX, check_output_dir, int_arg, one_line, path_arg
 
 RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'tabletop-gym[ray]'"
@@ -235,9 +236,12 @@ def _dashed(dest: str) -> str:
 
 
 def check_output_file(path: Path, option: str = "--out") -> None:
-    """A results file that cannot be written is refused before any deal is solved."""
+    """A results file (or a suite file) that cannot be written is refused before any deal is solved."""
     if path.is_dir():
-        raise ValueError(f"{option} {path} is a folder; expected a file (JSON lines)")
+        raise ValueError(f"{option} {path} is a folder; expected a file")
+    if path.exists() and not path.is_file():
+        # A device reads without end (/dev/zero) and a FIFO blocks: the file is read before a run resumes.
+        raise ValueError(f"{option} {path} is not a regular file (a device or a FIFO); expected a file")
     check_output_dir(path.parent if str(path.parent) else Path("."), f"{option}'s folder")
     if path.exists() and not os.access(path, os.R_OK | os.W_OK):
         raise ValueError(f"{option} {path} cannot be read and written")
@@ -303,14 +307,19 @@ LINE_KEYS = ("deal", "seed", "score", "bound", "optimal", "plan", "seconds", "re
 
 
 def read_done(
-    path: Path, game: str, settings: dict[str, Any]
+    path: Path,
+    game: str,
+    settings: dict[str, Any],
+    check: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[tuple[int | None, str], dict[str, Any]]:
     """The lines already in a results file, by (seed, deal). A last line cut short by an interrupted
     run is dropped (with a warning) and cut from the file, so the run appends after whole lines; any
-    other line that is not a result of these settings stops the run with its line number."""
-    if not path.exists():
+    other line that is not a result of these settings, or that fails ``check`` (``run_batch`` replays
+    its plan, as the oracle cache does with its entries), stops the run with its line number."""
+    try:
+        data = read_regular(path, "--out")  # only what the file holds now: never a device's endless bytes
+    except FileNotFoundError:
         return {}
-    data = path.read_bytes()
     lines = data.split(b"\n")
     done: dict[tuple[int | None, str], dict[str, Any]] = {}
     keep = len(data)
@@ -338,6 +347,14 @@ def read_done(
                 f"{path} line {number} answers {line['game']} with {line['settings']}, not {game} with "
                 f"{settings}: write to another --out"
             )
+        if check is not None:
+            try:
+                check(line)
+            except LINE_CHECK_ERRORS as error:
+                raise ValueError(
+                    f"{path} line {number} does not hold ({one_line(error)}): the file was edited or "
+                    "damaged; remove the line (its deal is solved again) or write to another --out"
+                ) from None
         done[(line["seed"], line["deal"])] = line
     if keep != len(data):
         with open(path, "r+b") as handle:
@@ -363,6 +380,27 @@ def _parse_line(raw: bytes) -> dict[str, Any]:
 def result_of(line: dict[str, Any]) -> OracleResult:
     """The oracle result a line holds."""
     return OracleResult.from_json(line)
+
+
+# Whatever an edited line holds, checking it ends in one of these (a bad plan, a bad number...).
+LINE_CHECK_ERRORS = (
+    AssertionError, ValueError, TypeError, KeyError, IndexError, AttributeError, RuntimeError, RecursionError
+)
+
+
+def line_check(game: str, kwargs: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """The check a line in the file passes before a resumed run counts it: what every line is checked
+    for before it is written (its plan replays through the engine to its score; the score is within
+    its bound) and that its ``optimal`` agrees with the two."""
+    from tabletop_gym.suites import confirm_plan
+
+    def check(line: dict[str, Any]) -> None:
+        result = result_of(line)
+        if line["optimal"] is not result.optimal:
+            raise ValueError(f"optimal={line['optimal']} with score {result.score} and bound {result.bound}")
+        confirm_plan(game, kwargs, line["deal"], result, "the line")
+
+    return check
 
 
 # ---- solving one deal -------------------------------------------------------------------------------
@@ -537,40 +575,43 @@ def run_batch(
     spec = get_game(game)
     env_id, kwargs = spec.environment(args)
     settings = settings_of(args, spec.oracle_ignores)
-    jobs = read_jobs(source, env_id, kwargs)
-    done = read_done(out, game, settings)
-    todo = [job for job in jobs if job.key not in done]
-    lines = [done[job.key] for job in jobs if job.key in done]
-    already = len(lines)
-    failures: list[Failure] = []
-    solved = 0
-    cpu = 0.0
-    starting = time.perf_counter()
-    outcomes, where, finish = solve_many(game, args, todo, ray_address, ray_cpus, cpus_per_deal, solver)
-    # Starting Ray is a cost of the run, not of the deals: said apart, not in the throughput.
-    start_wall, start_cpu = time.perf_counter(), time.process_time()
-    if ray_address is not None:
-        where += f"; Ray ready in {start_wall - starting:.1f} s, not counted below"
-    try:
-        with (
-            open(out, "a", encoding="utf-8") as handle,
-            tqdm(total=len(todo), desc=f"solving {game}", unit="deal", disable=not progress) as bar,
-        ):
-            for outcome, seconds in outcomes:
-                cpu += seconds
-                if isinstance(outcome, Failure):
-                    failures.append(outcome)
-                    bar.set_postfix(failed=len(failures))
-                else:
-                    # One write and a flush a line: an interrupted run keeps every line it finished.
-                    handle.write(json.dumps(outcome, separators=(",", ":")) + "\n")
-                    handle.flush()
-                    lines.append(outcome)
-                    solved += 1
-                bar.update(1)
-    finally:
-        outcomes.close()  # its tasks cancelled while Ray still runs
-        finish()
+    check_output_file(out)
+    # One run appends to a file at a time: two would each solve every deal and write it twice.
+    with hold_output(out):
+        jobs = read_jobs(source, env_id, kwargs)
+        done = read_done(out, game, settings, line_check(game, kwargs))
+        todo = [job for job in jobs if job.key not in done]
+        lines = [done[job.key] for job in jobs if job.key in done]
+        already = len(lines)
+        failures: list[Failure] = []
+        solved = 0
+        cpu = 0.0
+        starting = time.perf_counter()
+        outcomes, where, finish = solve_many(game, args, todo, ray_address, ray_cpus, cpus_per_deal, solver)
+        # Starting Ray is a cost of the run, not of the deals: said apart, not in the throughput.
+        start_wall, start_cpu = time.perf_counter(), time.process_time()
+        if ray_address is not None:
+            where += f"; Ray ready in {start_wall - starting:.1f} s, not counted below"
+        try:
+            with (
+                open(out, "a", encoding="utf-8") as handle,
+                tqdm(total=len(todo), desc=f"solving {game}", unit="deal", disable=not progress) as bar,
+            ):
+                for outcome, seconds in outcomes:
+                    cpu += seconds
+                    if isinstance(outcome, Failure):
+                        failures.append(outcome)
+                        bar.set_postfix(failed=len(failures))
+                    else:
+                        # One write and a flush a line: an interrupted run keeps every line it finished.
+                        handle.write(json.dumps(outcome, separators=(",", ":")) + "\n")
+                        handle.flush()
+                        lines.append(outcome)
+                        solved += 1
+                    bar.update(1)
+        finally:
+            outcomes.close()  # its tasks cancelled while Ray still runs
+            finish()
     wall = time.perf_counter() - start_wall
     if ray_address is None:
         cpu = time.process_time() - start_cpu  # the whole process, reading the deals included

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import tabletop_gym
-from tabletop_gym.core import TabletopError
+from tabletop_gym.core import TabletopError, hold_output
 from tabletop_gym.training.arguments import (
     Parser,
     check_cache_dir,
@@ -208,7 +208,9 @@ def _suite(args: argparse.Namespace) -> int:
     if args.action == "build":
         check_cache_dir(args.cache)
         if args.suite_file is not None:
-            check_output_dir(args.suite_file.parent, "--out's folder")
+            from tabletop_gym.training.batch import check_output_file
+
+            check_output_file(args.suite_file)  # a folder, a device or a FIFO is refused before any work
         progress = not args.no_progress
         suite = suites.build(args.suite, args.size, args.suite_file, args.cache, progress=progress)
         meta = suite.meta
@@ -290,7 +292,8 @@ def _main(argv: Sequence[str] | None) -> int:
         elif args.command == "train":
             status = _train(spec, args)
         elif args.command == "demo":
-            status = _demo(spec, args)
+            with hold_output(args.out, folder=True):  # its agent and its evaluation, one demo at a time
+                status = _demo(spec, args)
         elif args.command == "solve" and getattr(args, "deals", None) is not None:
             status = _solve_batch(spec, args)
         else:

@@ -16,7 +16,14 @@ from tqdm import tqdm
 import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.agents.base import Agent
 from tabletop_gym.agents.policy import PlanAgent, load_policy
-from tabletop_gym.core import OracleResult, atomic_output, atomic_write_text, check_int, quote_input
+from tabletop_gym.core import (
+    OracleResult,
+    atomic_output,
+    atomic_write_text,
+    check_int,
+    hold_output,
+    quote_input,
+)
 from tabletop_gym.training.games import GameSpec
 
 if TYPE_CHECKING:
@@ -156,7 +163,27 @@ def evaluate(
     its deals (the first ``episodes`` of them, default all) and are compared with its stored,
     replay-checked oracle results: nothing is solved. ``solve_first(seeds)``, where given, returns
     the oracle results of the seeds' deals before any agent plays (``evaluate --ray`` solves them
-    as Ray tasks); a deal it leaves out is solved here as usual."""
+    as Ray tasks); a deal it leaves out is solved here as usual. One run writes ``out`` at a time:
+    another is refused (``OutputInUseError``) before any agent plays."""
+    if out is None:
+        return _evaluate(spec, agent_names, episodes, seed, args, None, progress, suite, solve_first)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with hold_output(out, folder=True):
+        return _evaluate(spec, agent_names, episodes, seed, args, out, progress, suite, solve_first)
+
+
+def _evaluate(
+    spec: GameSpec,
+    agent_names: Sequence[str],
+    episodes: int | None,
+    seed: int | None,
+    args: argparse.Namespace,
+    out: Path | None,
+    progress: bool,
+    suite: Suite | None,
+    solve_first: Callable[[Sequence[int]], Mapping[str, OracleResult]] | None,
+) -> dict[str, Any]:
     if suite is not None:
         if seed is not None:
             raise ValueError(f"suite {suite.id} fixes its deals: a seed does not apply")

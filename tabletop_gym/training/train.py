@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tabletop_gym.core import atomic_output, atomic_write_text, check_int
+from tabletop_gym.core import atomic_output, atomic_write_text, check_int, hold_output, read_regular
+from tabletop_gym.training.arguments import one_line
 from tabletop_gym.training.games import GameSpec
 
 DEFAULT_PPO: dict[str, Any] = {
@@ -58,7 +59,31 @@ def train(
     and on Ctrl-C the model so far goes to ``out/checkpoint.zip``; ``resume=True`` continues from
     there (or from ``model.zip``) up to ``steps`` in all, with the same game settings. TensorBoard
     logs go to ``out/tb`` when tensorboard is installed. Returns the model's path.
+
+    One run writes ``out`` at a time (another is refused with ``OutputInUseError``), and a fresh run
+    does not replace a model of another game or other settings, nor one whose config.json is unreadable.
     """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    # Two runs in one folder would leave one run's config.json beside the other's model.
+    with hold_output(out, folder=True):
+        if not resume:
+            _check_fresh_start(out, spec, args)
+        return _train(spec, steps, seed, out, args, n_envs, progress, overrides, checkpoint_every, resume)
+
+
+def _train(
+    spec: GameSpec,
+    steps: int,
+    seed: int,
+    out: Path,
+    args: argparse.Namespace,
+    n_envs: int,
+    progress: bool,
+    overrides: dict[str, Any] | None,
+    checkpoint_every: int,
+    resume: bool,
+) -> Path:
     try:
         import gymnasium as gym
         import sb3_contrib
@@ -84,7 +109,15 @@ def train(
     policy = choose_policy(spec, vec_env.observation_space)
     tensorboard = str(out / "tb") if importlib.util.find_spec("tensorboard") else None
     if start_from is not None:
-        model = MaskablePPO.load(str(start_from), env=vec_env, device="cpu", tensorboard_log=tensorboard)
+        try:
+            model = MaskablePPO.load(str(start_from), env=vec_env, device="cpu", tensorboard_log=tensorboard)
+        except Exception as error:  # a truncated zip fails in zipfile, torch or SB3's own asserts
+            vec_env.close()
+            raise ValueError(
+                f"--resume: {start_from} is not a whole model saved by 'tabletop-gym train' "
+                f"({type(error).__name__}: {one_line(error, 200)}): remove it to resume from the other "
+                "of checkpoint.zip and model.zip, or train afresh without --resume"
+            ) from None
         if model.num_timesteps >= steps:
             vec_env.close()
             raise ValueError(
@@ -165,22 +198,53 @@ def _resume_point(out: Path, game: str, env_id: str, env_kwargs: dict[str, Any])
     candidates = [p for p in (out / CHECKPOINT, out / "model.zip") if p.is_file()]
     if not candidates:
         raise ValueError(f"--resume: no checkpoint.zip or model.zip in {out} to continue from")
-    config_path = out / "config.json"
-    if config_path.is_file():
-        try:
-            config = json.loads(config_path.read_text())
-        except (OSError, ValueError):
-            config = None
-        if isinstance(config, dict):
-            earlier = (config.get("game"), config.get("env_id"), config.get("env_kwargs"))
-            # JSON turns tuples into lists: compare through JSON.
-            now = json.loads(json.dumps((game, env_id, env_kwargs)))
-            if list(earlier) != now:
-                raise ValueError(
-                    f"--resume: the run in {out} trained {earlier[0]} {earlier[1]} with {earlier[2]}, "
-                    f"not {game} {env_id} with {env_kwargs}"
-                )
+    earlier = _earlier_run(out, "--resume")
+    # JSON turns tuples into lists: compare through JSON.
+    if earlier is not None and list(earlier) != json.loads(json.dumps((game, env_id, env_kwargs))):
+        raise ValueError(
+            f"--resume: the run in {out} trained {earlier[0]} {earlier[1]} with {earlier[2]}, "
+            f"not {game} {env_id} with {env_kwargs}"
+        )
     return max(candidates, key=lambda p: p.stat().st_mtime)
+
+
+def _earlier_run(out: Path, what: str) -> tuple[Any, Any, Any] | None:
+    """(game, env_id, env_kwargs) of the run whose config.json is in ``out``, None without one. A
+    config.json that cannot be read as one is refused: skipping it would skip the settings check."""
+    path = out / "config.json"
+    if not path.exists():
+        return None
+    try:
+        config = json.loads(read_regular(path))
+    except (OSError, ValueError) as error:
+        config = error
+    if not isinstance(config, dict) or not all(k in config for k in ("game", "env_id", "env_kwargs")):
+        why = one_line(config) if isinstance(config, Exception) else "no game, env_id and env_kwargs in it"
+        raise ValueError(
+            f"{what}: {path} is not a config.json written by 'tabletop-gym train' ({why}), so the "
+            f"settings of the model in {out} are unknown: restore it, remove the model files there, or "
+            "choose another --out"
+        )
+    return config["game"], config["env_id"], config["env_kwargs"]
+
+
+def _check_fresh_start(out: Path, spec: GameSpec, args: argparse.Namespace) -> None:
+    """A fresh run may replace a model of the same game and settings (training it again), never
+    another game's or settings' model, nor one whose settings its config.json no longer tells."""
+    if not any((out / name).exists() for name in (CHECKPOINT, "model.zip")):
+        return
+    env_id, env_kwargs = spec.environment(args)
+    earlier = _earlier_run(out, f"--out {out}")
+    if earlier is None:
+        raise ValueError(
+            f"--out {out} holds a model without its config.json, so its settings are unknown: choose "
+            "another --out, or remove model.zip and checkpoint.zip there to train afresh"
+        )
+    if list(earlier) != json.loads(json.dumps((spec.name, env_id, env_kwargs))):
+        raise ValueError(
+            f"--out {out} holds a model of {earlier[0]} {earlier[1]} with {earlier[2]}, not {spec.name} "
+            f"{env_id} with {env_kwargs}: choose another --out (or --resume a run of the same settings)"
+        )
 
 
 def _checkpoint_callback() -> type:
