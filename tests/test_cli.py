@@ -319,3 +319,41 @@ def test_version(capsys) -> None:
         main(["--version"])
     assert stop.value.code == 0
     assert capsys.readouterr().out.strip() == f"tabletop-gym {tabletop_gym.__version__}"
+
+
+def _evaluate_agent_help(game: str) -> str:
+    """The help text of ``evaluate GAME --agent``, as ``--help`` prints it."""
+    import argparse
+
+    from tabletop_gym.training.cli import build_parser
+
+    def sub(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+        return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+    game_parser = sub(sub(build_parser()).choices["evaluate"]).choices[game]
+    return next(a for a in game_parser._actions if "--agent" in a.option_strings).help
+
+
+@pytest.mark.parametrize("game", ["cribbage", "dominion", "modern_art", "nmbr9", "war"])
+def test_agent_help_lists_exactly_the_agents_evaluate_accepts(game, tmp_path, monkeypatch) -> None:
+    from tabletop_gym.training.cli import build_parser
+    from tabletop_gym.training.evaluate import make_agent
+    from tabletop_gym.training.games import get_game
+
+    monkeypatch.chdir(tmp_path)  # no file in the way of a name being read as a model's path
+    spec = get_game(game)
+    listed = _evaluate_agent_help(game).split(", or a trained model's path")[0].split(", ")
+    # Nmbr9's optimal-policy agent solves its variant when made: a small one keeps this cheap.
+    small = ["--variant", "4-1-4", "--grid", "5", "--levels", "3"] if game == "nmbr9" else []
+    args = build_parser().parse_args(["evaluate", game, "--agent", "random", *small])
+    for name in listed:  # every name the help lists is an agent
+        assert make_agent(spec, name, args) is not None, name
+    # Every name evaluate accepts is listed: the game's agents and, where its plan can play, the oracle.
+    accepted = []
+    for name in [*spec.agents, "oracle", "probe", "optimal-policy", "greedy", "nobody"]:
+        try:
+            make_agent(spec, name, args)
+        except ValueError:
+            continue
+        accepted.append(name)
+    assert sorted(set(accepted)) == sorted(listed)

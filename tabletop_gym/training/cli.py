@@ -48,7 +48,7 @@ def _agent_list(text: str) -> list[str]:
     return names
 
 
-def _add_generic(parser: argparse.ArgumentParser, command: str) -> None:
+def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) -> None:
     if command == "demo":
         parser.add_argument("--episodes", type=int_arg(1), default=200, help="deals to play (default 200)")
         parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the first deal (default 0)")
@@ -72,7 +72,8 @@ def _add_generic(parser: argparse.ArgumentParser, command: str) -> None:
             action="extend",
             type=_agent_list,
             required=True,
-            help="random, greedy, oracle or a trained model's path; repeat or comma-separate to compare",
+            help=f"{', '.join(spec.agent_names())}, or a trained model's path (a folder written by "
+            "'tabletop-gym train' or its model.zip); repeat or comma-separate to compare",
         )
         parser.add_argument("--out", type=path_arg, default=Path("runs/evaluate"), help="report folder")
         add_ray_arguments(parser)  # the oracle's solves of the evaluation's deals as Ray tasks
@@ -119,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         for name in owners:
             game_parser = games.add_parser(name, help=f"{command} {name}")
             if command in GENERIC:
-                _add_generic(game_parser, command)
+                _add_generic(game_parser, command, specs[name])
             specs[name].add_arguments(game_parser, command)
             if command == "solve" and specs[name].oracle is not None:
                 add_batch_arguments(game_parser)  # --deals SPEC --out FILE [--ray]: every game alike

@@ -55,9 +55,8 @@ def make_agent(
         return PlanAgent(lambda deal: known[deal] if deal in known else spec.oracle(deal, args))
     if name and Path(name).exists():
         return load_policy(name)
-    known = sorted(spec.agents) + (["oracle"] if spec.oracle is not None and spec.oracle_agent else [])
     raise ValueError(
-        f"unknown agent {quote_input(name)} for {spec.name}: use one of {', '.join(known)} "
+        f"unknown agent {quote_input(name)} for {spec.name}: use one of {', '.join(spec.agent_names())} "
         "or the path of a model saved by 'tabletop-gym train'"
     )
 

@@ -43,7 +43,7 @@ class CribbageEnv(TabletopEnv):
     The deck is dealt into four piles of 13 cards, all face up. Each move plays the top card of a
     pile onto the stack; the stack total (A=1, court cards 10) may never exceed 31. When no top card
     fits the stack is cleared and a new one starts. Cards score for 15, 31, a Jack starting a stack,
-    pairs, threes and fours of a kind and runs (rules: shared/rules/cribbage.md). The game ends when
+    pairs, threes and fours of a kind and runs (rules: docs/rules/cribbage.md). The game ends when
     every card has been played; 61 points is a win.
 
     ## Action space

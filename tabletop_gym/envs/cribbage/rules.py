@@ -1,6 +1,6 @@
 """Solitaire Cribbage (the card game inside Möbius Front '83): the engine.
 
-The single source of the rules (../shared/rules/cribbage.md): deals and deal strings, legal moves,
+The single source of the rules (docs/rules/cribbage.md): deals and deal strings, legal moves,
 the forced-play / new-stack rule and the score of every card played. No Gymnasium here.
 
 Cards are ranks 1..13 (A..K); suits never matter. A deal is four piles, top card first.

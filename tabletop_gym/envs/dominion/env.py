@@ -176,7 +176,7 @@ class DominionEnv(_DominionBase):
     Each player starts with 7 Coppers and 3 Estates and builds a deck by buying cards from the supply
     (treasures, victory cards, curses and the kingdom's ten Action cards); the game ends after a turn
     in which the Provinces or any three supply piles run out, and most VP wins (ties: fewer turns,
-    then shared). Rules: shared/rules/dominion.md. The agent answers every decision that is its own:
+    then shared). Rules: docs/rules/dominion.md. The agent answers every decision that is its own:
     on its turns (Actions, buys, the choices inside its cards) and on the others' turns (discarding to
     an opponent's Militia, revealing Moat). The bots' decisions are played between the agent's steps.
     Every shuffle is a function of the episode seed (the deal), the player, the shuffle count and the
@@ -289,7 +289,7 @@ class DominionSolitaireEnv(_DominionBase):
     __doc__ = """Solitaire Dominion: own the target number of Provinces in as few turns as possible.
 
     ## Description
-    One player, 2-player supply sizes, no opponent (rules: shared/rules/dominion.md, "Solitaire
+    One player, 2-player supply sizes, no opponent (rules: docs/rules/dominion.md, "The solitaire
     benchmark game"). The player starts with 7 Coppers and 3 Estates and buys cards until owning
     `target` Provinces. The episode seed (the deal) fixes every shuffle through the project's
     randomness model, so `tabletop_gym.oracles.dominion.solve(deal, kingdom=...)` gives the fewest

@@ -1,6 +1,6 @@
 """Dominion (base game, 2nd edition): the engine.
 
-The single source of the rules (../shared/rules/dominion.md): cards, supply, turns, every choice a
+The single source of the rules (docs/rules/dominion.md): cards, supply, turns, every choice a
 card asks for, the end of the game, the tie-break and the project's randomness model. No Gymnasium.
 
 Cards are identified by an id 0..16 (the order of ``CARD_NAMES``; it is also the canonical order a

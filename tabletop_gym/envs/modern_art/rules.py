@@ -1,6 +1,6 @@
 """Modern Art: Masters Gallery (Reiner Knizia, 2009): the engine.
 
-The single source of the rules (../shared/rules/modern-art.md): deck table, dealing, the five symbols,
+The single source of the rules (docs/rules/modern-art.md): deck table, dealing, the five symbols,
 the round end, ranking, values, awards, scoring and the start player of each round. No Gymnasium here.
 
 Cards

@@ -29,7 +29,7 @@ class Nmbr9Env(TabletopEnv):
     c=2, k=20). Each turn the next card is revealed and its tile must be placed on a square grid of
     ``grid x grid`` cells: on the table touching the tiles already there, or on level L >= 1 fully
     resting on tiles of level L-1, on at least two different ones, and touching a tile already on
-    level L unless it is the first there (rules: shared/rules/nmbr9.md). A tile may be turned, never
+    level L unless it is the first there (rules: docs/rules/nmbr9.md). A tile may be turned, never
     mirrored. A tile scores its value times its level; the table is level 0. A card whose tile
     cannot go anywhere (only on small grids) is discarded and scores nothing.
 

@@ -1,6 +1,6 @@
 """Nmbr9: the engine.
 
-The single source of the rules (../shared/rules/nmbr9.md): the ten tiles and their rotations, the deck
+The single source of the rules (docs/rules/nmbr9.md): the ten tiles and their rotations, the deck
 of a variant m-c-k, deal strings, placement legality, scoring. No Gymnasium here.
 
 A board is a bounded square grid of ``grid x grid`` usable cells. Because every occupied cell is

@@ -45,7 +45,7 @@ class WarEnv(TabletopEnv):
     cards face down, then one face up; a player short of cards keeps one to turn). The taker puts the
     pot under their pile. Player 1 does so by its convention (`pickup`); you, player 0, choose the
     order card by card. Tricks between your decisions are played automatically, and so are pots
-    whose remaining cards all share one rank (no choice left). Rules: shared/rules/war.md.
+    whose remaining cards all share one rank (no choice left). Rules: docs/rules/war.md.
 
     ## Action space
     `Discrete(ranks)`: the rank of the pot card that goes under your pile next (the first card

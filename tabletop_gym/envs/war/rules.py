@@ -1,6 +1,6 @@
 """War: the engine.
 
-The single source of the rules (../shared/rules/war.md): rule parameters, deals and deal strings,
+The single source of the rules (docs/rules/war.md): rule parameters, deals and deal strings,
 tricks with wars and running out, the pickup conventions, the end of the game (all cards, both out,
 ``max_tricks``, a repeated position under deterministic rules). No Gymnasium here.
 
@@ -48,7 +48,7 @@ MAX_TRICKS_LIMIT = 1_000_000
 
 @dataclass(frozen=True)
 class WarRules:
-    """The parameters of the rules; defaults are the project's (shared/rules/war.md)."""
+    """The parameters of the rules; defaults are the project's (docs/rules/war.md)."""
 
     ranks: int = 13
     suits: int = 4

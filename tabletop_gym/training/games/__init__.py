@@ -83,6 +83,12 @@ class GameSpec:
     oracle_agent: bool = True
     oracle_ignores: frozenset[str] = frozenset()
 
+    def agent_names(self) -> list[str]:
+        """Every agent name ``evaluate --agent`` accepts for this game (a trained model's path aside):
+        the game's own agents, then ``oracle`` where its plan can play as an agent. The help text and
+        the error for an unknown name both read this list, so neither can drift from what is accepted."""
+        return list(self.agents) + (["oracle"] if self.oracle is not None and self.oracle_agent else [])
+
     def environment(self, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
         """The environment id and keyword arguments that the command-line arguments select."""
         env_id = self.env_id_for(args) if self.env_id_for is not None else self.env_id
