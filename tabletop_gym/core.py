@@ -426,10 +426,14 @@ class TabletopEnv(gym.Env):
     is hidden information: opponents' hands, face-down cards, the order (or the seed) of every
     future draw. An agent that reads ``info`` (a custom loop, a wrapper that flattens info into the
     observation) would then play with perfect information without anyone noticing. So the
-    environments build ``info["deal"]`` through ``_add_deal``: it appears on the episode's last step
-    (terminated or truncated), in every info where ``deal_is_public`` (the observation shows every
-    card, as Cribbage's face-up piles do), or in every info, reset included, when the environment
-    is made with ``reveal_deal=True`` (an oracle's plan played as an agent needs it from the start).
+    environments build ``info["deal"]`` through ``_add_deal``: it holds the deal on the episode's last
+    step (terminated or truncated, or cut short by ``end_episode``), in every info where
+    ``deal_is_public`` (the observation shows every card, as Cribbage's face-up piles do), or in every
+    info, reset included, when the environment is made with ``reveal_deal=True`` (an oracle's plan
+    played as an agent needs it from the start); otherwise it holds ``""``. The key is always there:
+    every info of an environment has the same keys, shapes and dtypes (replay buffers and dataset
+    writers that stack infos step by step need that), what is only known at the end holding a
+    documented empty value until then.
     """
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -454,17 +458,32 @@ class TabletopEnv(gym.Env):
             raise ValueError(f"reveal_deal must be True or False, got {quote_input(reveal_deal)}")
         self.reveal_deal = bool(reveal_deal)
 
+    _ended_early = False
+
     def _add_deal(self, info: dict[str, Any], deal: str, episode_over: bool) -> dict[str, Any]:
         """``info`` with ``info["deal"] = deal`` where the player may see it: on the last step of the
-        episode (``episode_over``: terminated or truncated), where the deal is public, or when the
-        environment was made with ``reveal_deal=True``; otherwise ``info`` is returned without it."""
-        if episode_over or self.reveal_deal or self.deal_is_public:
-            info["deal"] = deal
+        episode (``episode_over``: terminated or truncated, or ended by ``end_episode``), where the deal
+        is public, or when the environment was made with ``reveal_deal=True``; otherwise
+        ``info["deal"] = ""``, so that the key is in every info."""
+        shown = episode_over or self._ended_early or self.reveal_deal or self.deal_is_public
+        info["deal"] = deal if shown else ""
+        return info
+
+    def end_episode(self) -> dict[str, Any]:
+        """End the episode here, before the game does (``wrappers.UnmaskedPlay`` does on an illegal
+        action): returns the info of that last step as a natural end gives it, the deal included and
+        no action legal. Steps are then up to the caller to refuse; ``reset`` starts a new episode."""
+        if not self.has_position():
+            raise GameOverError("no episode in progress to end; call reset()")
+        self._ended_early = True
+        info = self._info()  # type: ignore[attr-defined]  (every environment of the package has one)
+        info["action_mask"] = np.zeros_like(info["action_mask"])
         return info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Seed the episode's generator; numpy integers are seeds too (Gymnasium alone takes only
         Python ints), and a negative or non-integer seed is refused with ``seed`` named."""
+        self._ended_early = False
         return super().reset(seed=check_int("seed", seed, 0, optional=True), options=options)
 
     def _check_render_mode(self, render_mode: str | None) -> None:
