@@ -56,7 +56,12 @@ class InvalidDealError(TabletopError, ValueError):
 class IllegalActionError(TabletopError, ValueError):
     """An action that the rules do not allow in the current position."""
 
-    def __init__(self, action: Any, legal: Sequence[Any], why: str = "") -> None:
+    def __init__(self, action: Any, legal: Sequence[Any] | None = None, why: str = "") -> None:
+        if legal is None and isinstance(action, IllegalActionError):
+            # Gymnasium's async vector environment re-raises a worker's error as ``type(error)(error)``:
+            # the copy keeps the original's action, legal actions and message.
+            action, legal, why = action.action, action.legal, action.why
+        legal = () if legal is None else legal
         if isinstance(action, (np.generic, np.ndarray)) and np.ndim(action) == 0:
             action = action.item()  # model.predict's array(3) reads as 3
         self.action = action
