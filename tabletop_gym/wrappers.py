@@ -55,27 +55,37 @@ class ActionMaskObservation(gym.ObservationWrapper, gym.utils.RecordConstructorA
     equal to ``info["action_mask"]`` (np.int8 there, kept as it is): after the last step of an
     episode no action is legal, and it is all False. ``observation_key`` and ``mask_key`` rename
     the two entries where a client reads other names (RLlib's action-masking module reads
-    ``"observations"``, tianshou's masked policies ``"obs"`` and ``"mask"``). Nothing is added that
-    ``info`` does not already give the player.
+    ``"observations"``, tianshou's masked policies ``"obs"`` and ``"mask"``), and ``mask_dtype`` gives
+    the mask another dtype (``np.float32`` for models that take the mask's logarithm, as RLlib's
+    action-masking module does). Nothing is added that ``info`` does not already give the player.
     """
 
     def __init__(
-        self, env: gym.Env, observation_key: str = "observation", mask_key: str = "action_mask"
+        self,
+        env: gym.Env,
+        observation_key: str = "observation",
+        mask_key: str = "action_mask",
+        mask_dtype: Any = "bool",
     ) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, observation_key=observation_key, mask_key=mask_key)
+        # Recorded by name: env.spec must stay JSON (Minari stores it to rebuild the environment).
+        gym.utils.RecordConstructorArgs.__init__(
+            self, observation_key=observation_key, mask_key=mask_key, mask_dtype=np.dtype(mask_dtype).name
+        )
         gym.ObservationWrapper.__init__(self, env)
         keys = (observation_key, mask_key)
         if not all(isinstance(key, str) for key in keys) or observation_key == mask_key:
             raise ValueError(f"observation_key and mask_key must be two different strings, got "
                              f"{observation_key!r} and {mask_key!r}")
         self.observation_key, self.mask_key = observation_key, mask_key
+        self.mask_dtype = np.dtype(mask_dtype)
         n = _num_actions(env)
         self.observation_space = spaces.Dict(
-            {observation_key: env.observation_space, mask_key: spaces.Box(0, 1, (n,), dtype=bool)}
+            {observation_key: env.observation_space, mask_key: spaces.Box(0, 1, (n,), dtype=self.mask_dtype)}
         )
 
     def observation(self, observation: Any) -> dict[str, Any]:
-        return {self.observation_key: observation, self.mask_key: _action_masks(self.env)}
+        mask = _action_masks(self.env)
+        return {self.observation_key: observation, self.mask_key: mask.astype(self.mask_dtype, copy=False)}
 
     def action_masks(self) -> np.ndarray:
         return _action_masks(self.env)

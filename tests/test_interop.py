@@ -60,7 +60,7 @@ def test_new_observation_forms_hold_the_default_observation_and_the_mask(env_id:
     rng = np.random.default_rng(0)
     obs, info = plain.reset(seed=3)
     form, form_info = wrapped.reset(seed=3)
-    steps = 0
+    done = False
     while True:
         assert wrapped.observation_space.contains(form), env_id
         flat = form["observation"]
@@ -68,12 +68,12 @@ def test_new_observation_forms_hold_the_default_observation_and_the_mask(env_id:
         assert np.array_equal(flat, flatten_observation(plain.observation_space, obs))
         assert np.array_equal(form["action_mask"], info["action_mask"].astype(bool))
         assert set(form_info) == set(info)
-        if steps and (terminated or truncated):
+        if done:
             break
         action = _legal(info["action_mask"], rng)
         obs, _, terminated, truncated, info = plain.step(action)
         form, _, _, _, form_info = wrapped.step(action)
-        steps += 1
+        done = terminated or truncated
     assert not form["action_mask"].any()  # nothing is legal once the episode is over
 
 
@@ -135,7 +135,8 @@ def test_unmasked_play_can_end_the_episode_with_a_penalty(env_id: str, kwargs: d
     assert info["illegal_action"] and info["illegal_actions"] == 1 and info["played_action"] == -1
     assert not info["action_mask"].any() and not env.action_masks().any()
     # The episode is over: its deal is shown, as on any last step, and it is the deal played.
-    assert info["deal"] and info["deal"] == gym.make(env_id, reveal_deal=True, **kwargs).reset(seed=seed)[1]["deal"]
+    revealed = gym.make(env_id, reveal_deal=True, **kwargs)
+    assert info["deal"] and info["deal"] == revealed.reset(seed=seed)[1]["deal"]
     with pytest.raises(GameOverError, match="call reset"):
         env.step(0)
     _, info = env.reset(seed=seed)
