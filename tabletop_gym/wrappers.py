@@ -37,7 +37,8 @@ __all__ = [
 
 
 def _action_masks(env: gym.Env) -> np.ndarray:
-    return np.asarray(env.unwrapped.action_masks(), dtype=bool)
+    # The nearest wrapper's action_masks (UnmaskedPlay's after it ended an episode), else the game's.
+    return np.asarray(env.get_wrapper_attr("action_masks")(), dtype=bool)
 
 
 def _num_actions(env: gym.Env) -> int:
