@@ -477,7 +477,8 @@ class TabletopEnv(gym.Env):
     def end_episode(self) -> dict[str, Any]:
         """End the episode here, before the game does (``wrappers.UnmaskedPlay`` does on an illegal
         action): returns the info of that last step as a natural end gives it, the deal included and
-        no action legal. Steps are then up to the caller to refuse; ``reset`` starts a new episode."""
+        no action legal. Later steps raise ``GameOverError`` until ``reset`` (the deal is shown now, so
+        the game may not go on)."""
         if not self.has_position():
             raise GameOverError("no episode in progress to end; call reset()")
         self._ended_early = True
@@ -509,6 +510,8 @@ class TabletopEnv(gym.Env):
         Python ints, numpy integer scalars and 0-d integer arrays (what ``model.predict`` returns).
         Python bools are ints to Gymnasium's ``Discrete`` and so act as 0 and 1; numpy bools, floats
         and anything else raise ``IllegalActionError``, as does an index out of range."""
+        if self._ended_early:
+            raise GameOverError("the episode was ended by end_episode(); call reset()")
         if not self.action_space.contains(action):
             legal = legal_actions(self.action_masks()) if self.has_position() else []
             raise IllegalActionError(action, legal, f"an action is an integer 0-{self.action_space.n - 1}")

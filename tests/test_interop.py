@@ -139,6 +139,8 @@ def test_unmasked_play_can_end_the_episode_with_a_penalty(env_id: str, kwargs: d
     assert info["deal"] and info["deal"] == revealed.reset(seed=seed)[1]["deal"]
     with pytest.raises(GameOverError, match="call reset"):
         env.step(0)
+    with pytest.raises(GameOverError, match="call reset"):  # the game itself refuses to go on too
+        env.unwrapped.step(int(first["action_mask"].argmax()))
     _, info = env.reset(seed=seed)
     assert info["illegal_actions"] == 0 and (info["deal"] == "") == (first["deal"] == "")
 
