@@ -13,7 +13,7 @@ from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv, chec
 from tabletop_gym.envs.dominion import rules as R
 
 if TYPE_CHECKING:  # the bots import the engine: the environment imports them only when it needs them
-    from tabletop_gym.agents.dominion import DominionBot
+    from tabletop_gym.agents.base import Agent  # a DominionBot is one too
 
 # Where each part of the observation lies (see the environments' docstrings).
 _N = R.NUM_CARDS
@@ -225,7 +225,7 @@ class DominionEnv(_DominionBase):
       an agent, never for an agent being evaluated (default False).
     """
 
-    def __init__(self, opponents: str | Sequence[str | DominionBot] = "big-money", kingdom: Any = None,
+    def __init__(self, opponents: str | Agent | Sequence[str | Agent] = "big-money", kingdom: Any = None,
                  seat: int = 0, vp_shaping: float = 0.0, turn_limit: int = 100,
                  render_mode: str | None = None, reveal_deal: bool = False) -> None:
         from tabletop_gym.agents.dominion import DominionBot, make_bot  # no import circle at load
