@@ -10,7 +10,7 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 install: $(PY)
-	$(PIP) -e ".[train,dev,ray]"
+	$(PIP) -e ".[train,dev,ray,interop]"
 
 test: install
 	$(PY) -m pytest

@@ -60,7 +60,12 @@ class InvalidDealError(TabletopError, ValueError):
 class IllegalActionError(TabletopError, ValueError):
     """An action that the rules do not allow in the current position."""
 
-    def __init__(self, action: Any, legal: Sequence[Any], why: str = "") -> None:
+    def __init__(self, action: Any, legal: Sequence[Any] | None = None, why: str = "") -> None:
+        if legal is None and isinstance(action, IllegalActionError):
+            # Gymnasium's async vector environment re-raises a worker's error as ``type(error)(error)``:
+            # the copy keeps the original's action, legal actions and message.
+            action, legal, why = action.action, action.legal, action.why
+        legal = () if legal is None else legal
         if isinstance(action, (np.generic, np.ndarray)) and np.ndim(action) == 0:
             action = action.item()  # model.predict's array(3) reads as 3
         self.action = action
@@ -492,10 +497,14 @@ class TabletopEnv(gym.Env):
     is hidden information: opponents' hands, face-down cards, the order (or the seed) of every
     future draw. An agent that reads ``info`` (a custom loop, a wrapper that flattens info into the
     observation) would then play with perfect information without anyone noticing. So the
-    environments build ``info["deal"]`` through ``_add_deal``: it appears on the episode's last step
-    (terminated or truncated), in every info where ``deal_is_public`` (the observation shows every
-    card, as Cribbage's face-up piles do), or in every info, reset included, when the environment
-    is made with ``reveal_deal=True`` (an oracle's plan played as an agent needs it from the start).
+    environments build ``info["deal"]`` through ``_add_deal``: it holds the deal on the episode's last
+    step (terminated or truncated, or cut short by ``end_episode``), in every info where
+    ``deal_is_public`` (the observation shows every card, as Cribbage's face-up piles do), or in every
+    info, reset included, when the environment is made with ``reveal_deal=True`` (an oracle's plan
+    played as an agent needs it from the start); otherwise it holds ``""``. The key is always there:
+    every info of an environment has the same keys, shapes and dtypes (replay buffers and dataset
+    writers that stack infos step by step need that), what is only known at the end holding a
+    documented empty value until then.
     """
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -520,17 +529,33 @@ class TabletopEnv(gym.Env):
             raise ValueError(f"reveal_deal must be True or False, got {quote_input(reveal_deal)}")
         self.reveal_deal = bool(reveal_deal)
 
+    _ended_early = False
+
     def _add_deal(self, info: dict[str, Any], deal: str, episode_over: bool) -> dict[str, Any]:
         """``info`` with ``info["deal"] = deal`` where the player may see it: on the last step of the
-        episode (``episode_over``: terminated or truncated), where the deal is public, or when the
-        environment was made with ``reveal_deal=True``; otherwise ``info`` is returned without it."""
-        if episode_over or self.reveal_deal or self.deal_is_public:
-            info["deal"] = deal
+        episode (``episode_over``: terminated or truncated, or ended by ``end_episode``), where the deal
+        is public, or when the environment was made with ``reveal_deal=True``; otherwise
+        ``info["deal"] = ""``, so that the key is in every info."""
+        shown = episode_over or self._ended_early or self.reveal_deal or self.deal_is_public
+        info["deal"] = deal if shown else ""
+        return info
+
+    def end_episode(self) -> dict[str, Any]:
+        """End the episode here, before the game does (``wrappers.UnmaskedPlay`` does on an illegal
+        action): returns the info of that last step as a natural end gives it, the deal included and
+        no action legal. Later steps raise ``GameOverError`` until ``reset`` (the deal is shown now, so
+        the game may not go on)."""
+        if not self.has_position():
+            raise GameOverError("no episode in progress to end; call reset()")
+        self._ended_early = True
+        info = self._info()  # type: ignore[attr-defined]  (every environment of the package has one)
+        info["action_mask"] = np.zeros_like(info["action_mask"])
         return info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Seed the episode's generator; numpy integers are seeds too (Gymnasium alone takes only
         Python ints), and a negative or non-integer seed is refused with ``seed`` named."""
+        self._ended_early = False
         return super().reset(seed=check_int("seed", seed, 0, optional=True), options=options)
 
     def _check_render_mode(self, render_mode: str | None) -> None:
@@ -551,6 +576,8 @@ class TabletopEnv(gym.Env):
         Python ints, numpy integer scalars and 0-d integer arrays (what ``model.predict`` returns).
         Python bools are ints to Gymnasium's ``Discrete`` and so act as 0 and 1; numpy bools, floats
         and anything else raise ``IllegalActionError``, as does an index out of range."""
+        if self._ended_early:
+            raise GameOverError("the episode was ended by end_episode(); call reset()")
         if not self.action_space.contains(action):
             legal = legal_actions(self.action_masks()) if self.has_position() else []
             raise IllegalActionError(action, legal, f"an action is an integer 0-{self.action_space.n - 1}")

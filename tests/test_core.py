@@ -186,3 +186,16 @@ def test_every_error_of_the_package_survives_pickle_and_copy() -> None:
     illegal = pickle.loads(pickle.dumps(IllegalActionError(np.int64(3), [1, 4], "not on the board")))
     assert (illegal.action, illegal.legal, illegal.why) == (3, [1, 4], "not on the board")
     assert "not on the board" in str(illegal)
+
+
+def test_every_public_error_survives_being_rebuilt_from_itself() -> None:
+    # Gymnasium's async vector environment re-raises a worker's error as ``type(error)(error)``: an
+    # error whose constructor cannot take that arrives as a TypeError, its message lost.
+    for cls in _package_exceptions():
+        if cls.__name__.startswith("_"):
+            continue  # private: caught inside its module, never raised to a caller
+        error = _example(cls)
+        twin = cls(error)
+        assert type(twin) is cls and str(twin) == str(error), cls
+    twin = IllegalActionError(IllegalActionError(3, [1, 4], "not on the board"))
+    assert (twin.action, twin.legal, twin.why) == (3, [1, 4], "not on the board")

@@ -29,6 +29,7 @@ from tabletop_gym.envs.nmbr9.env import Nmbr9Env
 from tabletop_gym.envs.war.env import WarEnv
 from tabletop_gym.envs.war.rules import Deal as WarDeal
 from tabletop_gym.training.cli import main
+from tabletop_gym.wrappers import ActionMaskObservation, FlatObservation, UnmaskedPlay
 
 NMBR9_SMALL = {"max_value": 5, "copies": 2, "cards": 8, "grid": 8}
 WAR_SMALL = {"ranks": 6, "suits": 2, "face_down": 1}
@@ -73,8 +74,8 @@ def test_deal_only_on_the_last_step_unless_public_or_revealed(
     env = gym.make(env_id, **kwargs)
     for seed in range(3):
         infos = _random_episode(env, seed)
-        assert "deal" in infos[-1]  # evaluate, replay and solve read the final step's deal
-        assert all(("deal" in info) == public for info in infos[:-1]), [list(i) for i in infos]
+        assert infos[-1]["deal"]  # evaluate, replay and solve read the final step's deal
+        assert all((info["deal"] != "") == public for info in infos[:-1]), [i["deal"] for i in infos]
     # The opt-in shows it from reset on, the same deal all episode long.
     revealed = gym.make(env_id, reveal_deal=True, **kwargs)
     infos = _random_episode(revealed, 0)
@@ -88,6 +89,30 @@ def test_reveal_deal_takes_only_a_bool(env_id: str, kwargs: dict[str, Any], publ
         with pytest.raises(ValueError, match="reveal_deal must be True or False"):
             gym.make(env_id, reveal_deal=value, **kwargs)
     assert gym.make(env_id, reveal_deal=np.bool_(True), **kwargs).unwrapped.reveal_deal is True
+
+
+def _schema(value: Any) -> Any:
+    """What a stacking buffer needs to agree between steps: the type, and an array's shape and dtype."""
+    if isinstance(value, np.ndarray):
+        return ("array", value.shape, value.dtype)
+    return type(value)
+
+
+@pytest.mark.parametrize("form", ["default", "unmasked"])
+@pytest.mark.parametrize("env_id, kwargs, public", SETTINGS, ids=IDS)
+def test_every_info_has_the_same_keys_shapes_and_dtypes(
+    env_id: str, kwargs: dict[str, Any], public: bool, form: str
+) -> None:
+    # Replay buffers and dataset writers (tianshou, Minari) stack infos step by step: a key that
+    # appears only at the end, or a ragged list, breaks them. What is only known at the end has an
+    # empty value until then, and that value gives nothing away (the deal is "").
+    env = FORMS[form](gym.make(env_id, **kwargs))
+    schemas = set()
+    for seed in range(3):
+        infos = _random_episode(env, seed)
+        schemas |= {tuple(sorted((key, _schema(value)) for key, value in info.items())) for info in infos}
+        assert all((info["deal"] == "") != public for info in infos[:-1]) and infos[-1]["deal"]
+    assert len(schemas) == 1, schemas
 
 
 # -- comparing two games the player cannot tell apart -------------------------------------------------
@@ -126,9 +151,9 @@ def _play_alike(
         assert _same(_without_deal(info_a), _without_deal(info_b)), (info_a, info_b)
         compared += 1
         if over:
-            assert "deal" in info_a and "deal" in info_b
+            assert info_a["deal"] and info_b["deal"]
             return compared
-        assert "deal" not in info_a and "deal" not in info_b
+        assert info_a["deal"] == info_b["deal"] == ""
         action = int(rng.choice(np.flatnonzero(info_a["action_mask"])))
         obs_a, reward_a, term_a, trunc_a, info_a = env_a.step(action)
         obs_b, reward_b, term_b, trunc_b, info_b = env_b.step(action)
@@ -209,10 +234,11 @@ def test_war_info_under_the_hidden_observation_follows_the_observation() -> None
                 # The trick's cards: those still to place and those just placed under the pile.
                 pile = [int(v) for v in obs[:n] if v]
                 to_place = [r for r in range(env.rules.ranks) for _ in range(int(pot[r]))]
-                placed = len(info["pots"][0]) + len(info["pots"][1]) - len(to_place)
+                pots = [[int(c) for c in row if c >= 0] for row in info["pots"]]  # padded with -1
+                placed = len(pots[0]) + len(pots[1]) - len(to_place)
                 assert all(v >= 2 for v in pile[len(pile) - placed :])
                 just_placed = [v - 2 for v in pile[len(pile) - placed :]] if placed else []
-                assert sorted(info["pots"][0] + info["pots"][1]) == sorted(to_place + just_placed)
+                assert sorted(pots[0] + pots[1]) == sorted(to_place + just_placed)
                 assert np.array_equal(info["action_mask"].astype(bool), pot > 0)
             if info["game_over"]:
                 break
@@ -222,8 +248,19 @@ def test_war_info_under_the_hidden_observation_follows_the_observation() -> None
 # -- Nmbr9: the order of the cards to come ---------------------------------------------------------
 
 
-def test_nmbr9_info_does_not_depend_on_the_order_of_cards_to_come() -> None:
-    env, twin = Nmbr9Env(**NMBR9_SMALL), Nmbr9Env(**NMBR9_SMALL)
+# The observation forms of tabletop_gym.wrappers: what they show must be as blind as the default.
+FORMS: dict[str, Callable[[gym.Env], gym.Env]] = {
+    "default": lambda env: env,
+    "flat": FlatObservation,
+    "mask": ActionMaskObservation,
+    "flat-mask": lambda env: ActionMaskObservation(FlatObservation(env)),
+    "unmasked": UnmaskedPlay,
+}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_nmbr9_info_does_not_depend_on_the_order_of_cards_to_come(form: str) -> None:
+    env, twin = FORMS[form](Nmbr9Env(**NMBR9_SMALL)), FORMS[form](Nmbr9Env(**NMBR9_SMALL))
     k = NMBR9_SMALL["cards"]
     compared = 0
     for seed in range(4):
@@ -302,19 +339,22 @@ def test_modern_art_info_does_not_depend_on_opponents_hands(
     assert compared > 20
 
 
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("players, rule_params", MODERN_ART)
 def test_modern_art_info_does_not_depend_on_the_cards_to_come(
-    players: int, rule_params: dict[str, Any]
+    players: int, rule_params: dict[str, Any], form: str
 ) -> None:
     # Deals that agree on every card dealt so far and differ in the rest of the deck.
-    env, twin = ModernArtEnv(players=players, **rule_params), ModernArtEnv(players=players, **rule_params)
+    plain = ModernArtEnv(players=players, **rule_params)
+    env = FORMS[form](ModernArtEnv(players=players, **rule_params))
+    twin = FORMS[form](ModernArtEnv(players=players, **rule_params))
     compared = 0
     for seed in range(3):
         rng = np.random.default_rng(seed)
         revealed = ModernArtEnv(players=players, reveal_deal=True, **rule_params)
         deal = _random_episode(revealed, seed)[0]["deal"]
         cards = [deal[i : i + 2] for i in range(0, len(deal), 2)]
-        for position in _modern_art_positions(env, seed, every=2):
+        for position in _modern_art_positions(plain, seed, every=2):
             top = position.state.top
             rest = cards[top:]
             rng.shuffle(rest)

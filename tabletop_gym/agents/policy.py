@@ -103,7 +103,7 @@ class PlanAgent:
         self.result = None
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        if "deal" not in info:
+        if not info.get("deal"):  # "" where the environment hides it
             raise ValueError(
                 f"{self._what} plays from the deal, but info holds no 'deal': this environment hides "
                 "it during play; make it with reveal_deal=True"

@@ -13,7 +13,8 @@ from tabletop_gym.envs.war.rules import DETERMINISTIC_PICKUPS, convention_order
 class ConventionAgent:
     """Orders every pot by a fixed convention (``winner_first``, ``loser_first``, ``high_first``).
 
-    Uses ``info["pots"]`` (each player's cards on the table, in played order) and the mask.
+    Uses ``info["pots"]`` (each player's cards on the table, in played order, padded with -1) and the
+    mask.
     """
 
     def __init__(self, pickup: str) -> None:
@@ -26,7 +27,8 @@ class ConventionAgent:
         return None
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        order = convention_order(info["pots"], 0, self.pickup, None)
+        pots = [[int(card) for card in row if card >= 0] for row in info["pots"]]  # padded with -1
+        order = convention_order(pots, 0, self.pickup, None)
         # The cards of ``order`` already placed are the ones no longer in the pot.
         left = Counter({r: int(n) for r, n in enumerate(_pot_counts(observation, info)) if n})
         placed = Counter(order)

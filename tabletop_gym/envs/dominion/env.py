@@ -13,7 +13,7 @@ from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv, chec
 from tabletop_gym.envs.dominion import rules as R
 
 if TYPE_CHECKING:  # the bots import the engine: the environment imports them only when it needs them
-    from tabletop_gym.agents.dominion import DominionBot
+    from tabletop_gym.agents.base import Agent  # a DominionBot is one too
 
 # Where each part of the observation lies (see the environments' docstrings).
 _N = R.NUM_CARDS
@@ -66,6 +66,33 @@ def deal_of_seed(seed: int) -> str:
 def _draw_deal(rng: np.random.Generator) -> int:
     """The deal of a seeded episode: the first draw of the episode's generator."""
     return int(rng.integers(0, 2**63))
+
+
+def observe(state: R.DominionState, me: int) -> np.ndarray:
+    """What seat ``me`` may know of ``state``, as the environments' observation vector (the agent's,
+    and an opponent Agent's from its own seat)."""
+    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    obs[DECISION.start + state.decision] = 1
+    obs[HAND] = state.hand[me]
+    obs[DRAW] = state.draw_counts(me)
+    obs[DISCARD] = state.discard[me]
+    obs[IN_PLAY] = state.in_play[state.player]
+    obs[SUPPLY] = state.supply
+    obs[TRASH] = state.trash
+    for i in range(state.num_players):
+        p = (me + i) % state.num_players
+        base = PLAYERS.start + i * PLAYER_SIZE
+        obs[base : base + _N] = state.owned[p]
+        obs[base + _N : base + PLAYER_SIZE] = (state.vp(p), state.turns[p], state.hand_size(p), 1)
+    limit = state.gain_limit()
+    over = max(0, state.hand_size(me) - R.MILITIA_KEEP) if state.decision == R.MILITIA_DISCARD else 0
+    obs[COUNTER] = (state.coins, state.actions, state.buys, limit, over, state.cellar_discarded,
+                    float(state.player == me), state.merchants)
+    return np.clip(obs, OBS_LOW, OBS_HIGH)
+
+
+def _is_agent(player: Any) -> bool:
+    return hasattr(player, "act") and hasattr(player, "reset")
 
 
 class ObservationView:
@@ -129,26 +156,7 @@ class _DominionBase(TabletopEnv):
         return state.action_mask()
 
     def observation(self) -> np.ndarray:
-        state = self._require_state()
-        me = self.seat
-        obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        obs[DECISION.start + state.decision] = 1
-        obs[HAND] = state.hand[me]
-        obs[DRAW] = state.draw_counts(me)
-        obs[DISCARD] = state.discard[me]
-        obs[IN_PLAY] = state.in_play[state.player]
-        obs[SUPPLY] = state.supply
-        obs[TRASH] = state.trash
-        for i in range(state.num_players):
-            p = (me + i) % state.num_players
-            base = PLAYERS.start + i * PLAYER_SIZE
-            obs[base : base + _N] = state.owned[p]
-            obs[base + _N : base + PLAYER_SIZE] = (state.vp(p), state.turns[p], state.hand_size(p), 1)
-        limit = state.gain_limit()
-        over = max(0, state.hand_size(me) - R.MILITIA_KEEP) if state.decision == R.MILITIA_DISCARD else 0
-        obs[COUNTER] = (state.coins, state.actions, state.buys, limit, over, state.cellar_discarded,
-                        float(state.player == me), state.merchants)
-        return np.clip(obs, OBS_LOW, OBS_HIGH)
+        return observe(self._require_state(), self.seat)
 
     def _info(self) -> dict[str, Any]:
         state = self._require_state()
@@ -196,13 +204,17 @@ class DominionEnv(_DominionBase):
 
     ## Info
     `action_mask`, `score` (own VP), `decision`, `turns`, `vp` (all four as the observation shows
-    them), and at the end `result` (+1/0/-1), `level_on_vp` and `deal` (the seed, to replay the
-    game). The seed fixes every shuffle to come, so every future draw and the others' hands: during
+    them), `result` (+1/0/-1 at the end, 0 before), `level_on_vp` (at the end, whether the leaders
+    were level on VP; False before) and `deal` (the seed, to replay the game; `""` before the last
+    step). The seed fixes every shuffle to come, so every future draw and the others' hands: during
     play it is in info only when the environment is made with `reveal_deal=True` (then from `reset`
-    on).
+    on). Every info has the same keys.
 
     ## Arguments
-    - `opponents`: a bot name or a list of 1-3 (default "big-money"; see tabletop_gym.agents.dominion).
+    - `opponents`: one player or a list of 1-3, each a bot name (default "big-money"; see
+      tabletop_gym.agents.dominion), a bot, or any Agent (`reset(seed)`, `act(observation, info)`: a
+      random player, a trained policy), which acts on its own seat's observation and an info holding
+      its `action_mask`.
     - `kingdom`: kingdom cards, a comma-separated string or a list (default: the first-game set;
       "" = treasures and victory cards only).
     - `seat`: the agent's seat, 0 = first player .. number of opponents (default 0).
@@ -213,21 +225,25 @@ class DominionEnv(_DominionBase):
       an agent, never for an agent being evaluated (default False).
     """
 
-    def __init__(self, opponents: str | Sequence[str | DominionBot] = "big-money", kingdom: Any = None,
+    def __init__(self, opponents: str | Agent | Sequence[str | Agent] = "big-money", kingdom: Any = None,
                  seat: int = 0, vp_shaping: float = 0.0, turn_limit: int = 100,
                  render_mode: str | None = None, reveal_deal: bool = False) -> None:
         from tabletop_gym.agents.dominion import DominionBot, make_bot  # no import circle at load
 
-        names = [opponents] if isinstance(opponents, (str, DominionBot)) else list(opponents)
+        single = isinstance(opponents, (str, DominionBot)) or _is_agent(opponents)
+        names = [opponents] if single else list(opponents)
         if not 1 <= len(names) <= R.MAX_PLAYERS - 1:
             raise ValueError(f"opponents must name 1 to {R.MAX_PLAYERS - 1} bots, got {len(names)}")
-        self.opponents = [make_bot(n) for n in names]
+        # A rule bot by name or instance plays from the engine's view of its seat; any other Agent
+        # (random, a trained policy, another environment's agent) from its seat's observation.
+        self.opponents = [n if _is_agent(n) and not isinstance(n, DominionBot) else make_bot(n)
+                          for n in names]
         num_players = len(self.opponents) + 1
         seat = check_int("seat", seat, 0, num_players - 1)
         self.vp_shaping = check_float("vp_shaping", vp_shaping, 0)
         super().__init__(num_players, kingdom, render_mode, turn_limit, None, reveal_deal)
         self.seat = seat
-        self._bots: dict[int, DominionBot] = {}
+        self._bots: dict[int, Any] = {}
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -259,16 +275,26 @@ class DominionEnv(_DominionBase):
         return self.observation(), reward, terminated, state.truncated, self._info()
 
     @property
-    def bots(self) -> dict[int, DominionBot]:
-        """The bot in each seat other than the agent's (seat -> bot), in seat order."""
+    def bots(self) -> dict[int, Any]:
+        """The bot or Agent in each seat other than the agent's (seat -> player), in seat order."""
         others = [p for p in range(self.num_players) if p != self.seat]
         return dict(zip(others, self.opponents, strict=True))
 
     def _play_bots(self) -> None:
+        from tabletop_gym.agents.dominion import DominionBot
+
         state = self.state
         while not state.done and state.decider != self.seat:
             p = state.decider
-            state.step(self._bots[p].choose(self._views[p]))
+            player = self._bots[p]
+            if isinstance(player, DominionBot):
+                state.step(player.choose(self._views[p]))
+            else:
+                # What an agent in seat p would get from the environment: its observation and mask
+                # (the engine refuses an illegal answer, naming the legal ones).
+                mask = state.action_mask().astype(np.int8)
+                action = player.act(observe(state, p), {"action_mask": mask})
+                state.step(action.item() if isinstance(action, np.ndarray) and action.ndim == 0 else action)
 
     def _vp_margin(self) -> int:
         s = self.state.scores()
@@ -278,9 +304,9 @@ class DominionEnv(_DominionBase):
         info = super()._info()
         state = self.state
         info["score"] = state.vp(self.seat)
-        if state.done:
-            info["result"] = state.results()[self.seat]
-            info["level_on_vp"] = state.vp_level()
+        # Known only at the end; their empty values keep every info the same shape.
+        info["result"] = state.results()[self.seat] if state.done else 0
+        info["level_on_vp"] = bool(state.vp_level()) if state.done else False
         return info
 
 
@@ -320,8 +346,8 @@ class DominionSolitaireEnv(_DominionBase):
     ## Info
     `action_mask`, `score` (minus the turns taken so far, equal to the return; minus `turn_limit`
     once the target is unreachable), `decision`, `turns`,
-    `vp`, `provinces` (all as the observation shows them), and on the last step (terminated or
-    truncated) `deal` (the seed). The seed fixes every shuffle, so every future draw: during play it
+    `vp`, `provinces` (all as the observation shows them), and `deal` (the seed, on the last step,
+    terminated or truncated; `""` before). The seed fixes every shuffle, so every future draw: during play it
     is in info only when the environment is made with `reveal_deal=True` (then from `reset` on).
 
     ## Arguments

@@ -168,9 +168,10 @@ class ModernArtEnv(TabletopEnv):
     (or the last of the `deals` given). Never truncated.
 
     ## Info
-    `action_mask`, `score` (this seat's points), `scores` (all seats, by absolute seat: the
-    observation's `SCORES`, there by relative seat), `seat` (this seat), `round`, `decision` (its
-    name), and on the last step `deal` (to replay or solve the episode). The deal is the whole deck
+    `action_mask`, `score` (this seat's points), `scores` (int64 array, all seats, by absolute seat:
+    the observation's `SCORES`, there by relative seat), `seat` (this seat), `round`, `decision` (its
+    name), and `deal` (to replay or solve the episode: on the last step, `""` before). Every info has
+    these keys with the same shapes and dtypes. The deal is the whole deck
     in order, so every hand and every card to come: during play it is in info only when the
     environment is made with `reveal_deal=True` (then from `reset` on). Opponents act on
     `observe(state, their_seat)` and an info holding only their `action_mask`.
@@ -293,7 +294,7 @@ class ModernArtEnv(TabletopEnv):
         info = {
             "action_mask": self.action_masks().view(np.int8),
             "score": state.scores[self.seat],
-            "scores": list(state.scores),
+            "scores": np.array(state.scores, dtype=np.int64),  # an array: one shape in every info
             "seat": self.seat,
             "round": min(state.round, self.rules.rounds - 1),
             "decision": PHASES[state.phase],

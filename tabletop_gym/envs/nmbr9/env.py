@@ -60,8 +60,9 @@ class Nmbr9Env(TabletopEnv):
     Terminated after the last card. Never truncated.
 
     ## Info
-    `action_mask`, `score`, `turn`, `discarded` (cards with no legal placement), and on the last
-    step `deal` (the deal string, to replay the episode or solve it with `tabletop_gym.oracles.nmbr9`).
+    `action_mask`, `score`, `turn`, `discarded` (cards with no legal placement), and `deal` (the deal
+    string, to replay the episode or solve it with `tabletop_gym.oracles.nmbr9`: on the last step,
+    `""` before).
     The deal is the order of the cards to come, which a player learns one card at a time (the
     observation shows only the current card and how many of each value are left): during play it
     is in info only when the environment is made with `reveal_deal=True` (then from `reset` on).

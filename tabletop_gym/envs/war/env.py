@@ -95,12 +95,15 @@ class WarEnv(TabletopEnv):
     ## Info
     `action_mask`, `deal`, `score`, `tricks` (completed tricks), `cards` (cards you hold, counting
     pot cards still to place), `result` (+1/0/-1, 0 while the game goes on), `game_over`, `pots`
-    (each player's cards on the table this trick, in played order, while you pick them up).
+    (an int64 array of shape (2, ranks * suits): row p holds player p's cards on the table this
+    trick as ranks, in played order, while you pick them up, padded with -1; all -1 between pickups).
+    Every info has these keys with the same shapes and dtypes.
     `score` is the result, or, with a `horizon`, the cards you hold when the episode ends (all of
     them after a win, none after a loss): the quantity `tabletop_gym.oracles.war` bounds.
 
     `deal` is the deal string: in every info under `observation="full"`, which shows every card
-    where it lies; under `observation="hidden"` only on the last step (terminated or truncated),
+    where it lies; under `observation="hidden"` only on the last step (terminated or truncated;
+    `""` before),
     since it gives the order of every card not yet turned, yours and player 1's, unless the
     environment is made with `reveal_deal=True` (then in every info, reset included). The other
     keys hold only what the player knows in both modes: counts and results of tricks played in
@@ -274,6 +277,12 @@ class WarEnv(TabletopEnv):
         obs[n + 1 :] = pot
         return obs
 
+    def _pots(self, pots: Any) -> np.ndarray:
+        table = np.full((2, self.num_cards), -1, dtype=np.int64)
+        for p, cards in enumerate(pots):
+            table[p, : len(cards)] = cards
+        return table
+
     def _info(self) -> dict[str, Any]:
         game = self._require_game()
         state = game.state
@@ -286,9 +295,10 @@ class WarEnv(TabletopEnv):
             "cards": cards,
             "result": result,
             "game_over": game.over,
-            # The cards each player put on the table this trick, in played order (empty when no
-            # pickup is pending): what the pickup conventions are defined on.
-            "pots": [list(p) for p in state.pots] if game.awaiting else [[], []],
+            # The cards each player put on the table this trick, in played order (none when no
+            # pickup is pending): what the pickup conventions are defined on. A fixed shape, padded
+            # with -1, so that every info of the environment stacks into one array.
+            "pots": self._pots(state.pots if game.awaiting else ((), ())),
         }
         return self._add_deal(info, self._deal_text, game.over)
 

@@ -486,7 +486,7 @@ def _play_game(players: int, agents: list, seed: int, variant: dict[str, Any]) -
     done = False
     while not done:
         obs, _, done, _, info = env.step(agents[0].act(obs, info))
-    return info["scores"]
+    return [int(s) for s in info["scores"]]
 
 
 def _tournament(args: argparse.Namespace) -> int:

@@ -266,7 +266,7 @@ def _deal_for(args: argparse.Namespace) -> str:
 
     if args.deal is not None:
         return args.deal
-    env = WarEnv(**_env_kwargs(args))
+    env = WarEnv(**_env_kwargs(args), reveal_deal=True)  # the hidden observation shows it only then
     return env.reset(seed=args.seed)[1]["deal"]
 
 
