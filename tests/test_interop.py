@@ -1,12 +1,14 @@
 """Every environment id through the RL clients a user reaches for, at tiny sizes: Gymnasium's async
 vector environment, TorchRL, tianshou, Minari and stable-baselines3 (design principle 9).
 
-The wrappers of ``tabletop_gym.wrappers`` are tested here without any client; each client's test is
-skipped where that client is not installed (the ``[interop]`` extra, which ``make`` installs).
+The wrappers of ``tabletop_gym.wrappers`` are tested here without any client; each client's test
+fails, never skips, where that client is not installed (the ``[interop]`` extra, which ``make``
+installs, so CI always tests them).
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,14 @@ from tabletop_gym.wrappers import (
     VectorActionMasks,
     flatten_observation,
 )
+
+
+def _client(module: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        pytest.fail(f"{module} is missing: install the [interop] and [train] extras (make install): {error}")
+
 
 # One tiny setting per environment id.
 ENVS: list[tuple[str, dict[str, Any]]] = [
@@ -196,7 +206,7 @@ def test_async_vector_env_reports_an_illegal_action_intact(env_id: str, kwargs: 
 
 @pytest.mark.parametrize("env_id, kwargs", ENVS, ids=IDS)
 def test_torchrl_env_specs_and_action_mask(env_id: str, kwargs: dict) -> None:
-    pytest.importorskip("torchrl")
+    _client("torchrl")
     from torchrl.envs import GymWrapper, TransformedEnv
     from torchrl.envs.transforms import ActionMask
     from torchrl.envs.utils import check_env_specs
@@ -216,7 +226,7 @@ def test_torchrl_env_specs_and_action_mask(env_id: str, kwargs: dict) -> None:
 
 @pytest.mark.parametrize("env_id, kwargs", ENVS, ids=IDS)
 def test_tianshou_buffer_holds_collected_steps(env_id: str, kwargs: dict) -> None:
-    pytest.importorskip("tianshou")
+    _client("tianshou")
     from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
     from tianshou.data import Collector, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
@@ -245,8 +255,8 @@ def test_tianshou_buffer_holds_collected_steps(env_id: str, kwargs: dict) -> Non
 def test_minari_records_infos_and_loads_the_dataset(
     env_id: str, kwargs: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("minari")
-    pytest.importorskip("jax")  # Minari's DataCollector needs it (minari[create])
+    _client("minari")
+    _client("jax")  # Minari's DataCollector needs it (minari[create])
     import minari
     from minari import DataCollector
 
@@ -279,7 +289,7 @@ def test_minari_records_infos_and_loads_the_dataset(
 
 @pytest.mark.parametrize("env_id, kwargs", ENVS, ids=IDS)
 def test_sb3_vec_normalize_takes_the_flat_observation(env_id: str, kwargs: dict) -> None:
-    pytest.importorskip("stable_baselines3")
+    _client("stable_baselines3")
     from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
     venv = VecNormalize(DummyVecEnv([lambda: FlatObservation(gym.make(env_id, **kwargs))] * 2))
@@ -295,7 +305,7 @@ def test_sb3_vec_normalize_takes_the_flat_observation(env_id: str, kwargs: dict)
 
 @pytest.mark.parametrize("env_id, kwargs", ENVS, ids=IDS)
 def test_sb3_dqn_learns_through_unmasked_play(env_id: str, kwargs: dict) -> None:
-    pytest.importorskip("stable_baselines3")
+    _client("stable_baselines3")
     from stable_baselines3 import DQN
 
     env = UnmaskedPlay(FlatObservation(gym.make(env_id, **kwargs)))
@@ -367,7 +377,7 @@ def test_the_readme_has_one_example_per_client() -> None:
 def test_readme_example_runs(index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     code = _readme_examples()[index]
     for module in re.findall(r"^(?:from|import) (\w+)", code, flags=re.M):
-        pytest.importorskip(module)
+        _client(module)
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     exec(compile(code, f"README example {index}", "exec"), {"__name__": "readme_example"})
