@@ -253,10 +253,21 @@ def _warning_line(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; every failure a user can cause ends with a one-line message, not a traceback."""
-    with warnings.catch_warnings():
-        warnings.showwarning = _warning_line
-        return _main(argv)
+    """Run one command; every failure a user can cause ends with a one-line message, not a traceback.
+    Ctrl-C at any moment (parsing, loading a game's module, the command) gives exit status 130."""
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_line
+            return _main(argv)
+    except KeyboardInterrupt:
+        return _interrupted()
+
+
+def _interrupted() -> int:
+    """One line and 130 (128 + SIGINT): what an interrupted command prints and returns. Whatever the
+    command had not finished is dropped, never written as a result."""
+    print("\ntabletop-gym: interrupted", file=sys.stderr)
+    return 130
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -300,8 +311,7 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.flush()
         return status
     except KeyboardInterrupt:
-        print("\ntabletop-gym: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted()
     except BrokenPipeError:
         return stop_on_broken_pipe()
     except (TabletopError, ValueError, TypeError, OSError, ImportError) as error:

@@ -308,7 +308,7 @@ def _area_relaxation(values, area, start, count, exposed, table_free, levels, th
 
 
 @intrinsic
-def _stop_requested(stop):
+def _stop_requested(typingctx, stop):
     """``stop[0] != 0``, read as an atomic load: another thread sets it (Ctrl-C), and a plain load
     could be kept in a register for the whole search."""
     if not (isinstance(stop, types.Array) and stop.dtype == types.int64 and stop.ndim == 1):
