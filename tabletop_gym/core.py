@@ -44,6 +44,8 @@ __all__ = [
     "atomic_output",
     "run_interruptibly",
     "sigint_deferred",
+    "compile_kernel",
+    "call_kernel",
     "cp_solve",
     "LegalActionSpace",
     "TabletopEnv",
@@ -433,6 +435,24 @@ def sigint_deferred() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
         if caught:
             previous(signal.SIGINT, caught[0])
+
+
+def compile_kernel(kernel: Any, *args: Any) -> None:
+    """Compile (or load from numba's cache) the specialization of the numba ``kernel`` that
+    ``kernel(*args)`` runs, without running it. Compiling is Python code, which a Ctrl-C stops
+    cleanly; calling this first keeps a kernel's first call (seconds to a minute after an install or
+    an edit) out of ``sigint_deferred`` and out of a worker thread that cannot be stopped."""
+    import numba
+
+    kernel.compile(tuple(numba.typeof(a) for a in args))
+
+
+def call_kernel(kernel: Any, *args: Any) -> Any:
+    """``kernel(*args)`` for a numba kernel that a Ctrl-C must not break: compiled first, then run
+    with SIGINT deferred (see ``sigint_deferred``), so an interrupt is raised as soon as it returns."""
+    compile_kernel(kernel, *args)
+    with sigint_deferred():
+        return kernel(*args)
 
 
 def cp_solve(solver: Any, model: Any, callback: Any = None) -> Any:

@@ -259,14 +259,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _warning_line
             return _main(argv)
-    except KeyboardInterrupt:
-        return _interrupted()
+    except KeyboardInterrupt as interrupt:
+        return _interrupted(interrupt)
 
 
-def _interrupted() -> int:
+def _interrupted(interrupt: KeyboardInterrupt) -> int:
     """One line and 130 (128 + SIGINT): what an interrupted command prints and returns. Whatever the
-    command had not finished is dropped, never written as a result."""
-    print("\ntabletop-gym: interrupted", file=sys.stderr)
+    command had not finished is dropped, never written as a result; a command that kept something to
+    resume from says so in the interrupt's message."""
+    detail = one_line(interrupt) if str(interrupt) else ""
+    print(f"\ntabletop-gym: interrupted{' ' + detail if detail else ''}", file=sys.stderr)
     return 130
 
 
@@ -310,8 +312,8 @@ def _main(argv: Sequence[str] | None) -> int:
             status = spec.commands[args.command](args)
         sys.stdout.flush()
         return status
-    except KeyboardInterrupt:
-        return _interrupted()
+    except KeyboardInterrupt as interrupt:
+        return _interrupted(interrupt)
     except BrokenPipeError:
         return stop_on_broken_pipe()
     except (TabletopError, ValueError, TypeError, OSError, ImportError) as error:

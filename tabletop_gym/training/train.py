@@ -6,7 +6,6 @@ import argparse
 import importlib.util
 import json
 import platform
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -135,16 +134,18 @@ def train(
         )
     except KeyboardInterrupt:
         _save(model, out / CHECKPOINT)
-        config.update(steps_done=int(model.num_timesteps), interrupted=True)
-        config["train_seconds"] = round(time.perf_counter() - start, 2)
-        atomic_write_text(out / "config.json", json.dumps(config, indent=1))
+        if not (out / "model.zip").exists():
+            # config.json describes model.zip where there is one (a finished run): an interrupted
+            # run's settings never replace it. Without one, it says the run was cut short.
+            config.update(steps_done=int(model.num_timesteps), interrupted=True)
+            config["train_seconds"] = round(time.perf_counter() - start, 2)
+            atomic_write_text(out / "config.json", json.dumps(config, indent=1))
         vec_env.close()
-        print(
-            f"\ninterrupted after {model.num_timesteps} steps: checkpoint saved to {out / CHECKPOINT}; "
-            f"continue with --resume",
-            file=sys.stderr,
-        )
-        raise
+        # The command line's one line: "tabletop-gym: interrupted after ...".
+        steps_done = model.num_timesteps
+        raise KeyboardInterrupt(
+            f"after {steps_done} steps: checkpoint saved to {out / CHECKPOINT}; continue with --resume"
+        ) from None
     seconds = time.perf_counter() - start
     path = out / "model.zip"
     _save(model, path)

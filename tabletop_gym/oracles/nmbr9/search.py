@@ -47,7 +47,7 @@ import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from tabletop_gym.core import OracleResult, check_int, run_interruptibly
+from tabletop_gym.core import OracleResult, check_int, compile_kernel, run_interruptibly
 from tabletop_gym.envs.nmbr9.rules import (
     MAX_VALUE,
     Deal,
@@ -329,6 +329,7 @@ def _interruptible(kernel: Any, *args: Any) -> Any:
     (``nogil``) runs in a worker thread and, on an interrupt, ``stop[0]`` makes it return at its next
     node; what it returned is thrown away."""
     stop = np.zeros(1, dtype=np.int64)
+    compile_kernel(kernel, *args, stop)  # here, where a Ctrl-C stops the compiling too
 
     def request_stop() -> None:
         stop[0] = 1

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from tabletop_gym.core import sigint_deferred
+from tabletop_gym.core import call_kernel
 from tabletop_gym.envs.war.rules import (
     ALL_CARDS,
     BOTH_OUT,
@@ -251,11 +251,11 @@ def simulate(deal: Deal | str, rules: WarRules = DEFAULT_RULES, seed: int | None
     piles = np.zeros((2, n), dtype=np.int8)
     for p in range(2):
         piles[p, : len(deal.piles[p])] = deal.piles[p]
-    with sigint_deferred():  # a SIGINT inside a numba kernel breaks it: raised once it returns
-        res = _simulate(
-            piles[0], len(deal.piles[0]), piles[1], len(deal.piles[1]), _capacity(n),
-            rules.face_down, _pickup_code(rules), rules.ranks, rules.max_tricks,
-        )  # fmt: skip
+    # call_kernel: a SIGINT inside a numba kernel broke it; it is raised once the kernel returns.
+    res = call_kernel(
+        _simulate, piles[0], len(deal.piles[0]), piles[1], len(deal.piles[1]), _capacity(n),
+        rules.face_down, _pickup_code(rules), rules.ranks, rules.max_tricks,
+    )  # fmt: skip
     winner, tricks, reason, wars, start, period = (int(x) for x in res)
     cycle = reason == 3
     return Simulation(
@@ -296,9 +296,8 @@ def simulate_many(decks: np.ndarray, rules: WarRules = DEFAULT_RULES) -> np.ndar
     # interrupt waits for one chunk, not for every game asked for.
     for lo in range(0, games, _CHUNK_GAMES):
         hi = min(games, lo + _CHUNK_GAMES)
-        with sigint_deferred():
-            _simulate_many(
-                pad0[lo:hi], n0[lo:hi], pad1[lo:hi], n1[lo:hi], _capacity(n), rules.face_down,
-                _pickup_code(rules), rules.ranks, rules.max_tricks, out[lo:hi],
-            )  # fmt: skip
+        call_kernel(
+            _simulate_many, pad0[lo:hi], n0[lo:hi], pad1[lo:hi], n1[lo:hi], _capacity(n),
+            rules.face_down, _pickup_code(rules), rules.ranks, rules.max_tricks, out[lo:hi],
+        )  # fmt: skip
     return out
