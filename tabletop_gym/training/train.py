@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tabletop_gym.core import atomic_output, atomic_write_text, check_int
+from tabletop_gym.core import atomic_output, atomic_write_text, check_int, sigint_deferred
 from tabletop_gym.training.games import GameSpec
 
 DEFAULT_PPO: dict[str, Any] = {
@@ -144,13 +144,15 @@ def train(
         # The command line's one line: "tabletop-gym: interrupted after ...".
         steps_done = model.num_timesteps
         raise KeyboardInterrupt(
-            f"after {steps_done} steps: checkpoint saved to {out / CHECKPOINT}; continue with --resume"
+            f"after {steps_done} training steps; checkpoint saved to {out / CHECKPOINT} "
+            "(train --resume continues from it)"
         ) from None
     seconds = time.perf_counter() - start
     path = out / "model.zip"
-    _save(model, path)
     config.update(steps_done=int(model.num_timesteps), interrupted=False, train_seconds=round(seconds, 2))
-    atomic_write_text(out / "config.json", json.dumps(config, indent=1))
+    with sigint_deferred():  # a Ctrl-C now waits for both: never a new model.zip beside an old config.json
+        _save(model, path)
+        atomic_write_text(out / "config.json", json.dumps(config, indent=1))
     vec_env.close()
     return path
 
