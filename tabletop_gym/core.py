@@ -418,7 +418,8 @@ def sigint_deferred() -> Iterator[None]:
     call and broke it (``SystemError: ... returned a result with an exception set``, or worse in a
     parallel region). While deferred, the SIGINT handler only records the signal; the previous
     handler is put back and called afterwards. Off the main thread, where Python runs no signal
-    handler, and under a handler that is not a Python function (ignored, default), it does nothing.
+    handler, and where SIGINT is ignored or left to the system (``SIG_IGN``, ``SIG_DFL``), it does
+    nothing.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
