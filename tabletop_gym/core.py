@@ -9,15 +9,17 @@ import json
 import math
 import numbers
 import os
+import signal
 import stat
 import sys
+import threading
 import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import gymnasium as gym
 import numpy as np
@@ -44,6 +46,11 @@ __all__ = [
     "atomic_output",
     "hold_output",
     "read_regular",
+    "run_interruptibly",
+    "sigint_deferred",
+    "compile_kernel",
+    "call_kernel",
+    "cp_solve",
     "LegalActionSpace",
     "TabletopEnv",
 ]
@@ -433,6 +440,112 @@ def read_regular(path: str | os.PathLike[str], what: str = "") -> bytes:
         if not stat.S_ISREG(status.st_mode):
             raise ValueError(f"{name} is not a regular file; expected a file")
         return handle.read(status.st_size)
+
+
+_T = TypeVar("_T")
+
+# How often the main thread wakes while a solver works in another thread: Python runs its signal
+# handlers only between bytecodes of the main thread, so a Ctrl-C is seen within this many seconds.
+_JOIN_SLICE = 0.05
+
+
+def run_interruptibly(work: Callable[[], _T], stop: Callable[[], None] | None = None) -> _T:
+    """``work()``, run so that Ctrl-C interrupts it promptly: ``KeyboardInterrupt`` is raised, never a
+    result that the interrupt cut short.
+
+    ``work`` must release the GIL while it computes (a CP-SAT solve, a ``nogil`` numba kernel): on
+    the main thread it runs in a worker thread while the main thread waits in short joins, so
+    Python's SIGINT handler runs. On an interrupt ``stop()`` asks ``work`` to end early (repeated
+    until it does, as the first request can come before ``work`` has started listening), the
+    worker is joined, and the ``KeyboardInterrupt`` goes on with whatever ``work`` returned thrown
+    away. Off the main thread (no signal reaches it) ``work`` simply runs.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return work()
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as error:  # handed to the caller's thread below
+            outcome["error"] = error
+
+    worker = threading.Thread(target=target, name="tabletop-gym-solve", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(_JOIN_SLICE)
+    except KeyboardInterrupt:
+        with sigint_deferred():  # a second Ctrl-C while the worker winds down is the same request
+            while worker.is_alive():
+                if stop is not None:
+                    stop()
+                worker.join(_JOIN_SLICE)
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+@contextmanager
+def sigint_deferred() -> Iterator[None]:
+    """Hold Ctrl-C back until the block ends, then deliver it (``KeyboardInterrupt`` as usual).
+
+    For short compiled calls that cannot be stopped from outside (numba kernels): numba's compiled
+    code calls back into Python on entry, so a SIGINT arriving during a kernel raised inside that
+    call and broke it (``SystemError: ... returned a result with an exception set``, or worse in a
+    parallel region). While deferred, the SIGINT handler only records the signal; the previous
+    handler is put back and called afterwards. Off the main thread, where Python runs no signal
+    handler, and where SIGINT is ignored or left to the system (``SIG_IGN``, ``SIG_DFL``), it does
+    nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):
+        yield
+        return
+    caught: list[Any] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            previous(signal.SIGINT, caught[0])
+
+
+def compile_kernel(kernel: Any, *args: Any) -> None:
+    """Compile (or load from numba's cache) the specialization of the numba ``kernel`` that
+    ``kernel(*args)`` runs, without running it. Compiling is Python code, which a Ctrl-C stops
+    cleanly; calling this first keeps a kernel's first call (seconds to a minute after an install or
+    an edit) out of ``sigint_deferred`` and out of a worker thread that cannot be stopped."""
+    import numba
+
+    kernel.compile(tuple(numba.typeof(a) for a in args))
+
+
+def call_kernel(kernel: Any, *args: Any) -> Any:
+    """``kernel(*args)`` for a numba kernel that a Ctrl-C must not break: compiled first, then run
+    with SIGINT deferred (see ``sigint_deferred``), so an interrupt is raised as soon as it returns."""
+    compile_kernel(kernel, *args)
+    with sigint_deferred():
+        return kernel(*args)
+
+
+def cp_solve(solver: Any, model: Any, callback: Any = None) -> Any:
+    """``solver.solve(model, callback)`` for every CP-SAT solve of the package: a Ctrl-C raises
+    ``KeyboardInterrupt`` within a fraction of a second instead of passing for the solve's own limit.
+
+    CP-SAT by default catches SIGINT itself (``catch_sigint_signal``) and only stops the search, so
+    an interrupted solve returned FEASIBLE or UNKNOWN as if its work limit had run out, and that
+    weaker answer was printed, cached and written as the limit's result. Here CP-SAT leaves SIGINT to
+    Python, the solve runs in a worker thread (CP-SAT releases the GIL; solution callbacks take it
+    back), and an interrupt stops the search and raises.
+    """
+    solver.parameters.catch_sigint_signal = False
+    return run_interruptibly(lambda: solver.solve(model, callback), solver.stop_search)
 
 
 class LegalActionSpace(spaces.Discrete):

@@ -37,7 +37,7 @@ import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from tabletop_gym.core import OracleCache, OracleResult
+from tabletop_gym.core import OracleCache, OracleResult, call_kernel
 from tabletop_gym.envs.cribbage.rules import NUM_PILES, Deal, parse_deal, replay, value_of
 
 GAME = "cribbage"
@@ -394,19 +394,24 @@ def solve(deal: Deal | str, pile_size: int | None = None, threads: int | None = 
     start = time.perf_counter()
     ranks, values, sizes = _deal_arrays(deal)
     order, played = _order(sizes)
-    roots, end_ptr, ends = _stack_ends(values, order)
+    # A Ctrl-C inside a kernel broke it (a SystemError, once a crash): it waits for the running
+    # kernel (under a second a deal) and is raised when it returns, so an interrupted solve returns
+    # nothing.
+    roots, end_ptr, ends = call_kernel(_stack_ends, values, order)
     if n_threads == 1:
-        points, edge_moves, visited = _walk_roots_serial(ranks, values, roots, end_ptr, ends)
+        points, edge_moves, visited = call_kernel(_walk_roots_serial, ranks, values, roots, end_ptr, ends)
     else:
         previous_threads = numba.get_num_threads()
         numba.set_num_threads(n_threads)  # numba's count is per calling thread: restored below
         try:
-            points, edge_moves, visited = _walk_roots(ranks, values, roots, end_ptr, ends, n_threads)
+            points, edge_moves, visited = call_kernel(
+                _walk_roots, ranks, values, roots, end_ptr, ends, n_threads
+            )
         finally:
             numba.set_num_threads(previous_threads)
     if (points < 0).any():  # every end was found by some stack: a root was left unwalked
         raise AssertionError(f"oracle kernel left stack ends unscored on {deal}")
-    value, stack_moves, stack_len = _values(roots, end_ptr, ends, points, edge_moves, played)
+    value, stack_moves, stack_len = call_kernel(_values, roots, end_ptr, ends, points, edge_moves, played)
     plan: list[int] = []
     h = [0, 0, 0, 0]
     while len(plan) < deal.num_cards:

@@ -256,10 +256,23 @@ def _warning_line(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; every failure a user can cause ends with a one-line message, not a traceback."""
-    with warnings.catch_warnings():
-        warnings.showwarning = _warning_line
-        return _main(argv)
+    """Run one command; every failure a user can cause ends with a one-line message, not a traceback.
+    Ctrl-C at any moment (parsing, loading a game's module, the command) gives exit status 130."""
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_line
+            return _main(argv)
+    except KeyboardInterrupt as interrupt:
+        return _interrupted(interrupt)
+
+
+def _interrupted(interrupt: KeyboardInterrupt) -> int:
+    """One line and 130 (128 + SIGINT): what an interrupted command prints and returns. Whatever the
+    command had not finished is dropped, never written as a result; a command that kept something to
+    resume from says so in the interrupt's message."""
+    detail = one_line(interrupt) if str(interrupt) else ""
+    print(f"\ntabletop-gym: interrupted{' ' + detail if detail else ''}", file=sys.stderr)
+    return 130
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -303,9 +316,8 @@ def _main(argv: Sequence[str] | None) -> int:
             status = spec.commands[args.command](args)
         sys.stdout.flush()
         return status
-    except KeyboardInterrupt:
-        print("\ntabletop-gym: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:
+        return _interrupted(interrupt)
     except BrokenPipeError:
         return stop_on_broken_pipe()
     except (TabletopError, ValueError, TypeError, OSError, ImportError) as error:

@@ -6,12 +6,18 @@ import argparse
 import importlib.util
 import json
 import platform
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from tabletop_gym.core import atomic_output, atomic_write_text, check_int, hold_output, read_regular
+from tabletop_gym.core import (
+    atomic_output,
+    atomic_write_text,
+    check_int,
+    hold_output,
+    read_regular,
+    sigint_deferred,
+)
 from tabletop_gym.training.arguments import one_line
 from tabletop_gym.training.games import GameSpec
 
@@ -168,21 +174,25 @@ def _train(
         )
     except KeyboardInterrupt:
         _save(model, out / CHECKPOINT)
-        config.update(steps_done=int(model.num_timesteps), interrupted=True)
-        config["train_seconds"] = round(time.perf_counter() - start, 2)
-        atomic_write_text(out / "config.json", json.dumps(config, indent=1))
+        if not (out / "model.zip").exists():
+            # config.json describes model.zip where there is one (a finished run): an interrupted
+            # run's settings never replace it. Without one, it says the run was cut short.
+            config.update(steps_done=int(model.num_timesteps), interrupted=True)
+            config["train_seconds"] = round(time.perf_counter() - start, 2)
+            atomic_write_text(out / "config.json", json.dumps(config, indent=1))
         vec_env.close()
-        print(
-            f"\ninterrupted after {model.num_timesteps} steps: checkpoint saved to {out / CHECKPOINT}; "
-            f"continue with --resume",
-            file=sys.stderr,
-        )
-        raise
+        # The command line's one line: "tabletop-gym: interrupted after ...".
+        steps_done = model.num_timesteps
+        raise KeyboardInterrupt(
+            f"after {steps_done} training steps; checkpoint saved to {out / CHECKPOINT} "
+            "(train --resume continues from it)"
+        ) from None
     seconds = time.perf_counter() - start
     path = out / "model.zip"
-    _save(model, path)
     config.update(steps_done=int(model.num_timesteps), interrupted=False, train_seconds=round(seconds, 2))
-    atomic_write_text(out / "config.json", json.dumps(config, indent=1))
+    with sigint_deferred():  # a Ctrl-C now waits for both: never a new model.zip beside an old config.json
+        _save(model, path)
+        atomic_write_text(out / "config.json", json.dumps(config, indent=1))
     vec_env.close()
     return path
 

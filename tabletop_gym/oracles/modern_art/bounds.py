@@ -8,7 +8,7 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from tabletop_gym.core import check_int
+from tabletop_gym.core import check_int, cp_solve
 from tabletop_gym.envs.modern_art.rules import (
     AWARD,
     DRAW,
@@ -48,7 +48,7 @@ def _solve_for(
     solver.parameters.interleave_search = True
     if lns_only:
         solver.parameters.use_lns_only = True
-    return solver.Solve(m, callback), solver
+    return cp_solve(solver, m, callback), solver
 
 
 def _seconds_spent(solver: cp_model.CpSolver, rate: float) -> float:

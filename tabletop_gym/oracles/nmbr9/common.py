@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from ortools.sat.python import cp_model
 
-from tabletop_gym.core import OracleResult, TabletopError, check_float
+from tabletop_gym.core import OracleResult, TabletopError, check_float, cp_solve
 from tabletop_gym.envs.nmbr9.rules import (
     Deal,
     Variant,
@@ -147,7 +147,7 @@ def _cp_solve(
         # (and the hinted play) was even reached. (The relaxations need the full presolve: with
         # one round F-9-2-20's stopped at 500 where it proves 380 with the same work.)
         solver.parameters.max_presolve_iterations = 1
-    status = solver.solve(m)
+    status = cp_solve(solver, m)
     work.spend(solver.ResponseProto().deterministic_time / WORK_PER_SECOND)
     return solver, status
 

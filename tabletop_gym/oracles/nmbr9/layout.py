@@ -35,6 +35,7 @@ from collections.abc import Iterator
 import numpy as np
 from ortools.sat.python import cp_model
 
+from tabletop_gym.core import cp_solve
 from tabletop_gym.envs.nmbr9.rules import Variant, distinct_rotations, encode_action, tile_rotations
 from tabletop_gym.oracles.nmbr9.common import TERMS_PER_SECOND, WORK_PER_SECOND, _Work
 
@@ -109,7 +110,7 @@ def cover(
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.max_deterministic_time = max(0.01, min(LEVEL_WORK, work.left) * WORK_PER_SECOND)
-    status = solver.solve(m)
+    status = cp_solve(solver, m)
     work.spend(solver.ResponseProto().deterministic_time / WORK_PER_SECOND)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None

@@ -40,11 +40,14 @@ import statistics
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
-from tabletop_gym.core import OracleResult, check_int
+from tabletop_gym.core import OracleResult, check_int, compile_kernel, run_interruptibly
 from tabletop_gym.envs.nmbr9.rules import (
     MAX_VALUE,
     Deal,
@@ -304,8 +307,40 @@ def _area_relaxation(values, area, start, count, exposed, table_free, levels, th
             option[t] = levels - 1
 
 
+@intrinsic
+def _stop_requested(typingctx, stop):
+    """``stop[0] != 0``, read as an atomic load: another thread sets it (Ctrl-C), and a plain load
+    could be kept in a register for the whole search."""
+    if not (isinstance(stop, types.Array) and stop.dtype == types.int64 and stop.ndim == 1):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [context.get_constant(types.intp, 0)])
+        value = builder.load_atomic(ptr, "monotonic", 8)
+        return builder.icmp_signed("!=", value, context.get_constant(types.int64, 0))
+
+    return types.boolean(stop), codegen
+
+
+def _interruptible(kernel: Any, *args: Any) -> Any:
+    """``kernel(*args, stop)`` so that Ctrl-C ends it promptly with ``KeyboardInterrupt``: the search
+    (``nogil``) runs in a worker thread and, on an interrupt, ``stop[0]`` makes it return at its next
+    node; what it returned is thrown away."""
+    stop = np.zeros(1, dtype=np.int64)
+    compile_kernel(kernel, *args, stop)  # here, where a Ctrl-C stops the compiling too
+
+    def request_stop() -> None:
+        stop[0] = 1
+
+    return run_interruptibly(lambda: kernel(*args, stop), request_stop)
+
+
 @numba.njit(cache=True, nogil=True)
-def _known_dfs(values, levels, grid_cells, cells, area, bits, ring, nplace, canonical, node_limit, plan_out):
+def _known_dfs(
+    values, levels, grid_cells, cells, area, bits, ring, nplace, canonical, node_limit, plan_out, stop
+):
     """Branch and bound over the plays of a known card order.
 
     Returns (best score, nodes, open bound): the open bound is -1 when the search finished, else
@@ -409,7 +444,7 @@ def _known_dfs(values, levels, grid_cells, cells, area, bits, ring, nplace, cano
             if nxt[d] == 0:
                 nxt[d] = 1
                 if discard_bound[d] > best:
-                    if nodes >= node_limit and best >= 0:
+                    if (nodes >= node_limit or _stop_requested(stop)) and best >= 0:
                         nxt[d] = 0
                         stopped = True
                         break
@@ -422,7 +457,7 @@ def _known_dfs(values, levels, grid_cells, cells, area, bits, ring, nplace, cano
                 if child_bound[d, lv] <= best:
                     nxt[d] += 1
                     continue
-                if nodes >= node_limit and best >= 0:
+                if (nodes >= node_limit or _stop_requested(stop)) and best >= 0:
                     stopped = True
                     break
                 nodes += 1
@@ -497,6 +532,7 @@ def _free_dfs(
     table_bits,
     node_limit,
     plan_out,
+    stop,
 ):
     """Branch and bound over level-major sequences of at most ``k`` placements, values drawn from
     ``avail0``. Returns (best score, tiles in the best play, nodes, open bound (-1 when finished),
@@ -613,7 +649,7 @@ def _free_dfs(
             if b <= best:
                 nxt[d] += 1
                 continue
-            if nodes >= node_limit:
+            if nodes >= node_limit or _stop_requested(stop):
                 stopped = True
                 break
             nodes += 1
@@ -715,7 +751,8 @@ def solve_known(
     geo = _geometry(grid)
     values = np.array(deal.cards, dtype=np.int64)
     plan_index = np.full(len(values), -1, dtype=np.int32)
-    best, nodes, open_bound = _known_dfs(
+    best, nodes, open_bound = _interruptible(
+        _known_dfs,
         values,
         _level_limit(levels, len(values)),
         grid * grid,
@@ -774,7 +811,8 @@ def solve_free(
     zob1 = rng.integers(1, 2**63, size=geo.cells.shape[:2], dtype=np.int64).astype(np.uint64)
     zob2 = rng.integers(1, 2**63, size=geo.cells.shape[:2], dtype=np.int64).astype(np.uint64)
     plan_code = np.full(k, -1, dtype=np.int32)
-    best, length, nodes, open_bound, cuts = _free_dfs(
+    best, length, nodes, open_bound, cuts = _interruptible(
+        _free_dfs,
         avail,
         k,
         _level_limit(levels, k),

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from tabletop_gym.core import OracleResult, check_float, check_int
+from tabletop_gym.core import OracleResult, check_float, check_int, cp_solve
 from tabletop_gym.envs.war.rules import (
     DEFAULT_RULES,
     Deal,
@@ -126,7 +126,7 @@ class _Work:
         solver.parameters.num_workers = workers
         # Several workers are deterministic only when interleaved (the Modern Art oracle's choice too).
         solver.parameters.interleave_search = True
-        status = solver.Solve(m)
+        status = cp_solve(solver, m)
         self.charge(solver.ResponseProto().deterministic_time / WORK_PER_SECOND)
         return solver, status
 

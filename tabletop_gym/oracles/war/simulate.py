@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from tabletop_gym.core import call_kernel
 from tabletop_gym.envs.war.rules import (
     ALL_CARDS,
     BOTH_OUT,
@@ -29,6 +30,7 @@ from tabletop_gym.envs.war.rules import (
 PICKUP_CODES = {"winner_first": 0, "loser_first": 1, "high_first": 2}
 REASONS = (ALL_CARDS, BOTH_OUT, MAX_TRICKS, CYCLE)
 _OUT0, _OUT1, _BOTH = 2, 3, 4  # _trick's codes after 0/1 (the taker)
+_CHUNK_GAMES = 4096  # games per kernel call of simulate_many (a fraction of a second)
 
 
 @dataclass(frozen=True)
@@ -249,8 +251,9 @@ def simulate(deal: Deal | str, rules: WarRules = DEFAULT_RULES, seed: int | None
     piles = np.zeros((2, n), dtype=np.int8)
     for p in range(2):
         piles[p, : len(deal.piles[p])] = deal.piles[p]
-    res = _simulate(
-        piles[0], len(deal.piles[0]), piles[1], len(deal.piles[1]), _capacity(n),
+    # call_kernel: a SIGINT inside a numba kernel broke it; it is raised once the kernel returns.
+    res = call_kernel(
+        _simulate, piles[0], len(deal.piles[0]), piles[1], len(deal.piles[1]), _capacity(n),
         rules.face_down, _pickup_code(rules), rules.ranks, rules.max_tricks,
     )  # fmt: skip
     winner, tricks, reason, wars, start, period = (int(x) for x in res)
@@ -289,8 +292,12 @@ def simulate_many(decks: np.ndarray, rules: WarRules = DEFAULT_RULES) -> np.ndar
     pad0[:, : p0.shape[1]] = p0
     pad1[:, : p1.shape[1]] = p1
     out = np.zeros((games, 6), dtype=np.int64)
-    _simulate_many(
-        pad0, n0, pad1, n1, _capacity(n), rules.face_down, _pickup_code(rules), rules.ranks,
-        rules.max_tricks, out,
-    )  # fmt: skip
+    # In chunks, each with Ctrl-C held back (a SIGINT inside a numba kernel breaks it): an
+    # interrupt waits for one chunk, not for every game asked for.
+    for lo in range(0, games, _CHUNK_GAMES):
+        hi = min(games, lo + _CHUNK_GAMES)
+        call_kernel(
+            _simulate_many, pad0[lo:hi], n0[lo:hi], pad1[lo:hi], n1[lo:hi], _capacity(n),
+            rules.face_down, _pickup_code(rules), rules.ranks, rules.max_tricks, out[lo:hi],
+        )  # fmt: skip
     return out
