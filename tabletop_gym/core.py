@@ -237,7 +237,11 @@ class OracleCache:
     leaves a half-written entry; a cache that cannot be written costs a warning, not the result.
     """
 
-    FORMAT = 1
+    FORMAT = 2
+    # Format 1 entries were written before an interrupted solve raised: one cut short by Ctrl-C could
+    # be stored as the limit's answer. A proven optimum stays true however its search ended, so those
+    # are kept; a format-1 bound (not optimal) is solved again.
+    _PROVEN_ONLY = frozenset({1})
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         self.root = Path(root) if root is not None else default_cache_dir()
@@ -266,7 +270,7 @@ class OracleCache:
             if not isinstance(entry, dict) or not isinstance(entry.get("result"), dict):
                 raise ValueError("entry is not a cache record")
             if (
-                entry.get("format") != self.FORMAT
+                entry.get("format") not in (self.FORMAT, *self._PROVEN_ONLY)
                 or entry.get("game") != game
                 or entry.get("variant") != variant
                 or entry.get("deal") != deal
@@ -274,6 +278,8 @@ class OracleCache:
             ):
                 raise ValueError("entry answers another question or was altered")
             result = OracleResult.from_json(entry["result"])
+            if entry["format"] in self._PROVEN_ONLY and not result.optimal:
+                raise ValueError("a bound from before interrupts were told apart from limits")
             if check is not None and not check(result):
                 raise ValueError("entry failed its check")
         except FileNotFoundError:

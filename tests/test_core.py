@@ -54,6 +54,21 @@ def test_cache_ignores_a_check_failure(tmp_path) -> None:
     assert cache.load("g", "other", "d") is None
 
 
+def test_cache_solves_again_a_bound_written_before_interrupts_were_told_from_limits(tmp_path) -> None:
+    # Format-1 entries may hold a solve that a Ctrl-C cut short, stored as if its limit had run out.
+    import json
+
+    cache = OracleCache(tmp_path)
+    for deal, result in (("a", OracleResult(score=3, bound=5, plan=(0,))), ("b", OracleResult(4, 4, (1,)))):
+        cache.store("g", "v", deal, result)
+        path = cache.path("g", "v", deal)
+        entry = json.loads(path.read_text())
+        assert entry["format"] == OracleCache.FORMAT and cache.load("g", "v", deal) == result
+        path.write_text(json.dumps({**entry, "format": 1}))
+    assert cache.load("g", "v", "a") is None  # a bound: it might be a cut-short one
+    assert cache.load("g", "v", "b") == OracleResult(4, 4, (1,))  # a proven optimum holds however it ended
+
+
 def test_every_game_module_registers_its_environment() -> None:
     for name in game_names():
         spec = get_game(name)
