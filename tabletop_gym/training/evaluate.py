@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -130,14 +129,26 @@ def score_ratio(score: float, bound: float, worst: float | None = None) -> float
     return float(score == bound)
 
 
-def mean_ci95(values: Sequence[float]) -> tuple[float, float, float]:
-    """Mean and a normal-approximation 95% confidence interval."""
+BOOTSTRAP_REPS = 2000
+
+
+def mean_ci95(values: Sequence[float], seed: int = 0) -> tuple[float, float, float]:
+    """Mean and its 95% percentile-bootstrap interval over the values (2,000 resamples, seeded, so
+    a report is reproducible). A resample's mean lies within the values' range, so the interval does
+    too: a score/optimum ratio's stays in [0, 1], where the normal approximation gave [-0.066, 1.066]
+    on a few deals. Plain numpy: scipy.stats.bootstrap would cost every evaluation seconds of import."""
     data = np.asarray(values, dtype=float)
     mean = float(data.mean())
     if data.size < 2:
         return mean, mean, mean
-    half = 1.96 * float(data.std(ddof=1)) / math.sqrt(data.size)
-    return mean, mean - half, mean + half
+    rng = np.random.default_rng(seed)
+    chunk = max(1, 2_000_000 // data.size)  # resamples drawn at once: a bounded index array at any size
+    means = np.concatenate([
+        data[rng.integers(0, data.size, (min(chunk, BOOTSTRAP_REPS - done), data.size))].mean(axis=1)
+        for done in range(0, BOOTSTRAP_REPS, chunk)
+    ])
+    low, high = np.clip(np.percentile(means, [2.5, 97.5]), data.min(), data.max())
+    return mean, float(low), float(high)
 
 
 def evaluate(
@@ -243,8 +254,7 @@ def _summary(
     infos: list[dict[str, Any]],
     worst: float | None = None,
 ) -> dict[str, Any]:
-    mean, _, _ = mean_ci95(scores)
-    summary: dict[str, Any] = {"mean_score": mean}
+    summary: dict[str, Any] = {"mean_score": float(np.mean(scores))}
     if results and all(r is not None for r in results):
         bounds = [r.bound for r in results]
         ratios = [score_ratio(s, b, worst) for s, b in zip(scores, bounds, strict=True)]
