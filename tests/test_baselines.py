@@ -158,3 +158,11 @@ def test_intervals_stay_within_zero_and_one(ratios):
         assert 0 <= low <= entry[point] <= high <= 1
     if len(set(ratios)) > 1:
         assert entry["ci95"][1] > entry["ci95"][0]
+
+
+def test_each_game_names_the_ratio_its_deals_are_scored_by(run):
+    _, out, _ = run
+    games = {g["game"]: g for g in json.loads((out / "baselines.json").read_text())["games"]}
+    assert games["dominion"]["ratio"] == "fewest turns (oracle optimum) / turns taken"
+    assert games["modern_art"]["ratio"] == "score / oracle bound"  # its plans are not optima
+    assert games["cribbage"]["ratio"] == "score / oracle optimum"

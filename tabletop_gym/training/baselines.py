@@ -173,6 +173,7 @@ def run_suite(
         [float(np.mean([e.score for e in entries]))],
     )
     optimal = sum(e.optimal for e in entries)
+    best = "oracle optimum" if optimal == report["episodes"] else "oracle bound"
     return {
         "suite": suite.id,
         "game": suite.game,
@@ -181,6 +182,7 @@ def run_suite(
         "deals": report["episodes"],
         "proven_optimal": optimal,
         "denominator": "optimum" if optimal == report["episodes"] else "bound",
+        "ratio": spec.ratio_name(args).format(best=best),  # what each deal's ratio divides
         "mean_bound": float(np.mean([e.bound for e in entries])),
         "steps": steps,
         "training_aids": TRAINING_AIDS.get(suite.game, {}),
@@ -372,8 +374,8 @@ def plot(report: dict[str, Any], path: Path) -> str | None:
     for unused in axes[0][panels:]:
         unused.set_visible(False)
     for ax, g in zip(axes[0], games, strict=False):
-        denominator = "bound" if g["denominator"] == "bound" else "optimum"
-        _panel(ax, g["agents"], "mean", "o", f"{g['game']} ({g['deals']} deals)", f"score / {denominator}")
+        label = g.get("ratio", f"score / {g['denominator']}")  # reports written before it was stored
+        _panel(ax, g["agents"], "mean", "o", f"{g['game']} ({g['deals']} deals)", label)
     if report["aggregate"]:
         _panel(
             axes[0][panels - 1],

@@ -592,7 +592,7 @@ SPEC = GameSpec(
     figures=_figures,
     commands={"solve": _solve_command, "play": _play, "bench": _bench, "stats": _stats},
     ratio_name=lambda args: (
-        "(result + 1) / ({best} + 1), a loss -1, a draw 0, a win 1"
+        "(result + 1) / ({best} + 1)"  # a loss -1, a draw 0, a win 1: a loss is 0
         if getattr(args, "horizon", None) is None
         else f"cards held after {args.horizon} tricks / {{best}}"
     ),
