@@ -296,3 +296,14 @@ def test_a_suite_built_to_another_size_says_its_own_size(built):
     assert war.describe(war.size).startswith("shrunk from 1,000 to 50 deals for the machine's time")
     assert war.describe(3) == f"shrunk from 1,000 to 3 deals; {war.note}"  # not v0's reasons
     assert war.describe(1000) == war.note
+
+
+def test_an_unwritable_suite_folder_is_refused_before_any_solving(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("TABLETOP_GYM_SUITES", str(blocker / "suites"))
+    monkeypatch.setattr(search, "solve_cached", lambda *a, **k: pytest.fail("solved before the check"))
+    assert main(["suite", "build", "war-r6s2-v7", "--size", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "the suite folder ($TABLETOP_GYM_SUITES)" in err and "is a file" in err
+    assert len(err.splitlines()) == 1

@@ -212,6 +212,8 @@ def _suite(args: argparse.Namespace) -> int:
         check_cache_dir(args.cache)
         if args.suite_file is not None:
             check_output_dir(args.suite_file.parent, "--out's folder")
+        elif not suites.suite_path(args.suite).is_file():  # a shipped suite is only checked
+            check_output_dir(suites.user_dir(), "the suite folder ($TABLETOP_GYM_SUITES)")
         progress = not args.no_progress
         suite = suites.build(args.suite, args.size, args.suite_file, args.cache, progress=progress)
         meta, optimal = suite.meta, sum(e.optimal for e in suite.entries)
