@@ -9,9 +9,9 @@ import pytest
 from scipy import stats
 
 from tabletop_gym import suites
-from tabletop_gym.training.baselines import ORACLE, PPO, iqm_interval
+from tabletop_gym.training.baselines import ORACLE, PPO, _agent_entry, intervals, iqm_interval
 from tabletop_gym.training.cli import main
-from tabletop_gym.training.evaluate import score_ratio
+from tabletop_gym.training.evaluate import mean_ci95, score_ratio
 
 # War is left out here: its 12-card games ask about 1,900 decisions each (its ratio is tested below).
 SUITES = "cribbage-v0,nmbr9-small-v0,modern_art-2p-v0,dominion-v0"
@@ -131,3 +131,38 @@ def test_iqm_interval_matches_rliable_definition():
     iqm, low, high = iqm_interval(scores)
     assert iqm == pytest.approx(stats.trim_mean(scores.ravel(), 0.25))
     assert low <= iqm <= high and (low, high) == iqm_interval(scores)[1:]  # seeded: reproducible
+
+
+def test_per_game_intervals_resample_the_deals():
+    deals = np.random.default_rng(5).random(12)
+    # One run, or three runs that play every deal alike: resampling runs alone gives no width.
+    for matrix in (deals[None, :], np.tile(deals, (3, 1))):
+        figures = intervals(matrix, reps=200)
+        for key in ("iqm", "mean"):
+            point, low, high = figures[key]
+            assert low < point < high, (matrix.shape, key, figures[key])
+    # The same deals, the same figure: no spread to report.
+    assert intervals(np.full((2, 6), 0.75), reps=200)["mean"] == (0.75, 0.75, 0.75)
+
+
+EXTREMES = ([0.0] * 10, [1.0] * 10, [0.0] * 9 + [1.0], [1.0] * 9 + [0.0], [0.0, 1.0], [1.0])
+
+
+@pytest.mark.parametrize("ratios", EXTREMES)
+def test_intervals_stay_within_zero_and_one(ratios):
+    mean, low, high = mean_ci95(ratios)  # evaluate's table
+    assert 0 <= low <= mean <= high <= 1
+    entry = _agent_entry([ratios], [0.0])  # the baselines' table and figure
+    for point, key in (("mean", "ci95"), ("iqm", "iqm_ci95")):
+        low, high = entry[key]
+        assert 0 <= low <= entry[point] <= high <= 1
+    if len(set(ratios)) > 1:
+        assert entry["ci95"][1] > entry["ci95"][0]
+
+
+def test_each_game_names_the_ratio_its_deals_are_scored_by(run):
+    _, out, _ = run
+    games = {g["game"]: g for g in json.loads((out / "baselines.json").read_text())["games"]}
+    assert games["dominion"]["ratio"] == "fewest turns (oracle optimum) / turns taken"
+    assert games["modern_art"]["ratio"] == "score / oracle bound"  # its plans are not optima
+    assert games["cribbage"]["ratio"] == "score / oracle optimum"

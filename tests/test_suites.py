@@ -4,6 +4,7 @@ every plan), refusing what no longer holds, and evaluating on a suite without so
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -20,6 +21,7 @@ SUITE = "war-r6s2-v9"  # the 12-card whole game: exact results in milliseconds a
 @pytest.fixture(autouse=True)
 def _own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TABLETOP_GYM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("TABLETOP_GYM_SUITES", str(tmp_path / "user-suites"))
 
 
 @pytest.fixture
@@ -238,3 +240,70 @@ def test_cli_lists_every_shipped_suite_checked(capsys):
     assert main(["suite", "list"]) == 0  # each suite loaded: checksum, environment, every plan replayed
     out = capsys.readouterr().out
     assert all(name in out for name in suites.available()) and "refused" not in out
+
+
+def test_build_writes_to_the_user_folder_never_into_the_package(tmp_path, capsys):
+    package = suites.data_dir().resolve()
+    assert main(["suite", "build", "war-r6s2-v7", "--size", "2", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    path = tmp_path / "user-suites" / "war-r6s2-v7.json"
+    assert path.is_file() and str(path) in out and "2 solved now" in out
+    assert not (package / "war-r6s2-v7.json").exists()
+    assert not suites.suite_path("war-r6s2-v7").resolve().is_relative_to(tmp_path)
+    # Listed as the user's, apart from the shipped ones; found by id and by path.
+    assert "war-r6s2-v7" not in suites.available() and suites.user_built() == ["war-r6s2-v7"]
+    assert main(["suite", "list"]) == 0
+    rows = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()[1:-1]}
+    assert rows["war-r6s2-v7"] == "user" and rows["cribbage-v0"] == "shipped"
+    assert suites.load("war-r6s2-v7").path == path
+    for suite in ("war-r6s2-v7", str(path)):
+        argv = ["evaluate", "war", "--ranks", "6", "--suits", "2", "--suite", suite, "--agent", "oracle"]
+        assert main([*argv, "--out", str(tmp_path / "report"), "--no-progress"]) == 0
+        assert "suite war-r6s2-v7: 2 deals" in capsys.readouterr().out
+
+
+def test_building_a_complete_suite_again_solves_nothing_and_says_so(built, capsys):
+    argv = ["suite", "build", SUITE, "--out", str(built), "--no-progress"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "nothing to solve" in out and "built in" not in out
+    assert suites.build(SUITE, out=built, progress=False).solved_now == 0
+
+
+def test_a_shipped_suite_is_checked_in_place_and_never_rebuilt_there(capsys):
+    before = suites.suite_path("nmbr9-small-v0").read_bytes()
+    assert main(["suite", "build", "nmbr9-small-v0", "--no-progress"]) == 0
+    assert "nothing to solve" in capsys.readouterr().out
+    assert main(["suite", "build", "nmbr9-small-v0", "--size", "60", "--no-progress"]) == 2
+    assert "new version" in capsys.readouterr().err
+    assert suites.suite_path("nmbr9-small-v0").read_bytes() == before
+
+
+def test_each_shipped_note_states_the_size_its_suite_has():
+    for name in suites.available():
+        meta = suites.load(name, replay=False).meta
+        claim = re.match(r"shrunk from ([0-9,]+) to ([0-9,]+) deals", meta["note"])
+        if meta["size"] < meta["target_size"]:
+            assert claim and claim.groups() == (f"{meta['target_size']:,}", f"{meta['size']:,}"), name
+        else:
+            assert claim is None, f"{name} holds its {meta['size']} deals but its note says {meta['note']}"
+
+
+def test_a_suite_built_to_another_size_says_its_own_size(built):
+    spec = suites.definition(SUITE)
+    assert suites.load(built).meta["note"] == f"shrunk from 1,000 to 6 deals; {spec.note}"
+    war = suites.definition("war-h26-v9")
+    assert war.describe(war.size).startswith("shrunk from 1,000 to 50 deals for the machine's time")
+    assert war.describe(3) == f"shrunk from 1,000 to 3 deals; {war.note}"  # not v0's reasons
+    assert war.describe(1000) == war.note
+
+
+def test_an_unwritable_suite_folder_is_refused_before_any_solving(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("TABLETOP_GYM_SUITES", str(blocker / "suites"))
+    monkeypatch.setattr(search, "solve_cached", lambda *a, **k: pytest.fail("solved before the check"))
+    assert main(["suite", "build", "war-r6s2-v7", "--size", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "the suite folder ($TABLETOP_GYM_SUITES)" in err and "is a file" in err
+    assert len(err.splitlines()) == 1

@@ -10,7 +10,9 @@ Any failure raises ``SuiteError``: a suite that no longer replays is never used 
 
 ``build`` makes or resumes a suite (entries already written are kept; the file is rewritten
 atomically as it grows), and a complete suite's numbers never change under its id: a different
-size, or a rebuild with a better oracle, goes to a new version (``cribbage-v1``).
+size, or a rebuild with a better oracle, goes to a new version (``cribbage-v1``). It writes to the
+user's suite folder (``user_dir``), never into the package: a suite found there is listed as
+user-built, and ``load`` finds it by id when the package ships none of that id.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import functools
 import hashlib
 import importlib
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -55,6 +58,9 @@ __all__ = [
     "build",
     "resolve",
     "suite_path",
+    "user_dir",
+    "user_suite_path",
+    "user_built",
     "oracle_revision",
     "deal_of_seed",
     "confirm_plan",
@@ -81,7 +87,8 @@ class SuiteDefinition:
     reads: they select the environment, its rules and the oracle's limits. ``options`` are the
     command-line options that select its environment, for messages. ``target_size`` is the size
     the benchmark asks for; ``size`` the size of the shipped v0 where solving all of them on a
-    2-core machine was too costly (``note`` says so and how its results were made).
+    2-core machine was too costly (``cut`` says why). ``note`` says how the results were made, for
+    any version; ``describe(size)`` is the note a suite of that size carries.
     """
 
     name: str
@@ -91,6 +98,15 @@ class SuiteDefinition:
     target_size: int
     size: int
     note: str = ""
+    cut: str = ""
+
+    def describe(self, size: int) -> str:
+        """The note of a version of ``size`` deals: a suite smaller than the target says so, and why
+        where it is the size the definition was cut to (a user's own size has the user's reasons)."""
+        if size >= self.target_size:
+            return self.note
+        why = f" {self.cut}" if self.cut and size == self.size else ""
+        return f"shrunk from {self.target_size:,} to {size:,} deals{why}; {self.note}"
 
     def args(self, cache: Path | None = None) -> argparse.Namespace:
         return argparse.Namespace(**self.settings, cache=cache)
@@ -106,8 +122,8 @@ DEFINITIONS: dict[str, SuiteDefinition] = {
             "(default rules)",
             1000,
             300,
-            "shrunk from 1,000 to 300 deals (about 2 s of CPU a deal on the shared 2-core machine); "
             "every result a proven optimum",
+            "(about 2 s of CPU a deal on the shared 2-core machine)",
         ),
         SuiteDefinition(
             "war-h26",
@@ -116,11 +132,11 @@ DEFINITIONS: dict[str, SuiteDefinition] = {
             "--horizon 26",
             1000,
             50,
-            "shrunk from 1,000 to 50 deals for the machine's time (seed 55 ran past 3 CPU minutes); the "
-            "full deck, default rules, scored by the cards held after 26 tricks; the exact search within "
+            "the full deck, default rules, scored by the cards held after 26 tricks; the exact search within "
             "20,000 positions, then CP-SAT with 10 s of work per deal (seconds of a 2-core machine as "
             "deterministic time; v0 was built when this limit was 10 s of wall clock on a loaded machine) "
             "(a bound, not an optimum, where it stops: some bounds are the trivial 52)",
+            "for the machine's time (seed 55 ran past 3 CPU minutes)",
         ),
         SuiteDefinition(
             "war-r6s2",
@@ -139,8 +155,9 @@ DEFINITIONS: dict[str, SuiteDefinition] = {
             "(default: solitaire, treasure supply, 4 Provinces)",
             200,
             100,
-            "shrunk from 200 to 100 deals (about 1.7 s of CPU a deal); the oracle's default work "
-            "limit, 3,000,000 search nodes per deal (a bound, not an optimum, where it stops first)",
+            "the oracle's default work limit, 3,000,000 search nodes per deal (a bound, not an optimum, "
+            "where it stops first)",
+            "(about 1.7 s of CPU a deal)",
         ),
         SuiteDefinition(
             "nmbr9",
@@ -149,7 +166,7 @@ DEFINITIONS: dict[str, SuiteDefinition] = {
             "(default: 9-2-20 on a 20x20 grid)",
             50,
             5,
-            "shrunk from 50 to 5 deals; plans and proven bounds with 3 s of work per deal, not optima "
+            "plans and proven bounds with 3 s of work per deal, not optima "
             "(the standard game leaves a large gap even at 300 s)",
         ),
         SuiteDefinition(
@@ -168,7 +185,7 @@ DEFINITIONS: dict[str, SuiteDefinition] = {
             "--players 2",
             50,
             4,
-            "shrunk from 50 to 4 deals; beam width 8 and 2 s of work per deal: plans and proven bounds, "
+            "beam width 8 and 2 s of work per deal: plans and proven bounds, "
             "not optima (a full game leaves a gap even at 30 s)",
         ),
         SuiteDefinition(
@@ -178,7 +195,7 @@ DEFINITIONS: dict[str, SuiteDefinition] = {
             "--players 3",
             50,
             4,
-            "shrunk from 50 to 4 deals; beam width 8 and 2 s of work per deal: plans and proven bounds, "
+            "beam width 8 and 2 s of work per deal: plans and proven bounds, "
             "not optima (a full game leaves a gap even at 30 s)",
         ),
     )
@@ -228,6 +245,9 @@ class Suite:
     entries: tuple[SuiteEntry, ...]
     meta: dict[str, Any]
     path: Path
+    # Deals the ``build`` call that returned this suite solved (0 for a suite loaded, or one that
+    # was complete already): what that call did, as against the build times, which add up every call.
+    solved_now: int = 0
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -314,16 +334,45 @@ def data_dir() -> Path:
 
 
 def suite_path(suite_id: str) -> Path:
-    """Where the package keeps a suite's file."""
+    """Where the package keeps a shipped suite's file."""
     _split_id(suite_id)
     return data_dir() / f"{suite_id}.json"
 
 
-def available() -> list[str]:
-    """Ids of the suites shipped (or built) in the package, sorted."""
-    folder = resources.files(__name__).joinpath("data")
-    names = [p.name for p in folder.iterdir()] if folder.is_dir() else []
+def user_dir() -> Path:
+    """Where ``build`` writes a suite unless told otherwise: ``$TABLETOP_GYM_SUITES`` if set, else
+    ``~/.local/share/tabletop-gym/suites``. Data, not a cache: a suite can take hours to solve and
+    its numbers get cited, so it does not go where caches are cleared (``~/.cache``)."""
+    env = os.environ.get("TABLETOP_GYM_SUITES")
+    return Path(env) if env else Path.home() / ".local" / "share" / "tabletop-gym" / "suites"
+
+
+def user_suite_path(suite_id: str) -> Path:
+    """Where ``build`` writes a suite by default."""
+    _split_id(suite_id)
+    return user_dir() / f"{suite_id}.json"
+
+
+def _ids(names: Sequence[str]) -> list[str]:
     return sorted(n[: -len(".json")] for n in names if n.endswith(".json") and _ID.match(n[:-5]))
+
+
+def available() -> list[str]:
+    """Ids of the suites shipped in the package, sorted."""
+    folder = resources.files(__name__).joinpath("data")
+    return _ids([p.name for p in folder.iterdir()] if folder.is_dir() else [])
+
+
+def user_built() -> list[str]:
+    """Ids of the suites in the user's suite folder (``user_dir``) that the package does not ship
+    (``load`` takes the shipped one of an id first), sorted."""
+    folder = user_dir()
+    try:
+        names = [p.name for p in folder.iterdir() if p.is_file()] if folder.is_dir() else []
+    except OSError:
+        return []  # an unreadable folder holds nothing to list; loading a file there says why
+    shipped = set(available())
+    return [n for n in _ids(names) if n not in shipped]
 
 
 # ---- replay through the engines ------------------------------------------------------------------
@@ -456,7 +505,8 @@ def _environment(spec_name: str, args: argparse.Namespace) -> tuple[str, dict[st
 
 
 def load(suite: str | Path, replay: bool = True) -> Suite:
-    """A checked suite, by id (``"cribbage-v0"``, shipped in the package) or by a file's path.
+    """A checked suite, by id (``"cribbage-v0"``: shipped in the package, else built into
+    ``user_dir``) or by a file's path.
 
     Checks, each a ``SuiteError`` naming the suite: the file parses and matches its checksum; it is
     complete; its environment and rules are what its definition gives today; every deal is
@@ -477,13 +527,15 @@ def load(suite: str | Path, replay: bool = True) -> Suite:
         suite_id = str(suite)
         spec = definition(suite_id)
         path = suite_path(suite_id)
+        if not path.is_file() and user_suite_path(suite_id).is_file():
+            path = user_suite_path(suite_id)
         try:
             meta, raw = _read(path, suite_id)
         except FileNotFoundError:
             shipped = ", ".join(available()) or "none"
             raise SuiteError(
-                f"no suite file for {suite_id} at {path} (shipped: {shipped}); "
-                f"build it with: tabletop-gym suite build {suite_id}"
+                f"no suite file for {suite_id} in the package or at {user_suite_path(suite_id)} "
+                f"(shipped: {shipped}); build it with: tabletop-gym suite build {suite_id}"
             ) from None
         if meta.get("id") != suite_id:
             raise SuiteError(f"suite file {path} holds suite {meta.get('id')!r}, not {suite_id}")
@@ -576,22 +628,30 @@ def build(
     Entries already in the file are kept (checked first); the file is rewritten atomically every
     ``save_every`` seconds and at the end, so an interrupted build resumes where it stopped. The size
     of an unfinished suite may change; a complete suite's may not (its numbers are published): a
-    different size is a new version. Returns the loaded, checked suite.
+    different size is a new version. The file is ``out``, else ``user_suite_path(suite_id)``; a
+    suite the package ships is checked there and never rewritten. Returns the loaded, checked
+    suite, with ``solved_now`` the deals this call solved.
     """
     spec = definition(suite_id)
-    path = Path(out) if out is not None else suite_path(suite_id)
+    # The package's files are published numbers, not a place to build in: an id it ships is only
+    # checked there (and resumed nowhere); any other goes to the user's folder.
+    shipped = out is None and suite_path(suite_id).is_file()
+    path = Path(out) if out is not None else suite_path(suite_id) if shipped else user_suite_path(suite_id)
     if path.exists() and not path.is_file():
         raise SuiteError(f"{path} is not a regular file (a folder, a device or a FIFO); expected a file")
+    if shipped:  # read only: no lock beside the package's files
+        return _build(suite_id, spec, path, shipped, size, cache, progress, save_every)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Two builds of one file would each solve every deal and the last to save would drop the other's.
     with hold_output(path, "suite file"):
-        return _build(suite_id, spec, path, size, cache, progress, save_every)
+        return _build(suite_id, spec, path, shipped, size, cache, progress, save_every)
 
 
 def _build(
     suite_id: str,
     spec: SuiteDefinition,
     path: Path,
+    shipped: bool,
     size: int | None,
     cache: Path | None,
     progress: bool,
@@ -640,12 +700,20 @@ def _build(
             "build_cpu_seconds": 0.0,
         }
     before = json.dumps([meta, len(entries)], sort_keys=True)
+    if not meta.get("complete"):
+        # Words, not numbers: the note and the target follow the definition and the size while the
+        # suite is made; a finished suite's words say how it was made, and stay.
+        meta.update(note=spec.describe(size), target_size=spec.target_size, options=spec.options)
     meta["size"] = size
-    # Words, not numbers: the note and the target follow the definition.
-    meta.update(note=spec.note, target_size=spec.target_size, options=spec.options)
     entries = entries[:size]
     # A finished suite asked for again is left as it is (not even its build times are touched).
     changed = json.dumps([meta, len(entries)], sort_keys=True) != before or len(entries) < size
+    if shipped and changed:
+        raise SuiteError(
+            f"suite {suite_id} ships with the package ({path}), which is never rebuilt in place: "
+            f"give --out FILE to build a copy elsewhere"
+        )
+    already = len(entries)
     env = gym.make(env_id, **kwargs, reveal_deal=True)
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     spent_wall, spent_cpu = meta["build_wall_seconds"], meta["build_cpu_seconds"]
@@ -658,7 +726,8 @@ def _build(
 
     revision = oracle_revision(spec.game)
     try:
-        bar = tqdm(total=size, initial=len(entries), desc=suite_id, unit="deal", disable=not progress)
+        quiet = not progress or not changed
+        bar = tqdm(total=size, initial=len(entries), desc=suite_id, unit="deal", disable=quiet)
         for seed in range(len(entries), size):
             deal = deal_of_seed(env, seed)
             result = game.oracle(deal, args)
@@ -676,7 +745,7 @@ def _build(
         env.close()
         if changed:
             save()  # also on Ctrl-C or an error: what was solved is kept for the next run
-    return load(path)
+    return dataclasses.replace(load(path), solved_now=len(entries) - already)
 
 
 # ---- the command line's view -----------------------------------------------------------------------

@@ -4,11 +4,13 @@ MaskablePPO trained for a fixed budget on several seeds, and the oracle's plans.
 Scores are normalized per deal by the suite's stored oracle result (``score_ratio``: score/optimum,
 fewest turns/turns for Dominion, and for War's whole game (score+1)/(optimum+1), a loss 0 and a win
 1), so 1 is the best play of that very deal. Per game the report
-gives each agent's mean with a 95% interval over deals; for the trained agents, whose result varies
-with the training seed, it gives the interquartile mean (IQM) over seeds x deals with a stratified
-bootstrap interval (runs resampled within each deal), and across games the IQM over seeds x games,
-as rliable computes them (Agarwal et al., 2021). Deterministic agents (the bots, random seeded by
-the deal) are one run each: their across-game interval has zero width.
+gives each agent's mean and interquartile mean (IQM) over runs (training seeds; one for the bots)
+x deals, each with a 95% percentile bootstrap interval that resamples the deals and, within each
+deal, the runs (rliable's stratified bootstrap with ``task_bootstrap``; Agarwal et al., 2021): it
+says how the figure would move on other deals and other seeds, and stays within [0, 1]. Across games
+it gives the IQM over runs x games of each run's mean, runs resampled within each game (the five
+games are the benchmark, not a sample): deterministic agents (the bots, random seeded by the deal)
+are one run each, so their across-game interval has zero width.
 
 Training is resumable: a run whose ``model.zip`` already exists with the same game, settings, seed
 and budget is reused, so an interrupted ``tabletop-gym baselines`` continues where it stopped.
@@ -27,7 +29,7 @@ import numpy as np
 from tqdm import tqdm
 
 from tabletop_gym.core import atomic_output, atomic_write_text, check_int, hold_output
-from tabletop_gym.training.evaluate import mean_ci95, score_ratio
+from tabletop_gym.training.evaluate import score_ratio
 
 # One suite per game: the environment each game's demo trains on, with proven optima where the
 # oracle gives them (Cribbage, War 6x2, Nmbr9 9-2-5) and plans with proven bounds elsewhere.
@@ -59,15 +61,38 @@ def _rliable() -> Any:
     return library, metrics
 
 
-def iqm_interval(scores: np.ndarray, seed: int = 0) -> tuple[float, float, float]:
-    """IQM of a (runs x tasks) score matrix and its 95% stratified-bootstrap interval (rliable)."""
+def intervals(
+    scores: np.ndarray, resample_tasks: bool = True, seed: int = 0, reps: int = BOOTSTRAP_REPS
+) -> dict[str, tuple[float, float, float]]:
+    """IQM and mean of a (runs x tasks) score matrix, each with its 95% percentile interval from
+    rliable's stratified bootstrap: runs resampled within each task and, with ``resample_tasks``
+    (the deals of a suite), the tasks too. Resampling only the runs within each deal would give an
+    agent of one run, or runs that play alike, an interval of no width whatever its spread over
+    deals. Percentiles of resampled IQMs and means stay within the scores' range."""
     library, metrics = _rliable()
     scores = np.asarray(scores, dtype=float)
+    state = np.random.get_state()
     np.random.seed(seed)  # rliable draws from numpy's global generator: fixed for a reproducible table
-    points, intervals = library.get_interval_estimates(
-        {"agent": scores}, lambda x: np.array([metrics.aggregate_iqm(x)]), reps=BOOTSTRAP_REPS
-    )
-    return float(points["agent"][0]), float(intervals["agent"][0, 0]), float(intervals["agent"][1, 0])
+    try:
+        points, estimates = library.get_interval_estimates(
+            {"agent": scores},
+            lambda x: np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)]),
+            task_bootstrap=resample_tasks,
+            reps=reps,
+        )
+    finally:
+        np.random.set_state(state)  # the caller's draws are not this table's business
+    point, (low, high) = points["agent"], estimates["agent"]
+    return {
+        key: (float(point[i]), float(low[i]), float(high[i])) for i, key in enumerate(("iqm", "mean"))
+    }
+
+
+def iqm_interval(
+    scores: np.ndarray, seed: int = 0, resample_tasks: bool = True
+) -> tuple[float, float, float]:
+    """IQM of a (runs x tasks) score matrix and its 95% interval (``intervals``)."""
+    return intervals(scores, resample_tasks, seed)["iqm"]
 
 
 def _trained(
@@ -148,6 +173,7 @@ def run_suite(
         [float(np.mean([e.score for e in entries]))],
     )
     optimal = sum(e.optimal for e in entries)
+    best = "oracle optimum" if optimal == report["episodes"] else "oracle bound"
     return {
         "suite": suite.id,
         "game": suite.game,
@@ -156,6 +182,7 @@ def run_suite(
         "deals": report["episodes"],
         "proven_optimal": optimal,
         "denominator": "optimum" if optimal == report["episodes"] else "bound",
+        "ratio": spec.ratio_name(args).format(best=best),  # what each deal's ratio divides
         "mean_bound": float(np.mean([e.bound for e in entries])),
         "steps": steps,
         "training_aids": TRAINING_AIDS.get(suite.game, {}),
@@ -166,11 +193,11 @@ def run_suite(
 
 
 def _agent_entry(ratios: Sequence[Sequence[float]], mean_scores: Sequence[float]) -> dict[str, Any]:
-    """One agent on one suite: per-run per-deal ratios, the mean with a 95% interval over deals (all
-    runs pooled), and the IQM over runs x deals with its stratified bootstrap interval."""
+    """One agent on one suite: per-run per-deal ratios, the mean and the IQM over runs x deals, each
+    with its 95% interval over deals and runs (``intervals``)."""
     matrix = np.asarray(ratios, dtype=float)  # runs x deals
-    mean, low, high = mean_ci95(matrix.ravel().tolist())
-    iqm, iqm_low, iqm_high = iqm_interval(matrix)
+    figures = intervals(matrix, resample_tasks=True)
+    (mean, low, high), (iqm, iqm_low, iqm_high) = figures["mean"], figures["iqm"]
     return {
         "runs": len(ratios),
         "ratios": matrix.tolist(),
@@ -193,7 +220,7 @@ def aggregate(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if len(runs) != 1:
             continue
         matrix = np.array([g["agents"][agent]["run_means"] for g in games], dtype=float).T  # runs x games
-        iqm, low, high = iqm_interval(matrix)
+        iqm, low, high = iqm_interval(matrix, resample_tasks=False)  # the games are fixed: runs resampled
         result[agent] = {
             "runs": runs.pop(),
             "iqm": iqm,
@@ -280,9 +307,9 @@ def markdown(report: dict[str, Any]) -> str:
         rows[5].append(_cell(agents[ORACLE]))
     lines = [
         "Score / oracle optimum per deal (Dominion: fewest turns / turns taken; War: (result + 1) / "
-        "(best result + 1), a loss 0); mean [95% CI] over deals, "
-        f"{PPO} over {report['seeds']} training seeds x deals; IQM [95% stratified bootstrap CI] as rliable "
-        "computes it. A column marked 'bound' divides by proven bounds, not optima.",
+        "(best result + 1), a loss 0); mean and IQM over runs x deals "
+        f"({PPO}: {report['seeds']} training seeds) [95% bootstrap CI, deals and runs within each deal "
+        "resampled, as rliable computes it]. A column marked 'bound' divides by proven bounds, not optima.",
         "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
@@ -349,8 +376,8 @@ def plot(report: dict[str, Any], path: Path) -> str | None:
     for unused in axes[0][panels:]:
         unused.set_visible(False)
     for ax, g in zip(axes[0], games, strict=False):
-        denominator = "bound" if g["denominator"] == "bound" else "optimum"
-        _panel(ax, g["agents"], "mean", "o", f"{g['game']} ({g['deals']} deals)", f"score / {denominator}")
+        label = g.get("ratio", f"score / {g['denominator']}")  # reports written before it was stored
+        _panel(ax, g["agents"], "mean", "o", f"{g['game']} ({g['deals']} deals)", label)
     if report["aggregate"]:
         _panel(
             axes[0][panels - 1],

@@ -133,7 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_suite_command(commands: argparse._SubParsersAction) -> None:
     sub = commands.add_parser("suite", help=HELP["suite"])
     actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
-    actions.add_parser("list", help="the shipped suites, checked, with their sizes and mean results")
+    actions.add_parser(
+        "list", help="the shipped and user-built suites, checked, with their sizes and mean results"
+    )
     check = actions.add_parser("check", help="load a suite: checksum, environment, every plan replayed")
     check.add_argument("suite", type=nonempty, help="suite id (cribbage-v0) or suite file")
     build = actions.add_parser("build", help="make or resume a suite (entries already written are kept)")
@@ -146,7 +148,8 @@ def _add_suite_command(commands: argparse._SubParsersAction) -> None:
         dest="suite_file",  # a file, not the report folder that _check_paths makes for --out
         type=path_arg,
         default=None,
-        help="suite file (default: the package's suites/data/ID.json)",
+        help="suite file (default: ID.json in $TABLETOP_GYM_SUITES or ~/.local/share/tabletop-gym/suites; "
+        "a suite the package ships is only checked)",
     )
     build.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -212,32 +215,48 @@ def _suite(args: argparse.Namespace) -> int:
             from tabletop_gym.training.batch import check_output_file
 
             check_output_file(args.suite_file)  # a folder, a device or a FIFO is refused before any work
+        elif not suites.suite_path(args.suite).is_file():  # a shipped suite is only checked
+            check_output_dir(suites.user_dir(), "the suite folder ($TABLETOP_GYM_SUITES)")
         progress = not args.no_progress
         suite = suites.build(args.suite, args.size, args.suite_file, args.cache, progress=progress)
-        meta = suite.meta
+        meta, optimal = suite.meta, sum(e.optimal for e in suite.entries)
+        if not suite.solved_now:
+            print(f"{suite.id}: nothing to solve: its {len(suite)} deals ({optimal} proven optimal) are all "
+                  f"in {suite.path}")
+            return 0
         print(
-            f"{suite.id}: {len(suite)} deals, {sum(e.optimal for e in suite.entries)} proven optimal; built "
-            f"in {meta['build_wall_seconds']} s ({meta['build_cpu_seconds']} s CPU); written to {suite.path}"
+            f"{suite.id}: {len(suite)} deals, {optimal} proven optimal; {suite.solved_now} solved now; built "
+            f"in {meta['build_wall_seconds']} s ({meta['build_cpu_seconds']} s CPU) over every run of the "
+            f"build; written to {suite.path}"
         )
         return 0
-    names = suites.available() if args.action == "list" else [args.suite]
-    print(f"{'suite':18} {'deals':>6} {'optimal':>8} {'mean score':>11} {'mean bound':>11}  options")
+    if args.action == "list":
+        names = [(n, "shipped") for n in suites.available()] + [(n, "user") for n in suites.user_built()]
+    else:
+        names = [(args.suite, "file" if args.suite.endswith(".json") else "")]
+    print(
+        f"{'suite':18} {'source':8} {'deals':>8} {'optimal':>8} {'mean score':>11} {'mean bound':>11}"
+        "  options"
+    )
     refused = 0
-    for name in names:
+    for name, source in names:
         try:
             row = suites.load(Path(name) if name.endswith(".json") else name).summary()
         except suites.SuiteError as error:
             if args.action == "check":
                 raise
             # The listing goes on, but a refused suite is shown as refused and the status says so.
-            print(f"{name:18} refused: {error}")
+            print(f"{name:18} {source:8} refused: {error}")
             refused += 1
             continue
         size = f"{row['deals']}" + (f"/{row['target_size']}" if row["target_size"] != row["deals"] else "")
+        source = source or ("shipped" if name in suites.available() else "user")
         print(
-            f"{row['id']:18} {size:>6} {row['optimal']:>8} {row['mean_score']:>11.2f} "
+            f"{row['id']:18} {source:8} {size:>8} {row['optimal']:>8} {row['mean_score']:>11.2f} "
             f"{row['mean_bound']:>11.2f}  {row['options']}"
         )
+    if args.action == "list" and suites.user_built():
+        print(f"user-built suites (source 'user') are in {suites.user_dir()} ($TABLETOP_GYM_SUITES)")
     if args.action == "check":
         print("checked: checksum, environment, every deal and every plan replayed through the engine")
     return 1 if refused else 0

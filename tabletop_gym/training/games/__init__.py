@@ -52,6 +52,9 @@ class GameSpec:
     - ``references(args)``: values of the settings that ``evaluate`` divides each agent's mean
       score by, beside the per-deal oracle (Nmbr9: the expected value of the best policy that does
       not see the cards to come); an empty dict where there are none.
+    - ``ratio_name(args)``: what ``evaluate``'s per-deal ratio divides by what (``score_ratio``),
+      for the axis of its plot and the report, with ``{best}`` where the oracle's optimum (or bound)
+      goes: "fewest turns ({best}) / turns taken", not "minus turns / optimum".
     - ``worst_score(args)``: where a deal's score can be below 0, the worst score of any deal (War's
       whole game: -1, a loss), the zero of ``evaluate``'s score/optimum scale; None where the plain
       ratio applies.
@@ -73,7 +76,7 @@ class GameSpec:
         [Sequence[float], Sequence[OracleResult | None], Sequence[dict[str, Any]]], dict[str, float]
     ] = _no_figures
     commands: dict[str, Callable[[argparse.Namespace], int]] = field(default_factory=dict)
-    score_name: str = "score"
+    ratio_name: Callable[[argparse.Namespace], str] = lambda args: "score / {best}"
     ppo: dict[str, Any] = field(default_factory=dict)
     env_id_for: Callable[[argparse.Namespace], str] | None = None
     demo: dict[str, Any] = field(default_factory=dict)

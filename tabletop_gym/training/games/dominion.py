@@ -681,7 +681,7 @@ SPEC = GameSpec(
     add_arguments=_add_arguments,
     figures=_figures,
     commands={"solve": _solve_command, "play": _play, "bench": _bench, "tournament": _tournament},
-    score_name="minus turns",
+    ratio_name=lambda args: "fewest turns ({best}) / turns taken",  # the score is minus the turns
     # Episodes are long (20-60 decisions, one reward per turn): rollouts of 256 steps in each of the
     # 8 environments hold several whole episodes; gamma 1 because the return is the turn count itself.
     ppo={"n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4, "gamma": 1.0,

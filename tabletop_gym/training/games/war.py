@@ -591,7 +591,11 @@ SPEC = GameSpec(
     add_arguments=_add_arguments,
     figures=_figures,
     commands={"solve": _solve_command, "play": _play, "bench": _bench, "stats": _stats},
-    score_name="result (or cards held at the horizon)",
+    ratio_name=lambda args: (
+        "(result + 1) / ({best} + 1)"  # a loss -1, a draw 0, a win 1: a loss is 0
+        if getattr(args, "horizon", None) is None
+        else f"cards held after {args.horizon} tricks / {{best}}"
+    ),
     demo=DEMO,
     # The whole game scores -1 (a loss), 0 or 1: a loss is the zero of the score/optimum scale.
     worst_score=lambda args: None if getattr(args, "horizon", None) is not None else -1.0,
