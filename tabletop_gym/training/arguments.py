@@ -85,6 +85,17 @@ def float_arg(
     return parse
 
 
+MAX_WORK_LIMIT = 86_400.0
+"""The largest work limit (``--time-limit``) any command takes: a day of work; more is a typo."""
+
+WORK_LIMIT_NOTE = (
+    "counted as work (CP-SAT's deterministic time, positions searched), not by a clock, so every "
+    "machine gives the same answer: a unit is about a second of an idle 2-core machine, and the wall "
+    "clock can run several times longer on a loaded one"
+)
+"""What every ``--time-limit`` help says: the limit is deterministic work, not wall-clock seconds."""
+
+
 seed_arg = int_arg(0, SEED_MAX)
 """An argparse type for ``--seed``: a non-negative integer (what Gymnasium's ``reset(seed=...)``
 and numpy accept)."""

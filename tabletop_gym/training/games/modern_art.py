@@ -44,7 +44,7 @@ from tabletop_gym.envs.modern_art.rules import (
     symbol_of,
 )
 from tabletop_gym.oracles import modern_art as oracle
-from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
+from tabletop_gym.training.arguments import WORK_LIMIT_NOTE, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
@@ -138,8 +138,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "play", "evaluate", "demo") and "time_limit" not in known:
         parser.add_argument(
             "--time-limit", type=float_arg(0, oracle.MAX_TIME_LIMIT, low_open=True), default=10.0,
-            help="time for the oracle's CP-SAT models and plan search, in seconds of a 2-core machine "
-            "(counted in deterministic work: the same answer on every machine; default 10)",
+            help=f"the work limit of the oracle's CP-SAT models and plan search, {WORK_LIMIT_NOTE} "
+            "(default 10)",
         )  # fmt: skip
     if command in ("evaluate", "demo") and "cache" not in known:
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")

@@ -41,7 +41,7 @@ from tabletop_gym.oracles.nmbr9.unknown import (
     hindsight_mean,
     solve_unknown,
 )
-from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
+from tabletop_gym.training.arguments import WORK_LIMIT_NOTE, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb
 from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
@@ -140,8 +140,7 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             "--time-limit",
             type=time_limit,
             default=30.0,
-            help="the oracle's time per deal, in seconds of a 2-core machine (counted in deterministic "
-            "work: the same answer on every machine; default 30)",
+            help=f"the oracle's work limit per deal, {WORK_LIMIT_NOTE} (default 30)",
         )
         parser.add_argument(
             "--model-grid",
@@ -196,8 +195,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             "--time-limit",
             type=time_limit,
             default=15.0,
-            help="oracle seconds of work per known-draft deal, as in solve (default 15; the issue's "
-            "budget is 300)",
+            help=f"the oracle's work limit per known-draft deal, {WORK_LIMIT_NOTE} (default 15; the "
+            "issue's budget is 300)",
         )
         parser.add_argument(
             "--free-time-limit",
