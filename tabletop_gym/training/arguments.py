@@ -85,6 +85,14 @@ def float_arg(
     return parse
 
 
+MAX_EPISODES = 1_000_000
+"""The most deals one evaluation plays: its report keeps every deal's score and deal string (about a
+hundred bytes each), and a million deals of the fastest game take hours."""
+
+MAX_STEPS = 1_000_000_000
+"""The most environment steps one training run takes: about a week at this project's fastest rates;
+more is a typo, not a request."""
+
 MAX_WORK_LIMIT = 86_400.0
 """The largest work limit (``--time-limit``) any command takes: a day of work; more is a typo."""
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_gym.core import atomic_output, atomic_write_text, check_int
+from tabletop_gym.training.arguments import MAX_STEPS
 from tabletop_gym.training.games import GameSpec
 
 DEFAULT_PPO: dict[str, Any] = {
@@ -70,7 +71,7 @@ def train(
         raise ImportError("training needs the training extra: pip install 'tabletop-gym[train]'") from exc
     import tabletop_gym  # noqa: F401  (registers the environments)
 
-    steps = check_int("steps", steps, 1)
+    steps = check_int("steps", steps, 1, MAX_STEPS)
     n_envs = check_int("n_envs", n_envs, 1)
     seed = check_int("seed", seed, 0)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, 0)

@@ -19,7 +19,9 @@ from tabletop_gym.agents.probe import ProbeRules, add_probe_arguments, probe_age
 from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
+    MAX_COPIES,
     MAX_GRID,
+    MAX_VALUE,
     MIN_GRID,
     NUM_ROTATIONS,
     Nmbr9State,
@@ -63,6 +65,9 @@ DEMO: dict[str, Any] = {
     "steps": 50_000,
     "episodes": 40,
 }
+
+
+MAX_LEVELS = (MAX_VALUE + 1) * MAX_COPIES + 1  # the table and one level a card: the largest deck's
 
 
 def variant_arg(text: str) -> Variant:
@@ -133,7 +138,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             help=f"cells per side of the grid, {MIN_GRID}-{MAX_GRID} (default {DEFAULT_GRID})",
         )
         parser.add_argument(
-            "--levels", type=int_arg(1), default=None, help="level limit, the table included (at least 1)"
+            "--levels",
+            type=int_arg(1, MAX_LEVELS),
+            default=None,
+            help=f"level limit, the table included, 1-{MAX_LEVELS} (no stack is higher than its cards)",
         )
     if command in ("solve", "evaluate", "play", "demo"):
         parser.add_argument(
