@@ -23,6 +23,8 @@ import argparse
 import dataclasses
 import json
 import os
+import re
+import socket
 import statistics
 import sys
 import time
@@ -38,6 +40,44 @@ from tabletop_gym.core import OracleResult, TabletopError, quote_input
 from tabletop_gym.training.arguments import SEED_MAX, check_output_dir, int_arg, one_line, path_arg
 
 RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'tabletop-gym[ray]'"
+RAY_CONNECT_SECONDS = 5.0
+"""How long ``--ray HOST:PORT`` waits for the cluster's port to answer before it is refused: Ray's own
+connection retries go on for minutes, repeating 'Failed to connect to GCS'."""
+_RAY_ADDRESS = re.compile(r"(?:ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*):([0-9]{1,5})", re.ASCII)
+
+
+def ray_address_arg(text: str) -> str:
+    """An argparse type for ``--ray ADDRESS``: ``local``, ``auto`` or HOST:PORT (``ray://`` allowed),
+    with a port 1-65535 and, for a dotted address, four numbers 0-255."""
+    text = text.strip()
+    if text in ("local", "auto"):
+        return text
+    found = _RAY_ADDRESS.fullmatch(text)
+    expected = "expected local, auto or a cluster's HOST:PORT (port 1-65535)"
+    if found is None or not 1 <= int(found.group(2)) <= 65535:
+        raise argparse.ArgumentTypeError(f"{expected}, got {quote_input(text)}")
+    parts = found.group(1).split(".")
+    if all(p.isdigit() for p in parts) and (len(parts) != 4 or any(int(p) > 255 for p in parts)):
+        raise argparse.ArgumentTypeError(f"{found.group(1)} is not an IPv4 address; {expected}")
+    return text
+
+
+def check_ray_reachable(address: str, timeout: float = RAY_CONNECT_SECONDS) -> None:
+    """Refuse a cluster address whose port does not answer within ``timeout`` seconds, in one line,
+    before Ray is started (its own retries last minutes)."""
+    found = _RAY_ADDRESS.fullmatch(address)
+    if found is None:  # local, auto: Ray finds or starts its own
+        return
+    host, port = found.group(1).strip("[]"), int(found.group(2))
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as error:
+        reason = f"no answer within {timeout:g} s" if isinstance(error, TimeoutError) else error.strerror
+        raise ValueError(
+            f"--ray {address}: no Ray cluster answers there ({reason or error}); start one with "
+            "'ray start --head', or give --ray alone for a local Ray"
+        ) from None
 # Options of the batch run itself, and one-deal options of solve: not part of the question a line
 # answers, so neither stored in its settings nor compared when a run resumes.
 RUN_OPTIONS = frozenset(
@@ -156,6 +196,7 @@ def add_ray_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup)
         "--ray",
         nargs="?",
         const="local",
+        type=ray_address_arg,
         default=None,
         metavar="ADDRESS",
         help="solve the deals as Ray tasks: on a local Ray started for this run, or on the existing "
@@ -450,6 +491,8 @@ def start_ray(address: str, cpus: int | None) -> tuple[Any, bool, str]:
     process (a notebook, a test) is used as it is."""
     import logging
 
+    if address != "local":
+        check_ray_reachable(address)
     ray = import_ray()
     started = False
     if not ray.is_initialized():
