@@ -477,11 +477,17 @@ class TabletopEnv(gym.Env):
         """The action as a Python int, accepting exactly what ``action_space.contains`` accepts:
         Python ints, numpy integer scalars and 0-d integer arrays (what ``model.predict`` returns).
         Python bools are ints to Gymnasium's ``Discrete`` and so act as 0 and 1; numpy bools, floats
-        and anything else raise ``IllegalActionError``, as does an index out of range."""
-        if not self.action_space.contains(action):
-            legal = legal_actions(self.action_masks()) if self.has_position() else []
-            raise IllegalActionError(action, legal, f"an action is an integer 0-{self.action_space.n - 1}")
-        return int(action)
+        and anything else raise ``IllegalActionError``, as does an index out of range. Unsigned numpy
+        integers are integers too (``Discrete.contains`` refuses ``np.uint64``, which cannot be cast
+        to its int64 without loss, though a legal action's value fits)."""
+        value = action[()] if isinstance(action, np.ndarray) and action.shape == () else action
+        if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
+            index = int(value)
+            start = int(self.action_space.start)
+            if start <= index < start + self.action_space.n:
+                return index
+        legal = legal_actions(self.action_masks()) if self.has_position() else []
+        raise IllegalActionError(action, legal, f"an action is an integer 0-{self.action_space.n - 1}")
 
     @staticmethod
     def _deal_option(options: Any) -> Any:

@@ -16,7 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from tabletop_gym.core import quote_input
+
 SEED_MAX = 2**63 - 1
+MAX_DIGITS = 40  # more digits than any bound of any option has
 
 
 class Parser(argparse.ArgumentParser):
@@ -45,10 +48,16 @@ def int_arg(low: int | None = None, high: int | None = None) -> Callable[[str], 
     """An argparse type: an integer within ``[low, high]``."""
 
     def parse(text: str) -> int:
+        digits = text.strip().lstrip("+-").lstrip("0")
+        if len(digits) > MAX_DIGITS and digits.isascii() and digits.isdigit():
+            # int() refuses past 4300 digits and is slow before: such a number is out of any range.
+            raise argparse.ArgumentTypeError(
+                f"must be {_range_text(low, high)}, got a number of {len(digits)} digits"
+            )
         try:
             value = int(text.strip(), 10)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected an integer, got {quote_input(text)}") from None
         if low is not None and value < low:
             raise argparse.ArgumentTypeError(
                 f"must be {_range_text(low, high if high != SEED_MAX else None)}, got {value}"
@@ -72,9 +81,9 @@ def float_arg(
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected a number, got {quote_input(text)}") from None
         if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {quote_input(text)}")
         too_low = low is not None and (value <= low if low_open else value < low)
         if too_low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"must be {_range_text(low, high, low_open)}, got {value:g}")

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.modern_art import GreedyAgent
-from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text, check_int
+from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text, check_int, quote_input
 from tabletop_gym.envs.modern_art.env import MAX_PLAYERS, ModernArtEnv
 from tabletop_gym.envs.modern_art.rules import (
     ARTIST_CHARS,
@@ -109,7 +109,9 @@ def _player_counts(text: str) -> list[int]:
         try:
             count = int(part.strip(), 10)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected counts such as 2,3,4,5, got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected counts such as 2,3,4,5, got {quote_input(text)}"
+            ) from None
         if not 2 <= count <= MAX_PLAYERS:
             raise argparse.ArgumentTypeError(f"player counts must be from 2 to {MAX_PLAYERS}, got {count}")
         counts.append(count)
@@ -363,13 +365,15 @@ def _read_answer(answer: str, state: State) -> tuple[int | None, str]:
     if not text:
         return None, hint
     if text.isascii() and text.isdigit():
-        number = int(text)
-        if 1 <= number <= len(legal):
+        # No int() of thousands of digits (Python refuses past 4300, which ended the game): a
+        # number longer than the options' count is no option.
+        number = int(text) if len(text) <= len(str(len(legal))) else None
+        if number is not None and 1 <= number <= len(legal):
             return legal[number - 1], ""
-        return None, f"there is no option {number}: {hint}"
+        return None, f"there is no option {quote_input(text, 20)}: {hint}"
     action = _named_action(text, state.phase)
     if action is None:
-        return None, f"{answer!r} is not a card or an option: {hint}"
+        return None, f"{quote_input(answer, 40)} is not a card or an option: {hint}"
     if action in legal:
         return action, ""
     return None, f"{_why_not(action, state)}; {hint}"
