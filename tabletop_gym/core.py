@@ -211,13 +211,15 @@ class OracleCache:
     """
 
     FORMAT = 1
+    # Roots already warned about in this process: the command line opens a cache per deal (and a
+    # demo one more for its first deal), and one unwritable folder is one warning, not one a deal.
+    _warned_roots: set[Path] = set()
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         self.root = Path(root) if root is not None else default_cache_dir()
         self.hits = 0
         self.misses = 0
         self.rejected = 0
-        self._warned = False
 
     def path(self, game: str, variant: str, deal: str) -> Path:
         digest = hashlib.sha256(f"{game}\0{variant}\0{deal}".encode()).hexdigest()[:32]
@@ -263,7 +265,9 @@ class OracleCache:
     def _check_usable(self, path: Path) -> None:
         """Refuse what would hang or fail on every run: a root (or folder) that is a file, an entry
         that is a folder, a FIFO or a device (reading a FIFO blocks forever)."""
-        for parent in (self.root, *[p for p in path.parents if self.root in p.parents]):
+        # The root's own parents too: a root under a file fails on every write, wherever the root
+        # came from (--cache, which the command line refuses alike, or $TABLETOP_GYM_CACHE).
+        for parent in (*self.root.parents, self.root, *[p for p in path.parents if self.root in p.parents]):
             if parent.exists() and not parent.is_dir():
                 raise CacheError(
                     f"oracle cache {self.root}: {parent} is not a folder; "
@@ -291,9 +295,10 @@ class OracleCache:
         try:
             atomic_write_text(path, json.dumps(entry))
         except OSError as error:
-            if not self._warned:
+            root = self.root.resolve()
+            if root not in OracleCache._warned_roots:
                 print(f"tabletop-gym: warning: oracle cache not written ({error})", file=sys.stderr)
-                self._warned = True
+                OracleCache._warned_roots.add(root)
             return False
         return True
 

@@ -81,7 +81,10 @@ def check_ray_reachable(address: str, timeout: float = RAY_CONNECT_SECONDS) -> N
 # Options of the batch run itself, and one-deal options of solve: not part of the question a line
 # answers, so neither stored in its settings nor compared when a run resumes.
 RUN_OPTIONS = frozenset(
-    {"command", "game", "deals", "batch_out", "ray", "ray_cpus", "cpus_per_deal", "no_progress", "cache"}
+    {
+        "command", "game", "deals", "batch_out", "ray", "ray_cpus", "cpus_per_deal", "no_progress", "cache",
+        "cache_for_deals_only",
+    }
 )
 # The one-deal modes of the games' solve commands (a given deal, free deals, the unknown draw
 # order, CP-SAT pattern queries): none of them is a per-deal oracle result, so --deals refuses them.
@@ -238,7 +241,10 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --deals: the JSON-lines file, one result a line; deals already in it are skipped",
     )
     if "cache" not in known:
-        group.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
+        group.add_argument("--cache", type=path_arg, default=None, help="with --deals: oracle cache folder")
+        # The game's one-deal solve keeps no cache: this --cache is for --deals only, and
+        # check_batch_options refuses it alone rather than accept and ignore it.
+        parser.set_defaults(cache_for_deals_only=True)
     add_ray_arguments(group)
     if "no_progress" not in known:
         group.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -257,7 +263,10 @@ def check_ray_options(args: argparse.Namespace) -> None:
 def check_batch_options(args: argparse.Namespace) -> None:
     """The options of ``solve GAME`` that only --deals uses, and the one-deal options it refuses."""
     if args.deals is None:
-        for option in ("batch_out", "ray", "ray_cpus", "cpus_per_deal"):
+        batch_only = ["batch_out", "ray", "ray_cpus", "cpus_per_deal"]
+        if getattr(args, "cache_for_deals_only", False):
+            batch_only.append("cache")
+        for option in batch_only:
             if getattr(args, option, None) is not None:
                 raise ValueError(f"--{_dashed(option)} is for batch solving: give --deals too")
         return

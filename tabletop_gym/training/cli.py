@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import tabletop_gym
-from tabletop_gym.core import TabletopError
+from tabletop_gym.core import TabletopError, default_cache_dir
 from tabletop_gym.training.arguments import (
     MAX_EPISODES,
     MAX_STEPS,
@@ -332,6 +333,9 @@ def _check_paths(args: argparse.Namespace) -> None:
     cache = getattr(args, "cache", None)
     if isinstance(cache, Path):
         check_cache_dir(cache)
+    elif hasattr(args, "cache") and os.environ.get("TABLETOP_GYM_CACHE"):
+        # The cache the oracle opens without --cache, refused alike before any work.
+        check_cache_dir(default_cache_dir(), "$TABLETOP_GYM_CACHE")
 
 
 def _solve_batch(spec: GameSpec, args: argparse.Namespace) -> int:

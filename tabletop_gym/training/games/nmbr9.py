@@ -70,12 +70,46 @@ DEMO: dict[str, Any] = {
 MAX_LEVELS = (MAX_VALUE + 1) * MAX_COPIES + 1  # the table and one level a card: the largest deck's
 
 
-def variant_arg(text: str) -> Variant:
-    """An argparse type for ``--variant``: m-c-k, checked when the command line is read."""
+DRAFTS = {"U": "unknown draft", "K": "known draft", "F": "free draft"}
+"""The draft letters of a variant T-m-c-k (shared/rules/nmbr9.md)."""
+
+
+def _draft_and_variant(text: str) -> tuple[str | None, Variant]:
+    """(the draft letter, upper case, or None without one; the variant m-c-k), checked."""
     try:
-        return Variant.parse(nonempty(text))
+        variant = Variant.parse(nonempty(text))
     except InvalidDealError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    head = text.strip()[:2].upper()
+    return (head[0] if head[1:] == "-" and head[0] in DRAFTS else None), variant
+
+
+def variant_arg(text: str) -> Variant:
+    """An argparse type for ``--variant`` outside ``solve``: m-c-k, checked when the command line is
+    read. A draft letter is refused: these commands play dealt cards one at a time, and a letter
+    that chose nothing would be silently ignored."""
+    draft, variant = _draft_and_variant(text)
+    if draft is not None:
+        raise argparse.ArgumentTypeError(
+            f"{text.strip()}: the draft letter ({draft}, {DRAFTS[draft]}) chooses what solve solves; "
+            f"this command plays the cards as they are dealt: give {variant}"
+        )
+    return variant
+
+
+class _SolveVariant(argparse.Action):
+    """``solve --variant [T-]m-c-k``: the draft letter is honoured, F as --free, U as --unknown, K
+    as neither (the known draft, solve's default); ``_solve_command`` refuses a flag that
+    contradicts the letter."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001, ANN204
+        draft, variant = values
+        setattr(namespace, self.dest, variant)
+        namespace.draft = draft
+        if draft == "F":
+            namespace.free = True
+        elif draft == "U":
+            namespace.unknown = True
 
 
 def _variant(args: argparse.Namespace) -> Variant:
@@ -124,13 +158,23 @@ def _oracle(deal: str, args: argparse.Namespace) -> OracleResult:
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     time_limit = float_arg(0, oracle.MAX_TIME_LIMIT, low_open=True)
-    if command != "bench":  # bench measures the standard game on a 20x20 grid
+    if command == "solve":
+        parser.add_argument(
+            "--variant",
+            type=_draft_and_variant,
+            action=_SolveVariant,
+            default=STANDARD,
+            help=f"[T-]m-c-k: max value 0-9, copies 1-10, cards 1-(m+1)*c (default {STANDARD}); the draft "
+            "letter T is K (known, the default), F (free, as --free) or U (unknown, as --unknown)",
+        )
+    elif command != "bench":
         parser.add_argument(
             "--variant",
             type=variant_arg,
             default=STANDARD,
             help=f"m-c-k: max value 0-9, copies 1-10, cards 1-(m+1)*c (default {STANDARD})",
         )
+    if command != "bench":  # bench measures the standard game on a 20x20 grid
         parser.add_argument(
             "--grid",
             type=int_arg(MIN_GRID, MAX_GRID),
@@ -245,6 +289,11 @@ def _deal_of(args: argparse.Namespace, variant: Variant) -> str:
 
 def _solve_command(args: argparse.Namespace) -> int:
     variant = _variant(args)
+    draft = getattr(args, "draft", None)
+    chosen = {"F": args.free, "U": args.unknown}
+    if draft is not None and any(on for letter, on in chosen.items() if letter != draft):
+        flag = "--free" if args.free and draft != "F" else "--unknown"
+        raise ValueError(f"--variant {draft}-{variant} asks for the {DRAFTS[draft]}, {flag} for another")
     model_grid = _model_grid(args)
     if args.unknown:
         return _solve_unknown(args, variant)
