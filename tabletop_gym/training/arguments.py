@@ -55,6 +55,8 @@ def int_arg(low: int | None = None, high: int | None = None) -> Callable[[str], 
                 f"must be {_range_text(low, high)}, got a number of {len(digits)} digits"
             )
         try:
+            if not text.isascii():  # int() reads '٣' as 3: only ASCII digits are a number here
+                raise ValueError(text)
             value = int(text.strip(), 10)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, got {quote_input(text)}") from None
@@ -79,6 +81,8 @@ def float_arg(
 
     def parse(text: str) -> float:
         try:
+            if not text.isascii():  # float() reads '٣' as 3.0, as int() does
+                raise ValueError(text)
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {quote_input(text)}") from None
@@ -138,6 +142,9 @@ def check_output_dir(path: Path, option: str = "--out") -> None:
         if parent.exists() and not parent.is_dir():
             where = "is a file" if parent == path else f"lies under {parent}, which is a file"
             raise ValueError(f"{option} {path} {where}; expected a folder")
+    # The folders made for the test are removed after it: a command refused by a later check must
+    # leave nothing behind (whatever writes the results makes the folder again).
+    made = [p for p in (path, *path.parents) if not p.exists()]
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / f".write-test-{uuid.uuid4().hex[:8]}"
@@ -146,6 +153,22 @@ def check_output_dir(path: Path, option: str = "--out") -> None:
     except OSError as error:
         reason = error.strerror or str(error)
         raise ValueError(f"{option} {path} is not a writable folder ({reason})") from None
+    finally:
+        for folder in made:  # deepest first
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+
+
+def check_file_path(path: Path, option: str = "--out") -> None:
+    """A file to be written later that no file can be (a name too long, a folder in its place),
+    refused before the work whose result it would hold."""
+    try:
+        if path.is_dir():
+            raise ValueError(f"{option} {path} is a folder; expected a file")
+    except OSError as error:
+        raise ValueError(f"{option} {quote_input(str(path))} cannot be a file ({error.strerror})") from None
 
 
 def check_cache_dir(path: Path | None, option: str = "--cache") -> None:

@@ -37,9 +37,18 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from tabletop_gym.core import OracleResult, TabletopError, quote_input
-from tabletop_gym.training.arguments import SEED_MAX, check_output_dir, int_arg, one_line, path_arg
+from tabletop_gym.training.arguments import (
+    MAX_DIGITS,
+    MAX_EPISODES,
+    SEED_MAX,
+    check_output_dir,
+    int_arg,
+    one_line,
+    path_arg,
+)
 
 RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'tabletop-gym[ray]'"
+MAX_BATCH_DEALS = MAX_EPISODES  # a run lists every deal first, as an evaluation's report holds them
 RAY_CONNECT_SECONDS = 5.0
 """How long ``--ray HOST:PORT`` waits for the cluster's port to answer before it is refused: Ray's own
 connection retries go on for minutes, repeating 'Failed to connect to GCS'."""
@@ -172,23 +181,37 @@ def deals_arg(text: str) -> range | Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty")
     path = Path(text)
-    if path.is_file():
+    try:
+        is_file, exists = path.is_file(), path.exists()
+    except OSError:  # a name too long to be a file's: then it is meant as a range, or it is nothing
+        is_file = exists = False
+    if is_file:
         return path
     expected = "expected a seed range A:B (seeds A to B-1, e.g. 0:100) or a file of deal strings"
     if ":" not in text:
-        if path.exists():
-            raise argparse.ArgumentTypeError(f"{text} is not a file; {expected}")
-        raise argparse.ArgumentTypeError(f"no file named {text}; {expected}")
+        if exists:
+            raise argparse.ArgumentTypeError(f"{quote_input(text)} is not a file; {expected}")
+        raise argparse.ArgumentTypeError(f"no file named {quote_input(text)}; {expected}")
     low, _, high = text.partition(":")
+    if max(len(low.strip()), len(high.strip())) > MAX_DIGITS:  # no int() of thousands of digits
+        raise argparse.ArgumentTypeError(f"seeds must be from 0 to {SEED_MAX}, got {quote_input(text)}")
     try:
         first, stop = int(low.strip(), 10), int(high.strip(), 10)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seed range or a file; {expected}") from None
+        raise argparse.ArgumentTypeError(
+            f"{quote_input(text)} is not a seed range or a file; {expected}"
+        ) from None
     if first < 0 or stop > SEED_MAX + 1:
         raise argparse.ArgumentTypeError(f"seeds must be from 0 to {SEED_MAX}, got {text!r}")
     if stop <= first:
         raise argparse.ArgumentTypeError(
             f"the range {text!r} holds no seed: A:B needs A < B (seeds A to B-1)"
+        )
+    if stop - first > MAX_BATCH_DEALS:
+        # Every deal of a run is listed (and checked) before the first is solved.
+        raise argparse.ArgumentTypeError(
+            f"the range {text!r} holds {stop - first:,} seeds; one run solves at most {MAX_BATCH_DEALS:,} "
+            "deals: split the range (runs may share --out)"
         )
     return range(first, stop)
 
@@ -342,6 +365,8 @@ def _file_jobs(path: Path, env: gym.Env) -> Iterator[Job]:
                 "and lines starting with # are skipped)"
             ) from None
         count += 1
+        if count > MAX_BATCH_DEALS:
+            raise ValueError(f"{path} lists more than {MAX_BATCH_DEALS:,} deals, the most one run solves")
         yield Job(None, deal)
     if count == 0:
         raise ValueError(f"{path} lists no deal (one deal string a line; blank and # lines are skipped)")

@@ -17,6 +17,7 @@ from tabletop_gym.training.arguments import (
     MAX_STEPS,
     Parser,
     check_cache_dir,
+    check_file_path,
     check_output_dir,
     int_arg,
     nonempty,
@@ -224,6 +225,7 @@ def _suite(args: argparse.Namespace) -> int:
     if args.action == "build":
         check_cache_dir(args.cache)
         if args.suite_file is not None:
+            check_file_path(args.suite_file)
             check_output_dir(args.suite_file.parent, "--out's folder")
         progress = not args.no_progress
         suite = suites.build(args.suite, args.size, args.suite_file, args.cache, progress=progress)

@@ -282,7 +282,9 @@ def _deal_for(args: argparse.Namespace) -> str:
     from tabletop_gym.envs.war.env import WarEnv
 
     if args.deal is not None:
-        return args.deal
+        from tabletop_gym.envs.war.rules import parse_deal
+
+        return str(parse_deal(args.deal, _rules(args)))  # checked before anything is printed
     env = WarEnv(**_env_kwargs(args))
     return env.reset(seed=args.seed)[1]["deal"]
 
