@@ -189,9 +189,10 @@ def deals_arg(text: str) -> range | Path:
         return path
     expected = "expected a seed range A:B (seeds A to B-1, e.g. 0:100) or a file of deal strings"
     if ":" not in text:
+        shown = text if len(text) <= 80 else quote_input(text)  # a long name, cut short
         if exists:
-            raise argparse.ArgumentTypeError(f"{quote_input(text)} is not a file; {expected}")
-        raise argparse.ArgumentTypeError(f"no file named {quote_input(text)}; {expected}")
+            raise argparse.ArgumentTypeError(f"{shown} is not a file; {expected}")
+        raise argparse.ArgumentTypeError(f"no file named {shown}; {expected}")
     low, _, high = text.partition(":")
     if max(len(low.strip()), len(high.strip())) > MAX_DIGITS:  # no int() of thousands of digits
         raise argparse.ArgumentTypeError(f"seeds must be from 0 to {SEED_MAX}, got {quote_input(text)}")

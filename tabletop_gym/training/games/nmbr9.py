@@ -163,7 +163,7 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             "--variant",
             type=_draft_and_variant,
             action=_SolveVariant,
-            default=STANDARD,
+            default=Variant.parse(STANDARD),  # a string default would go through the type, not the action
             help=f"[T-]m-c-k: max value 0-9, copies 1-10, cards 1-(m+1)*c (default {STANDARD}); the draft "
             "letter T is K (known, the default), F (free, as --free) or U (unknown, as --unknown)",
         )
