@@ -427,7 +427,7 @@ def test_nmbr9_solve_takes_the_free_draft_letter_as_free(monkeypatch, capsys) ->
     assert asked == ["free"]
 
 
-@pytest.mark.parametrize("game", ["cribbage", "nmbr9", "modern_art"])
+@pytest.mark.parametrize("game", ["cribbage", "modern_art"])
 def test_one_deal_solve_refuses_a_cache_it_would_ignore(game, capsys, tmp_path) -> None:
     _assert_refused(["solve", game, "--seed", "1", "--cache", str(tmp_path / "c")], capsys, tmp_path)
 
@@ -493,3 +493,13 @@ def test_every_number_option_has_a_ceiling() -> None:
         if hasattr(a.type, "bounds") and a.type.bounds[1] is None
     ]
     assert not open_ended, open_ended
+
+
+def test_nmbr9_one_deal_solve_answers_through_its_cache(capsys, tmp_path) -> None:
+    """Nmbr9's solve offered --cache and solved without it; now the answer lands in it."""
+    argv = ["solve", "nmbr9", "--variant", "4-1-3", "--grid", "6", "--seed", "1", "--cache", "c"]
+    assert cli.main(argv) == 0
+    assert list((tmp_path / "c").rglob("*.json"))
+    capsys.readouterr()
+    free = ["solve", "nmbr9", "--variant", "4-1-3", "--grid", "6", "--free", "--cache", "c"]
+    assert "keep none" in _assert_refused(free, capsys, tmp_path)

@@ -370,7 +370,7 @@ def _read_answer(answer: str, state: State) -> tuple[int | None, str]:
         number = int(text) if len(text) <= len(str(len(legal))) else None
         if number is not None and 1 <= number <= len(legal):
             return legal[number - 1], ""
-        return None, f"there is no option {quote_input(text, 20)}: {hint}"
+        return None, f"there is no option {text if len(text) <= 20 else quote_input(text, 20)}: {hint}"
     action = _named_action(text, state.phase)
     if action is None:
         return None, f"{quote_input(answer, 40)} is not a card or an option: {hint}"

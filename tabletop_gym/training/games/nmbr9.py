@@ -295,6 +295,8 @@ def _solve_command(args: argparse.Namespace) -> int:
         flag = "--free" if args.free and draft != "F" else "--unknown"
         raise ValueError(f"--variant {draft}-{variant} asks for the {DRAFTS[draft]}, {flag} for another")
     model_grid = _model_grid(args)
+    if args.cache is not None and (args.free or args.unknown):
+        raise ValueError("--cache keeps the answers of dealt cards; --free and --unknown keep none")
     if args.unknown:
         return _solve_unknown(args, variant)
     if args.no_hindsight:
@@ -308,13 +310,7 @@ def _solve_command(args: argparse.Namespace) -> int:
         plan = " ".join(f"{v}@{'discarded' if a is None else _where(a, args.grid)}" for v, a in result.plan)
     else:
         deal = _deal_of(args, variant)
-        result = oracle.solve(
-            parse_deal(deal, variant),
-            grid=args.grid,
-            levels=args.levels,
-            time_limit=args.time_limit,
-            model_grid=model_grid,
-        )
+        result = _oracle(deal, args)  # the same oracle and limits, through --cache when given
         what = f"deal {deal}"
         # The plan has actions for placed cards only: show the cards the rules discard too.
         state = replay(parse_deal(deal, variant), result.plan, args.grid, args.levels)
