@@ -41,7 +41,8 @@ ENV_ID = "tabletop/War-v0"
 EXACT_LIMIT = 20
 """Cards: above this the whole-game search is not offered by default (``--force-exact``). Up to 20
 cards it answers in about a second at most (12 cards: 200 deals in 0.5 s in all); at 26 most deals
-take under a second but some a minute or more than its 2 million positions."""
+take under a second but some pass its budget (``--time-limit`` x ``search.POSITIONS_PER_SECOND``
+positions, 1.8 million at the default 60)."""
 MAX_GAMES = 1_000_000  # simulated games of one stats or bench run: their decks are held in memory
 MAX_DEALS = 10_000  # deals of one bench timing
 # Settings of `tabletop-gym demo war`: a 12-card deck (6 ranks x 2 suits, other rules as default),
