@@ -242,13 +242,15 @@ class OracleCache:
     # be stored as the limit's answer. A proven optimum stays true however its search ended, so those
     # are kept; a format-1 bound (not optimal) is solved again.
     _PROVEN_ONLY = frozenset({1})
+    # Roots already warned about in this process: the command line opens a cache per deal (and a
+    # demo one more for its first deal), and one unwritable folder is one warning, not one a deal.
+    _warned_roots: set[Path] = set()
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         self.root = Path(root) if root is not None else default_cache_dir()
         self.hits = 0
         self.misses = 0
         self.rejected = 0
-        self._warned = False
 
     def path(self, game: str, variant: str, deal: str) -> Path:
         digest = hashlib.sha256(f"{game}\0{variant}\0{deal}".encode()).hexdigest()[:32]
@@ -296,7 +298,9 @@ class OracleCache:
     def _check_usable(self, path: Path) -> None:
         """Refuse what would hang or fail on every run: a root (or folder) that is a file, an entry
         that is a folder, a FIFO or a device (reading a FIFO blocks forever)."""
-        for parent in (self.root, *[p for p in path.parents if self.root in p.parents]):
+        # The root's own parents too: a root under a file fails on every write, wherever the root
+        # came from (--cache, which the command line refuses alike, or $TABLETOP_GYM_CACHE).
+        for parent in (*self.root.parents, self.root, *[p for p in path.parents if self.root in p.parents]):
             if parent.exists() and not parent.is_dir():
                 raise CacheError(
                     f"oracle cache {self.root}: {parent} is not a folder; "
@@ -324,9 +328,10 @@ class OracleCache:
         try:
             atomic_write_text(path, json.dumps(entry))
         except OSError as error:
-            if not self._warned:
+            root = self.root.resolve()
+            if root not in OracleCache._warned_roots:
                 print(f"tabletop-gym: warning: oracle cache not written ({error})", file=sys.stderr)
-                self._warned = True
+                OracleCache._warned_roots.add(root)
             return False
         return True
 
@@ -411,7 +416,9 @@ def hold_output(path: str | os.PathLike[str], what: str = "--out", folder: bool 
     # Beside the real file: two spellings of one output (a symlink, "a/../b") share one lock.
     real = path.resolve()
     lock_path = real / LOCK_NAME if folder else real.with_name(f".{real.name}.lock")
+    made = _missing_folders(lock_path.parent)
     try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
         # Made here first: filelock reports a lock it cannot create as one another run holds.
         lock_path.touch(exist_ok=True)
     except OSError as error:
@@ -428,6 +435,29 @@ def hold_output(path: str | os.PathLike[str], what: str = "--out", folder: bool 
         yield lock_path
     finally:
         lock.release()
+        _remove_if_unwritten(lock_path, real, folder, made)
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """The folders on the way to ``folder`` that do not exist yet, innermost first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_if_unwritten(lock_path: Path, real: Path, folder: bool, made: list[Path]) -> None:
+    """A run refused or stopped before it wrote anything leaves nothing behind: not its lock, not the
+    folders made for it. Only when the output holds nothing, so a lock that guards work stays."""
+    try:
+        unwritten = (not any(p != lock_path for p in real.iterdir())) if folder else not real.exists()
+        if unwritten:
+            lock_path.unlink(missing_ok=True)
+            for empty in made:
+                empty.rmdir()
+    except OSError:
+        pass  # a leftover lock file is harmless; never let tidying hide the run's own outcome
 
 
 def read_regular(path: str | os.PathLike[str], what: str = "") -> bytes:
@@ -694,13 +724,19 @@ class TabletopEnv(gym.Env):
         """The action as a Python int, accepting exactly what ``action_space.contains`` accepts:
         Python ints, numpy integer scalars and 0-d integer arrays (what ``model.predict`` returns).
         Python bools are ints to Gymnasium's ``Discrete`` and so act as 0 and 1; numpy bools, floats
-        and anything else raise ``IllegalActionError``, as does an index out of range."""
+        and anything else raise ``IllegalActionError``, as does an index out of range. Unsigned numpy
+        integers are integers too (``Discrete.contains`` refuses ``np.uint64``, which cannot be cast
+        to its int64 without loss, though a legal action's value fits)."""
         if self._ended_early:
             raise GameOverError("the episode was ended by end_episode(); call reset()")
-        if not self.action_space.contains(action):
-            legal = legal_actions(self.action_masks()) if self.has_position() else []
-            raise IllegalActionError(action, legal, f"an action is an integer 0-{self.action_space.n - 1}")
-        return int(action)
+        value = action[()] if isinstance(action, np.ndarray) and action.shape == () else action
+        if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
+            index = int(value)
+            start = int(self.action_space.start)
+            if start <= index < start + self.action_space.n:
+                return index
+        legal = legal_actions(self.action_masks()) if self.has_position() else []
+        raise IllegalActionError(action, legal, f"an action is an integer 0-{self.action_space.n - 1}")
 
     @staticmethod
     def _deal_option(options: Any) -> Any:

@@ -69,7 +69,7 @@ def test_bad_deal_and_variant_are_clear_errors(capsys) -> None:
         (["solve", "nmbr9", "--seed", "1", "--time-limit", "nan"], ["--time-limit", "finite"]),
         (["solve", "nmbr9", "--seed", "1", "--time-limit", "0"], ["--time-limit", "above 0"]),
         (["solve", "nmbr9", "--variant", "9-1000000000-20"], ["--variant", "copies (c, 1-10)"]),
-        (["solve", "nmbr9", "--seed", "1", "--levels", "0"], ["--levels", "at least 1"]),
+        (["solve", "nmbr9", "--seed", "1", "--levels", "0"], ["--levels", "from 1 to 101"]),
         (["solve", "nmbr9", "--seed", "-1"], ["--seed", "at least 0"]),
         (["play", "nmbr9", "--seed", "-1"], ["--seed", "at least 0"]),
         (["train", "nmbr9", "--seed", "-1"], ["--seed", "at least 0"]),

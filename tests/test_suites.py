@@ -136,11 +136,11 @@ def test_build_resumes_keeping_what_was_written(tmp_path, monkeypatch):
     real = search.solve_cached
     calls = []
 
-    def failing_on_the_fourth(deal, rules, cache=None):
+    def failing_on_the_fourth(deal, rules, cache=None, **budget):
         calls.append(str(deal))
         if len(calls) == 4:
             raise KeyboardInterrupt  # an interrupted build: what was solved must be kept
-        return real(deal, rules, cache)
+        return real(deal, rules, cache, **budget)
 
     monkeypatch.setattr(search, "solve_cached", failing_on_the_fourth)
     with pytest.raises(KeyboardInterrupt):
@@ -150,7 +150,9 @@ def test_build_resumes_keeping_what_was_written(tmp_path, monkeypatch):
     with pytest.raises(SuiteError, match="incomplete .*3 of 6"):
         suites.load(path)
     calls.clear()
-    monkeypatch.setattr(search, "solve_cached", lambda d, r, c=None: (calls.append(str(d)), real(d, r, c))[1])
+    monkeypatch.setattr(
+        search, "solve_cached", lambda d, r, c=None, **b: (calls.append(str(d)), real(d, r, c, **b))[1]
+    )
     suite = suites.build(SUITE, out=path, progress=False)  # the size the file asks for
     assert len(suite) == 6 and len(calls) == 3  # only the three missing deals were solved
     assert [e for e in json.loads(path.read_text())["entries"][:3]] == written["entries"]

@@ -214,3 +214,54 @@ def test_search_arguments_are_checked() -> None:
         solve_horizon(deal, 2001, rules)
     with pytest.raises(ValueError, match="max_positions"):
         exact_solve(deal, rules, max_positions=0)
+
+
+def _brute_truncated(deal, rules: WarRules) -> tuple[int, int | None]:
+    """(best outcome, fewest tricks to a win) over every decision sequence through the engine, each
+    played until the engine ends the game (max_tricks is small, so every line ends)."""
+    best, fastest = -2, None
+    stack: list[list[int]] = [[]]
+    while stack:
+        choices = stack.pop()
+        game = replay(deal, rules, choices)
+        if game.over:
+            value = game.outcome(0)
+            best = max(best, value)
+            if value == 1 and (fastest is None or game.state.tricks < fastest):
+                fastest = game.state.tricks
+            continue
+        stack.extend(choices + [rank] for rank in game.legal_ranks())
+    return best, fastest
+
+
+@pytest.mark.parametrize("shape", [(3, 2, 1), (4, 2, 1), (3, 3, 2)])
+def test_exact_search_of_a_truncated_game_matches_brute_force(shape: tuple[int, int, int]) -> None:
+    """A max_tricks shorter than the game: a draw when player 0 can last that long, a win only
+    within it, and the search's answer is what trying every play through the engine gives."""
+    ranks, suits, face_down = shape
+    outcomes = set()
+    for seed in range(6):
+        for max_tricks in (1, 2, 3, 5, 8):
+            rules = WarRules(ranks=ranks, suits=suits, face_down=face_down, max_tricks=max_tricks)
+            deal = random_deal(seed, rules)
+            result = exact_solve(deal, rules)
+            best, fastest = _brute_truncated(deal, rules)
+            assert result.score == best, (str(deal), max_tricks)
+            if best == 1:
+                assert result.stats["tricks"] == fastest
+            assert replay(deal, rules, result.plan).outcome(0) == best
+            outcomes.add(best)
+    assert {0, 1} <= outcomes  # the draw at max_tricks and the win within it both occur
+
+
+def test_exact_search_of_a_truncated_game_stays_within_it() -> None:
+    """The deal of the report: with max_tricks below the 18 tricks its win takes, the search looked
+    through the whole game (millions of positions) for a win it could not count. It now looks no
+    further than max_tricks: a few hundred positions, the draw proven."""
+    for max_tricks in (5, 12, 17):
+        rules = WarRules(ranks=6, suits=2, max_tricks=max_tricks)
+        result = exact_solve("654256/347372", rules, max_positions=1000)
+        assert result.score == 0 and result.stats["end_reason"] == "max_tricks"
+        assert result.stats["tricks"] == max_tricks
+    result = exact_solve("654256/347372", WarRules(ranks=6, suits=2, max_tricks=18), max_positions=1000)
+    assert result.score == 1 and result.stats["tricks"] == 18

@@ -641,7 +641,6 @@ def build(
         raise SuiteError(f"{path} is not a regular file (a folder, a device or a FIFO); expected a file")
     if shipped:  # read only: no lock beside the package's files
         return _build(suite_id, spec, path, shipped, size, cache, progress, save_every)
-    path.parent.mkdir(parents=True, exist_ok=True)
     # Two builds of one file would each solve every deal and the last to save would drop the other's.
     with hold_output(path, "suite file"):
         return _build(suite_id, spec, path, shipped, size, cache, progress, save_every)

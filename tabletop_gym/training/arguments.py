@@ -16,7 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from tabletop_gym.core import quote_input
+
 SEED_MAX = 2**63 - 1
+MAX_DIGITS = 40  # more digits than any bound of any option has
 
 
 class Parser(argparse.ArgumentParser):
@@ -45,10 +48,18 @@ def int_arg(low: int | None = None, high: int | None = None) -> Callable[[str], 
     """An argparse type: an integer within ``[low, high]``."""
 
     def parse(text: str) -> int:
+        digits = text.strip().lstrip("+-").lstrip("0")
+        if len(digits) > MAX_DIGITS and digits.isascii() and digits.isdigit():
+            # int() refuses past 4300 digits and is slow before: such a number is out of any range.
+            raise argparse.ArgumentTypeError(
+                f"must be {_range_text(low, high)}, got a number of {len(digits)} digits"
+            )
         try:
+            if not text.isascii():  # int() reads '٣' as 3: only ASCII digits are a number here
+                raise ValueError(text)
             value = int(text.strip(), 10)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected an integer, got {quote_input(text)}") from None
         if low is not None and value < low:
             raise argparse.ArgumentTypeError(
                 f"must be {_range_text(low, high if high != SEED_MAX else None)}, got {value}"
@@ -70,11 +81,13 @@ def float_arg(
 
     def parse(text: str) -> float:
         try:
+            if not text.isascii():  # float() reads '٣' as 3.0, as int() does
+                raise ValueError(text)
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected a number, got {quote_input(text)}") from None
         if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {quote_input(text)}")
         too_low = low is not None and (value <= low if low_open else value < low)
         if too_low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"must be {_range_text(low, high, low_open)}, got {value:g}")
@@ -83,6 +96,25 @@ def float_arg(
     parse.__name__ = "number"
     parse.bounds = (low, high)  # type: ignore[attr-defined]
     return parse
+
+
+MAX_EPISODES = 1_000_000
+"""The most deals one evaluation plays: its report keeps every deal's score and deal string (about a
+hundred bytes each), and a million deals of the fastest game take hours."""
+
+MAX_STEPS = 1_000_000_000
+"""The most environment steps one training run takes: about a week at this project's fastest rates;
+more is a typo, not a request."""
+
+MAX_WORK_LIMIT = 86_400.0
+"""The largest work limit (``--time-limit``) any command takes: a day of work; more is a typo."""
+
+WORK_LIMIT_NOTE = (
+    "counted as work (CP-SAT's deterministic time, positions searched), not by a clock, so every "
+    "machine gives the same answer: a unit is about a second of an idle 2-core machine, and the wall "
+    "clock can run several times longer on a loaded one"
+)
+"""What every ``--time-limit`` help says: the limit is deterministic work, not wall-clock seconds."""
 
 
 seed_arg = int_arg(0, SEED_MAX)
@@ -111,6 +143,9 @@ def check_output_dir(path: Path, option: str = "--out") -> None:
             kind = "a file" if parent.is_file() else "not a folder"  # a device (/dev/zero), a FIFO
             where = f"is {kind}" if parent == path else f"lies under {parent}, which is {kind}"
             raise ValueError(f"{option} {path} {where}; expected a folder")
+    # The folders made for the test are removed after it: a command refused by a later check must
+    # leave nothing behind (whatever writes the results makes the folder again).
+    made = [p for p in (path, *path.parents) if not p.exists()]
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / f".write-test-{uuid.uuid4().hex[:8]}"
@@ -119,6 +154,22 @@ def check_output_dir(path: Path, option: str = "--out") -> None:
     except OSError as error:
         reason = error.strerror or str(error)
         raise ValueError(f"{option} {path} is not a writable folder ({reason})") from None
+    finally:
+        for folder in made:  # deepest first
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+
+
+def check_file_path(path: Path, option: str = "--out") -> None:
+    """A file to be written later that no file can be (a name too long, a folder in its place),
+    refused before the work whose result it would hold."""
+    try:
+        if path.is_dir():
+            raise ValueError(f"{option} {path} is a folder; expected a file")
+    except OSError as error:
+        raise ValueError(f"{option} {quote_input(str(path))} cannot be a file ({error.strerror})") from None
 
 
 def check_cache_dir(path: Path | None, option: str = "--cache") -> None:

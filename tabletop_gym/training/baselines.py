@@ -29,6 +29,7 @@ import numpy as np
 from tqdm import tqdm
 
 from tabletop_gym.core import atomic_output, atomic_write_text, check_int, hold_output
+from tabletop_gym.training.arguments import MAX_STEPS
 from tabletop_gym.training.evaluate import score_ratio
 
 # One suite per game: the environment each game's demo trains on, with proven optima where the
@@ -242,14 +243,21 @@ def run_baselines(
     ``baselines.png`` to ``out`` and returns the report."""
     seeds = check_int("seeds", seeds, 1, 100)
     if steps is not None:
-        steps = check_int("steps", steps, 1)
+        steps = check_int("steps", steps, 1, MAX_STEPS)
     if not suite_ids:
         raise ValueError("no suite to run: name at least one (see 'tabletop-gym suite list')")
     from tabletop_gym import suites
 
+    if episodes is not None:
+        episodes = check_int("episodes", episodes, 1)
     for suite_id in suite_ids:
         suites.definition(suite_id)  # an unknown id fails before any training
-    out.mkdir(parents=True, exist_ok=True)
+        # So does a count of deals the suite does not hold (read without replaying its plans).
+        size = len(suites.load(suite_id, replay=False)) if episodes is not None else 0
+        if episodes is not None and episodes > size:
+            raise ValueError(
+                f"--episodes {episodes}: suite {suite_id} holds {size} deals; give at most {size}"
+            )
     # One run writes the folder at a time: refused here, before any training, not at a later write.
     with hold_output(out, folder=True):
         start = time.perf_counter()

@@ -24,6 +24,8 @@ import argparse
 import dataclasses
 import json
 import os
+import re
+import socket
 import statistics
 import sys
 import time
@@ -36,13 +38,63 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from tabletop_gym.core import OracleResult, TabletopError, hold_output, quote_input, read_regular
-from tabletop_gym.training.arguments import SEED_MAX, check_output_dir, int_arg, one_line, path_arg
+from tabletop_gym.training.arguments import (
+    MAX_DIGITS,
+    MAX_EPISODES,
+    SEED_MAX,
+    check_output_dir,
+    int_arg,
+    one_line,
+    path_arg,
+)
 
 RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'tabletop-gym[ray]'"
+MAX_BATCH_DEALS = MAX_EPISODES  # a run lists every deal first, as an evaluation's report holds them
+RAY_CONNECT_SECONDS = 5.0
+"""How long ``--ray HOST:PORT`` waits for the cluster's port to answer before it is refused: Ray's own
+connection retries go on for minutes, repeating 'Failed to connect to GCS'."""
+_RAY_ADDRESS = re.compile(r"(?:ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*):([0-9]{1,5})", re.ASCII)
+
+
+def ray_address_arg(text: str) -> str:
+    """An argparse type for ``--ray ADDRESS``: ``local``, ``auto`` or HOST:PORT (``ray://`` allowed),
+    with a port 1-65535 and, for a dotted address, four numbers 0-255."""
+    text = text.strip()
+    if text in ("local", "auto"):
+        return text
+    found = _RAY_ADDRESS.fullmatch(text)
+    expected = "expected local, auto or a cluster's HOST:PORT (port 1-65535)"
+    if found is None or not 1 <= int(found.group(2)) <= 65535:
+        raise argparse.ArgumentTypeError(f"{expected}, got {quote_input(text)}")
+    parts = found.group(1).split(".")
+    if all(p.isdigit() for p in parts) and (len(parts) != 4 or any(int(p) > 255 for p in parts)):
+        raise argparse.ArgumentTypeError(f"{found.group(1)} is not an IPv4 address; {expected}")
+    return text
+
+
+def check_ray_reachable(address: str, timeout: float = RAY_CONNECT_SECONDS) -> None:
+    """Refuse a cluster address whose port does not answer within ``timeout`` seconds, in one line,
+    before Ray is started (its own retries last minutes)."""
+    found = _RAY_ADDRESS.fullmatch(address)
+    if found is None:  # local, auto: Ray finds or starts its own
+        return
+    host, port = found.group(1).strip("[]"), int(found.group(2))
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as error:
+        reason = f"no answer within {timeout:g} s" if isinstance(error, TimeoutError) else error.strerror
+        raise ValueError(
+            f"--ray {address}: no Ray cluster answers there ({reason or error}); start one with "
+            "'ray start --head', or give --ray alone for a local Ray"
+        ) from None
 # Options of the batch run itself, and one-deal options of solve: not part of the question a line
 # answers, so neither stored in its settings nor compared when a run resumes.
 RUN_OPTIONS = frozenset(
-    {"command", "game", "deals", "batch_out", "ray", "ray_cpus", "cpus_per_deal", "no_progress", "cache"}
+    {
+        "command", "game", "deals", "batch_out", "ray", "ray_cpus", "cpus_per_deal", "no_progress", "cache",
+        "cache_for_deals_only",
+    }
 )
 # The one-deal modes of the games' solve commands (a given deal, free deals, the unknown draw
 # order, CP-SAT pattern queries): none of them is a per-deal oracle result, so --deals refuses them.
@@ -130,23 +182,38 @@ def deals_arg(text: str) -> range | Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty")
     path = Path(text)
-    if path.is_file():
+    try:
+        is_file, exists = path.is_file(), path.exists()
+    except OSError:  # a name too long to be a file's: then it is meant as a range, or it is nothing
+        is_file = exists = False
+    if is_file:
         return path
     expected = "expected a seed range A:B (seeds A to B-1, e.g. 0:100) or a file of deal strings"
     if ":" not in text:
-        if path.exists():
-            raise argparse.ArgumentTypeError(f"{text} is not a file; {expected}")
-        raise argparse.ArgumentTypeError(f"no file named {text}; {expected}")
+        shown = text if len(text) <= 80 else quote_input(text)  # a long name, cut short
+        if exists:
+            raise argparse.ArgumentTypeError(f"{shown} is not a file; {expected}")
+        raise argparse.ArgumentTypeError(f"no file named {shown}; {expected}")
     low, _, high = text.partition(":")
+    if max(len(low.strip()), len(high.strip())) > MAX_DIGITS:  # no int() of thousands of digits
+        raise argparse.ArgumentTypeError(f"seeds must be from 0 to {SEED_MAX}, got {quote_input(text)}")
     try:
         first, stop = int(low.strip(), 10), int(high.strip(), 10)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seed range or a file; {expected}") from None
+        raise argparse.ArgumentTypeError(
+            f"{quote_input(text)} is not a seed range or a file; {expected}"
+        ) from None
     if first < 0 or stop > SEED_MAX + 1:
         raise argparse.ArgumentTypeError(f"seeds must be from 0 to {SEED_MAX}, got {text!r}")
     if stop <= first:
         raise argparse.ArgumentTypeError(
             f"the range {text!r} holds no seed: A:B needs A < B (seeds A to B-1)"
+        )
+    if stop - first > MAX_BATCH_DEALS:
+        # Every deal of a run is listed (and checked) before the first is solved.
+        raise argparse.ArgumentTypeError(
+            f"the range {text!r} holds {stop - first:,} seeds; one run solves at most {MAX_BATCH_DEALS:,} "
+            "deals: split the range (runs may share --out)"
         )
     return range(first, stop)
 
@@ -157,6 +224,7 @@ def add_ray_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup)
         "--ray",
         nargs="?",
         const="local",
+        type=ray_address_arg,
         default=None,
         metavar="ADDRESS",
         help="solve the deals as Ray tasks: on a local Ray started for this run, or on the existing "
@@ -198,7 +266,10 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --deals: the JSON-lines file, one result a line; deals already in it are skipped",
     )
     if "cache" not in known:
-        group.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
+        group.add_argument("--cache", type=path_arg, default=None, help="with --deals: oracle cache folder")
+        # The game's one-deal solve keeps no cache: this --cache is for --deals only, and
+        # check_batch_options refuses it alone rather than accept and ignore it.
+        parser.set_defaults(cache_for_deals_only=True)
     add_ray_arguments(group)
     if "no_progress" not in known:
         group.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -217,7 +288,10 @@ def check_ray_options(args: argparse.Namespace) -> None:
 def check_batch_options(args: argparse.Namespace) -> None:
     """The options of ``solve GAME`` that only --deals uses, and the one-deal options it refuses."""
     if args.deals is None:
-        for option in ("batch_out", "ray", "ray_cpus", "cpus_per_deal"):
+        batch_only = ["batch_out", "ray", "ray_cpus", "cpus_per_deal"]
+        if getattr(args, "cache_for_deals_only", False):
+            batch_only.append("cache")
+        for option in batch_only:
             if getattr(args, option, None) is not None:
                 raise ValueError(f"--{_dashed(option)} is for batch solving: give --deals too")
         return
@@ -296,6 +370,8 @@ def _file_jobs(path: Path, env: gym.Env) -> Iterator[Job]:
                 "and lines starting with # are skipped)"
             ) from None
         count += 1
+        if count > MAX_BATCH_DEALS:
+            raise ValueError(f"{path} lists more than {MAX_BATCH_DEALS:,} deals, the most one run solves")
         yield Job(None, deal)
     if count == 0:
         raise ValueError(f"{path} lists no deal (one deal string a line; blank and # lines are skipped)")
@@ -488,6 +564,8 @@ def start_ray(address: str, cpus: int | None) -> tuple[Any, bool, str]:
     process (a notebook, a test) is used as it is."""
     import logging
 
+    if address != "local":
+        check_ray_reachable(address)
     ray = import_ray()
     started = False
     if not ray.is_initialized():

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import tabletop_gym
-from tabletop_gym.core import TabletopError, hold_output
+from tabletop_gym.core import TabletopError, default_cache_dir, hold_output
 from tabletop_gym.training.arguments import (
+    MAX_EPISODES,
+    MAX_STEPS,
     Parser,
     check_cache_dir,
+    check_file_path,
     check_output_dir,
     int_arg,
     nonempty,
@@ -50,12 +54,20 @@ def _agent_list(text: str) -> list[str]:
 
 def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) -> None:
     if command == "demo":
-        parser.add_argument("--episodes", type=int_arg(1), default=200, help="deals to play (default 200)")
+        parser.add_argument(
+            "--episodes",
+            type=int_arg(1, MAX_EPISODES),
+            default=200,
+            help=f"deals to play, 1-{MAX_EPISODES:,} (default 200)",
+        )
         parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the first deal (default 0)")
     if command == "evaluate":
         # None: 200 seeded deals, or every deal of --suite (its first N with --episodes N).
         parser.add_argument(
-            "--episodes", type=int_arg(1), default=None, help="deals (default 200, or the whole suite)"
+            "--episodes",
+            type=int_arg(1, MAX_EPISODES),
+            default=None,
+            help=f"deals, 1-{MAX_EPISODES:,} (default 200, or the whole suite)",
         )
         parser.add_argument(
             "--seed", type=seed_arg, default=None, help="seed of the first deal (default 0; not with --suite)"
@@ -79,13 +91,18 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
         add_ray_arguments(parser)  # the oracle's solves of the evaluation's deals as Ray tasks
     if command in ("train", "demo"):
         default_steps = 200_000 if command == "train" else 150_000
-        parser.add_argument("--steps", type=int_arg(1), default=default_steps, help="environment steps")
+        parser.add_argument(
+            "--steps",
+            type=int_arg(1, MAX_STEPS),
+            default=default_steps,
+            help=f"environment steps, 1-{MAX_STEPS:,} (default {default_steps})",
+        )
         parser.add_argument(
             "--n-envs", type=int_arg(1, 256), default=8, help="environments stepped side by side (default 8)"
         )
         parser.add_argument(
             "--checkpoint-every",
-            type=int_arg(0),
+            type=int_arg(0, MAX_STEPS),
             default=50_000,
             help="save a checkpoint every N steps, 0 for none (default 50000); Ctrl-C also saves one",
         )
@@ -179,13 +196,13 @@ def _add_baselines_command(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--seeds", type=int_arg(1, 100), default=3, help="training seeds per game (default 3)")
     sub.add_argument(
         "--steps",
-        type=int_arg(1),
+        type=int_arg(1, MAX_STEPS),
         default=None,
         help="environment steps per training run (default: each game's budget, see the README)",
     )
     sub.add_argument(
         "--episodes",
-        type=int_arg(1),
+        type=int_arg(1, MAX_EPISODES),
         default=None,
         help="play only each suite's first N deals (default all; war-r6s2-v0: 100)",
     )
@@ -214,6 +231,7 @@ def _suite(args: argparse.Namespace) -> int:
         if args.suite_file is not None:
             from tabletop_gym.training.batch import check_output_file
 
+            check_file_path(args.suite_file)  # a name no file can have
             check_output_file(args.suite_file)  # a folder, a device or a FIFO is refused before any work
         elif not suites.suite_path(args.suite).is_file():  # a shipped suite is only checked
             check_output_dir(suites.user_dir(), "the suite folder ($TABLETOP_GYM_SUITES)")
@@ -352,6 +370,9 @@ def _check_paths(args: argparse.Namespace) -> None:
     cache = getattr(args, "cache", None)
     if isinstance(cache, Path):
         check_cache_dir(cache)
+    elif hasattr(args, "cache") and os.environ.get("TABLETOP_GYM_CACHE"):
+        # The cache the oracle opens without --cache, refused alike before any work.
+        check_cache_dir(default_cache_dir(), "$TABLETOP_GYM_CACHE")
 
 
 def _solve_batch(spec: GameSpec, args: argparse.Namespace) -> int:
@@ -444,8 +465,10 @@ def _train(spec: GameSpec, args: argparse.Namespace) -> int:
 
 def _demo(spec: GameSpec, args: argparse.Namespace) -> int:
     """Train a small agent for a short budget, then evaluate it beside random and greedy."""
+    from tabletop_gym.training.evaluate import SeededGames
     from tabletop_gym.training.train import train
 
+    SeededGames(args.episodes, args.seed)  # the evaluation's deals, checked before the training
     out: Path = args.out
     env_id, env_kwargs = spec.environment(args)
     settings = ", ".join(f"{k}={v}" for k, v in env_kwargs.items()) or "default rules"

@@ -101,6 +101,32 @@ def _check_policy_fits(
         )
 
 
+class SeededGames(Sequence[tuple[int, None]]):
+    """The games of an evaluation without a suite: ``(seed + i, None)`` for i below ``episodes``,
+    made as they are asked for, so a count is never a list in memory before the first deal."""
+
+    def __init__(self, episodes: int | None, seed: int | None) -> None:
+        from tabletop_gym.training.arguments import MAX_EPISODES, SEED_MAX
+
+        self.episodes = check_int("episodes", 200 if episodes is None else episodes, 1, MAX_EPISODES)
+        self.seed = check_int("seed", 0 if seed is None else seed, 0, SEED_MAX)
+        if self.seed + self.episodes - 1 > SEED_MAX:
+            raise ValueError(
+                f"seeds {self.seed} onwards for {self.episodes} deals pass the largest seed, {SEED_MAX}: "
+                "give a smaller --seed or fewer --episodes"
+            )
+
+    def __len__(self) -> int:
+        return self.episodes
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]  (an int or a slice, as a Sequence)
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.episodes))]
+        if not -self.episodes <= index < self.episodes:
+            raise IndexError(index)
+        return (self.seed + index % self.episodes, None)
+
+
 class Episode(NamedTuple):
     score: float
     deal: str
@@ -178,7 +204,6 @@ def evaluate(
     if out is None:
         return _evaluate(spec, agent_names, episodes, seed, args, None, progress, suite, solve_first)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     with hold_output(out, folder=True):
         return _evaluate(spec, agent_names, episodes, seed, args, out, progress, suite, solve_first)
 
@@ -200,9 +225,8 @@ def _evaluate(
         episodes = check_int("episodes", len(suite) if episodes is None else episodes, 1, len(suite))
         games = [(e.seed, e.deal) for e in suite.entries[:episodes]]
     else:
-        episodes = check_int("episodes", 200 if episodes is None else episodes, 1)
-        seed = check_int("seed", 0 if seed is None else seed, 0)
-        games = [(seed + i, None) for i in range(episodes)]
+        games = SeededGames(episodes, seed)
+        episodes, seed = games.episodes, games.seed
     if not agent_names:
         raise ValueError("no agent to evaluate: name at least one")
     repeated = sorted({n for n in agent_names if list(agent_names).count(n) > 1})

@@ -18,7 +18,7 @@ from tabletop_gym.core import (
     read_regular,
     sigint_deferred,
 )
-from tabletop_gym.training.arguments import one_line
+from tabletop_gym.training.arguments import MAX_STEPS, one_line
 from tabletop_gym.training.games import GameSpec
 
 DEFAULT_PPO: dict[str, Any] = {
@@ -70,7 +70,6 @@ def train(
     does not replace a model of another game or other settings, nor one whose config.json is unreadable.
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     # Two runs in one folder would leave one run's config.json beside the other's model.
     with hold_output(out, folder=True):
         if not resume:
@@ -101,7 +100,7 @@ def _train(
         raise ImportError("training needs the training extra: pip install 'tabletop-gym[train]'") from exc
     import tabletop_gym  # noqa: F401  (registers the environments)
 
-    steps = check_int("steps", steps, 1)
+    steps = check_int("steps", steps, 1, MAX_STEPS)
     n_envs = check_int("n_envs", n_envs, 1)
     seed = check_int("seed", seed, 0)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, 0)

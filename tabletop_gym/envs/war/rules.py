@@ -137,12 +137,18 @@ def parse_deal(text: str | Deal, rules: WarRules = DEFAULT_RULES) -> Deal:
         if not part:
             raise InvalidDealError(f"pile {i} of deal {quoted} is empty; each player needs a card")
     counts = Counter(parts[0] + parts[1])
-    for char in alphabet:
-        if counts.get(char, 0) != rules.suits:
-            raise InvalidDealError(
-                f"deal {quoted} holds rank {char} {counts.get(char, 0)} times; "
-                f"expected exactly {rules.suits} (ranks={rules.ranks}, suits={rules.suits})"
-            )
+    # Every rank that is off, the farthest off first: naming only the first one in rank order
+    # blamed a missing 2 for a deal whose fault was four 6s too many.
+    wrong = sorted(
+        (c for c in alphabet if counts.get(c, 0) != rules.suits),
+        key=lambda c: (-abs(counts.get(c, 0) - rules.suits), alphabet.index(c)),
+    )
+    if wrong:
+        held = ", ".join(f"{c} {counts.get(c, 0)} times" for c in wrong)
+        raise InvalidDealError(
+            f"deal {quoted} holds rank {held}; expected each rank exactly {rules.suits} times "
+            f"(ranks={rules.ranks}, suits={rules.suits})"
+        )
     piles = tuple(tuple(alphabet.index(c) for c in part) for part in parts)
     return Deal(piles, rules.ranks)  # type: ignore[arg-type]
 

@@ -155,6 +155,9 @@ def _cp_solve(
 def _as_deal(deal: Deal | str, variant: Variant | None) -> Deal:
     if isinstance(deal, Deal):
         return deal
+    if not isinstance(deal, str):
+        # parse_deal says what a deal is; the variant guessed from its length needs a string first.
+        return parse_deal(deal, variant or Variant())  # type: ignore[arg-type]
     if variant is None:
         variant = Variant(9, 2, len(deal.strip())) if len(deal.strip()) <= 20 else Variant()
     return parse_deal(deal, variant)

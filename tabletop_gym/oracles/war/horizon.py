@@ -66,13 +66,16 @@ class _Search:
         hit = self.memo.get(key)
         if hit is not None:
             return hit
-        self.nodes += 1
-        if self.nodes > self.max_nodes:
-            raise SearchBudgetError(
-                f"horizon search passed {self.max_nodes} positions; use a shorter horizon or raise max_nodes"
-            )
         best: tuple[int, tuple] = (-1, ())
         for outcome in self._trick(blocks, pile1, (), (), ()):
+            # The budget counts every way a trick is played out (each a position reached), not only
+            # the positions expanded: one position with a war over large pots can have millions.
+            self.nodes += 1
+            if self.nodes > self.max_nodes:
+                raise SearchBudgetError(
+                    f"horizon search passed {self.max_nodes} positions; use a shorter horizon or raise "
+                    "max_nodes"
+                )
             if outcome[0] == "end":
                 value, events = outcome[1], outcome[2]
             else:

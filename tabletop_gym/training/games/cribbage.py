@@ -29,6 +29,9 @@ from tabletop_gym.training.terminal import ask_move
 ENV_ID = "tabletop/Cribbage-v0"
 # The probe counts at which bench reads the probe search's anytime curve.
 PROBE_COUNTS = (1, 10, 100, 1_000, 10_000)
+MAX_BENCH_DEALS = 100_000  # deals of one timing: each takes the oracle about a second
+MAX_ENV_STEPS = 100_000_000  # steps of one timing: about a day at the environment's rate
+MAX_THREADS = 1024  # more threads than any machine has (numba caps them at its own count anyway)
 
 
 def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
@@ -50,24 +53,27 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         add_probe_arguments(parser, most=PROBE_COUNTS[-1] if command == "bench" else None)
     if command == "bench":
         parser.add_argument(
-            "--deals", type=int_arg(1), default=20, help="deals for the oracle timing (default 20)"
+            "--deals",
+            type=int_arg(1, MAX_BENCH_DEALS),
+            default=20,
+            help=f"deals for the oracle timing, 1-{MAX_BENCH_DEALS:,} (default 20)",
         )
         parser.add_argument(
             "--env-steps",
-            type=int_arg(1),
+            type=int_arg(1, MAX_ENV_STEPS),
             default=50_000,
-            help="steps per environment timing (default 50000)",
+            help=f"steps per environment timing, 1-{MAX_ENV_STEPS:,} (default 50000)",
         )
         parser.add_argument(
             "--probe-deals",
-            type=int_arg(0),
+            type=int_arg(0, MAX_BENCH_DEALS),
             default=5,
             help="the first N of the oracle's deals for the probe search's curve (all of them when "
             "--deals is smaller), 0 for none (default 5)",
         )
         parser.add_argument(
             "--oracle-threads",
-            type=int_arg(1),
+            type=int_arg(1, MAX_THREADS),
             default=None,
             help="threads per oracle solve (default: numba's count, at most the CPUs available)",
         )

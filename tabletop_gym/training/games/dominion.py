@@ -33,7 +33,7 @@ from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomi
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.env import deal_of_seed
 from tabletop_gym.oracles import dominion as oracle
-from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
+from tabletop_gym.training.arguments import MAX_WORK_LIMIT, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
@@ -49,6 +49,7 @@ SEED_PAIRINGS = (
 # a wall-clock limit is available, off by default.
 ORACLE_WORK = oracle.DEFAULT_WORK_LIMIT  # about a minute a deal (solve, evaluate, demo, bench)
 PLAY_ORACLE_WORK = oracle.DEFAULT_WORK_LIMIT // 4  # at the end of ``play`` the comparison must come quickly
+MAX_REWARD_WEIGHT = 1000.0  # a shaping weight past this swamps the -1 a turn it shapes: a typo
 # The demo: 2 Provinces in the treasure game, which the oracle proves in well under a second a deal
 # (median about 0.05 s, at most 0.3 s over deals 0-7 on a busy 2-core machine). 100,000 steps train
 # in about a minute there, enough for the agent to reach big money's turns (it does by 60,000).
@@ -164,17 +165,18 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                             help=f"1-{R.MAX_PLAYERS - 1} comma-separated bots ({', '.join(BOTS)}): play "
                                  "the versus game against them (default: none, the solitaire game)")
     if command in ("train", "demo"):
-        parser.add_argument("--province-reward", type=float_arg(0), default=1.0,
+        parser.add_argument("--province-reward", type=float_arg(0, MAX_REWARD_WEIGHT), default=1.0,
                             help="training reward per Province bought, besides -1 a turn (default 1; "
                                  "a random start rarely reaches the target, so -1 a turn alone is flat)")
-        parser.add_argument("--money-reward", type=float_arg(0), default=3.0,
+        parser.add_argument("--money-reward", type=float_arg(0, MAX_REWARD_WEIGHT), default=3.0,
                             help="training: weight of the money-density shaping (default 3; 0 = none)")
     if command in ("solve", "evaluate", "demo", "play", "bench"):
         default = PLAY_ORACLE_WORK if command == "play" else ORACLE_WORK
         parser.add_argument("--oracle-work-limit", type=int_arg(1, 10**12), default=default,
                             help=f"the oracle's work per deal (search nodes; about 50,000 a second) before "
                                  f"it reports a bound; the same answer on every machine (default {default})")
-        parser.add_argument("--oracle-time-limit", type=float_arg(0, low_open=True), default=None,
+        parser.add_argument("--oracle-time-limit", type=float_arg(0, MAX_WORK_LIMIT, low_open=True),
+                            default=None,
                             help="also stop the oracle after this many seconds per deal (default none: a "
                                  "wall-clock limit makes the answer depend on the machine)")
     if command in ("solve", "evaluate", "demo", "play"):

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.modern_art import GreedyAgent
-from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text, check_int
+from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text, check_int, quote_input
 from tabletop_gym.envs.modern_art.env import MAX_PLAYERS, ModernArtEnv
 from tabletop_gym.envs.modern_art.rules import (
     ARTIST_CHARS,
@@ -44,7 +44,7 @@ from tabletop_gym.envs.modern_art.rules import (
     symbol_of,
 )
 from tabletop_gym.oracles import modern_art as oracle
-from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
+from tabletop_gym.training.arguments import WORK_LIMIT_NOTE, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
@@ -109,7 +109,9 @@ def _player_counts(text: str) -> list[int]:
         try:
             count = int(part.strip(), 10)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected counts such as 2,3,4,5, got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected counts such as 2,3,4,5, got {quote_input(text)}"
+            ) from None
         if not 2 <= count <= MAX_PLAYERS:
             raise argparse.ArgumentTypeError(f"player counts must be from 2 to {MAX_PLAYERS}, got {count}")
         counts.append(count)
@@ -138,8 +140,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "play", "evaluate", "demo") and "time_limit" not in known:
         parser.add_argument(
             "--time-limit", type=float_arg(0, oracle.MAX_TIME_LIMIT, low_open=True), default=10.0,
-            help="time for the oracle's CP-SAT models and plan search, in seconds of a 2-core machine "
-            "(counted in deterministic work: the same answer on every machine; default 10)",
+            help=f"the work limit of the oracle's CP-SAT models and plan search, {WORK_LIMIT_NOTE} "
+            "(default 10)",
         )  # fmt: skip
     if command in ("evaluate", "demo") and "cache" not in known:
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
@@ -363,13 +365,15 @@ def _read_answer(answer: str, state: State) -> tuple[int | None, str]:
     if not text:
         return None, hint
     if text.isascii() and text.isdigit():
-        number = int(text)
-        if 1 <= number <= len(legal):
+        # No int() of thousands of digits (Python refuses past 4300, which ended the game): a
+        # number longer than the options' count is no option.
+        number = int(text) if len(text) <= len(str(len(legal))) else None
+        if number is not None and 1 <= number <= len(legal):
             return legal[number - 1], ""
-        return None, f"there is no option {number}: {hint}"
+        return None, f"there is no option {text if len(text) <= 20 else quote_input(text, 20)}: {hint}"
     action = _named_action(text, state.phase)
     if action is None:
-        return None, f"{answer!r} is not a card or an option: {hint}"
+        return None, f"{quote_input(answer, 40)} is not a card or an option: {hint}"
     if action in legal:
         return action, ""
     return None, f"{_why_not(action, state)}; {hint}"

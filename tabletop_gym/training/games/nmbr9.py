@@ -19,7 +19,9 @@ from tabletop_gym.agents.probe import ProbeRules, add_probe_arguments, probe_age
 from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
+    MAX_COPIES,
     MAX_GRID,
+    MAX_VALUE,
     MIN_GRID,
     NUM_ROTATIONS,
     Nmbr9State,
@@ -41,7 +43,7 @@ from tabletop_gym.oracles.nmbr9.unknown import (
     hindsight_mean,
     solve_unknown,
 )
-from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
+from tabletop_gym.training.arguments import WORK_LIMIT_NOTE, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb
 from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
@@ -65,12 +67,49 @@ DEMO: dict[str, Any] = {
 }
 
 
-def variant_arg(text: str) -> Variant:
-    """An argparse type for ``--variant``: m-c-k, checked when the command line is read."""
+MAX_LEVELS = (MAX_VALUE + 1) * MAX_COPIES + 1  # the table and one level a card: the largest deck's
+
+
+DRAFTS = {"U": "unknown draft", "K": "known draft", "F": "free draft"}
+"""The draft letters of a variant T-m-c-k (shared/rules/nmbr9.md)."""
+
+
+def _draft_and_variant(text: str) -> tuple[str | None, Variant]:
+    """(the draft letter, upper case, or None without one; the variant m-c-k), checked."""
     try:
-        return Variant.parse(nonempty(text))
+        variant = Variant.parse(nonempty(text))
     except InvalidDealError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    head = text.strip()[:2].upper()
+    return (head[0] if head[1:] == "-" and head[0] in DRAFTS else None), variant
+
+
+def variant_arg(text: str) -> Variant:
+    """An argparse type for ``--variant`` outside ``solve``: m-c-k, checked when the command line is
+    read. A draft letter is refused: these commands play dealt cards one at a time, and a letter
+    that chose nothing would be silently ignored."""
+    draft, variant = _draft_and_variant(text)
+    if draft is not None:
+        raise argparse.ArgumentTypeError(
+            f"{text.strip()}: the draft letter ({draft}, {DRAFTS[draft]}) chooses what solve solves; "
+            f"this command plays the cards as they are dealt: give {variant}"
+        )
+    return variant
+
+
+class _SolveVariant(argparse.Action):
+    """``solve --variant [T-]m-c-k``: the draft letter is honoured, F as --free, U as --unknown, K
+    as neither (the known draft, solve's default); ``_solve_command`` refuses a flag that
+    contradicts the letter."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001, ANN204
+        draft, variant = values
+        setattr(namespace, self.dest, variant)
+        namespace.draft = draft
+        if draft == "F":
+            namespace.free = True
+        elif draft == "U":
+            namespace.unknown = True
 
 
 def _variant(args: argparse.Namespace) -> Variant:
@@ -119,13 +158,23 @@ def _oracle(deal: str, args: argparse.Namespace) -> OracleResult:
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     time_limit = float_arg(0, oracle.MAX_TIME_LIMIT, low_open=True)
-    if command != "bench":  # bench measures the standard game on a 20x20 grid
+    if command == "solve":
+        parser.add_argument(
+            "--variant",
+            type=_draft_and_variant,
+            action=_SolveVariant,
+            default=Variant.parse(STANDARD),  # a string default would go through the type, not the action
+            help=f"[T-]m-c-k: max value 0-9, copies 1-10, cards 1-(m+1)*c (default {STANDARD}); the draft "
+            "letter T is K (known, the default), F (free, as --free) or U (unknown, as --unknown)",
+        )
+    elif command != "bench":
         parser.add_argument(
             "--variant",
             type=variant_arg,
             default=STANDARD,
             help=f"m-c-k: max value 0-9, copies 1-10, cards 1-(m+1)*c (default {STANDARD})",
         )
+    if command != "bench":  # bench measures the standard game on a 20x20 grid
         parser.add_argument(
             "--grid",
             type=int_arg(MIN_GRID, MAX_GRID),
@@ -133,15 +182,17 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             help=f"cells per side of the grid, {MIN_GRID}-{MAX_GRID} (default {DEFAULT_GRID})",
         )
         parser.add_argument(
-            "--levels", type=int_arg(1), default=None, help="level limit, the table included (at least 1)"
+            "--levels",
+            type=int_arg(1, MAX_LEVELS),
+            default=None,
+            help=f"level limit, the table included, 1-{MAX_LEVELS} (no stack is higher than its cards)",
         )
     if command in ("solve", "evaluate", "play", "demo"):
         parser.add_argument(
             "--time-limit",
             type=time_limit,
             default=30.0,
-            help="the oracle's time per deal, in seconds of a 2-core machine (counted in deterministic "
-            "work: the same answer on every machine; default 30)",
+            help=f"the oracle's work limit per deal, {WORK_LIMIT_NOTE} (default 30)",
         )
         parser.add_argument(
             "--model-grid",
@@ -196,8 +247,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             "--time-limit",
             type=time_limit,
             default=15.0,
-            help="oracle seconds of work per known-draft deal, as in solve (default 15; the issue's "
-            "budget is 300)",
+            help=f"the oracle's work limit per known-draft deal, {WORK_LIMIT_NOTE} (default 15; the "
+            "issue's budget is 300)",
         )
         parser.add_argument(
             "--free-time-limit",
@@ -238,7 +289,14 @@ def _deal_of(args: argparse.Namespace, variant: Variant) -> str:
 
 def _solve_command(args: argparse.Namespace) -> int:
     variant = _variant(args)
+    draft = getattr(args, "draft", None)
+    chosen = {"F": args.free, "U": args.unknown}
+    if draft is not None and any(on for letter, on in chosen.items() if letter != draft):
+        flag = "--free" if args.free and draft != "F" else "--unknown"
+        raise ValueError(f"--variant {draft}-{variant} asks for the {DRAFTS[draft]}, {flag} for another")
     model_grid = _model_grid(args)
+    if args.cache is not None and (args.free or args.unknown):
+        raise ValueError("--cache keeps the answers of dealt cards; --free and --unknown keep none")
     if args.unknown:
         return _solve_unknown(args, variant)
     if args.no_hindsight:
@@ -252,13 +310,7 @@ def _solve_command(args: argparse.Namespace) -> int:
         plan = " ".join(f"{v}@{'discarded' if a is None else _where(a, args.grid)}" for v, a in result.plan)
     else:
         deal = _deal_of(args, variant)
-        result = oracle.solve(
-            parse_deal(deal, variant),
-            grid=args.grid,
-            levels=args.levels,
-            time_limit=args.time_limit,
-            model_grid=model_grid,
-        )
+        result = _oracle(deal, args)  # the same oracle and limits, through --cache when given
         what = f"deal {deal}"
         # The plan has actions for placed cards only: show the cards the rules discard too.
         state = replay(parse_deal(deal, variant), result.plan, args.grid, args.levels)

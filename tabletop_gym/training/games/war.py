@@ -24,7 +24,15 @@ from tabletop_gym.envs.war.rules import (
     random_deal,
 )
 from tabletop_gym.oracles.war.limits import MAX_MODEL_TRICKS, MAX_MODEL_TURNS, MAX_SEARCH_HORIZON
-from tabletop_gym.training.arguments import float_arg, int_arg, nonempty, path_arg, seed_arg
+from tabletop_gym.training.arguments import (
+    MAX_WORK_LIMIT,
+    WORK_LIMIT_NOTE,
+    float_arg,
+    int_arg,
+    nonempty,
+    path_arg,
+    seed_arg,
+)
 from tabletop_gym.training.bench import env_steps_per_second, write_report
 from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
@@ -33,7 +41,8 @@ ENV_ID = "tabletop/War-v0"
 EXACT_LIMIT = 20
 """Cards: above this the whole-game search is not offered by default (``--force-exact``). Up to 20
 cards it answers in about a second at most (12 cards: 200 deals in 0.5 s in all); at 26 most deals
-take under a second but some a minute or more than its 2 million positions."""
+take under a second but some pass its budget (``--time-limit`` x ``search.POSITIONS_PER_SECOND``
+positions, 1.8 million at the default 60)."""
 MAX_GAMES = 1_000_000  # simulated games of one stats or bench run: their decks are held in memory
 MAX_DEALS = 10_000  # deals of one bench timing
 # Settings of `tabletop-gym demo war`: a 12-card deck (6 ranks x 2 suits, other rules as default),
@@ -86,7 +95,15 @@ def _oracle(deal: str, args: argparse.Namespace) -> OracleResult:
             f"exact whole-game search is for decks of at most {EXACT_LIMIT} cards ({rules.num_cards} here): "
             "use --horizon T, smaller --ranks/--suits, or --force-exact"
         )
-    return search.solve_cached(deal, rules, cache)
+    # The whole-game search's budget is the same work limit, in positions at a fixed rate.
+    time_limit = getattr(args, "time_limit", 60.0)
+    budget = max(1, int(time_limit * search.POSITIONS_PER_SECOND))
+    try:
+        return search.solve_cached(deal, rules, cache, max_positions=budget)
+    except search.SearchBudgetError as error:
+        raise search.SearchBudgetError(
+            f"{error} (--time-limit {time_limit:g}); raise --time-limit, or use --horizon T"
+        ) from None
 
 
 def _cpsat_cached(
@@ -128,6 +145,8 @@ def _pattern_arg(text: str) -> str:
 
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    from tabletop_gym.oracles.war.search import POSITIONS_PER_SECOND as search_rate
+
     parser.add_argument(
         "--ranks", type=int_arg(1, len(RANK_CHARS)), default=13, help="ranks in the deck, 1-13 (default 13)"
     )
@@ -178,11 +197,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         )
         parser.add_argument(
             "--time-limit",
-            type=float_arg(0, low_open=True),
+            type=float_arg(0, MAX_WORK_LIMIT, low_open=True),
             default=60.0,
-            help="CP-SAT limit per deal or query, model building included: seconds of a 2-core machine, "
-            "counted as work (deterministic time, model terms), so every machine gives the same answer "
-            "(default 60)",
+            help="the oracle's work limit per deal or query (CP-SAT, model building included; the "
+            f"whole-game search: {search_rate:,} positions a unit), {WORK_LIMIT_NOTE} (default 60)",
         )
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     if command == "solve":
@@ -231,9 +249,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         )
         parser.add_argument(
             "--time-limit",
-            type=float_arg(0, low_open=True),
+            type=float_arg(0, MAX_WORK_LIMIT, low_open=True),
             default=60.0,
-            help="CP-SAT limit per deal, in seconds of a 2-core machine counted as work (default 60)",
+            help=f"CP-SAT's work limit per deal, {WORK_LIMIT_NOTE} (default 60)",
         )
         parser.add_argument(
             "--env-steps",
@@ -265,7 +283,9 @@ def _deal_for(args: argparse.Namespace) -> str:
     from tabletop_gym.envs.war.env import WarEnv
 
     if args.deal is not None:
-        return args.deal
+        from tabletop_gym.envs.war.rules import parse_deal
+
+        return str(parse_deal(args.deal, _rules(args)))  # checked before anything is printed
     env = WarEnv(**_env_kwargs(args), reveal_deal=True)  # the hidden observation shows it only then
     return env.reset(seed=args.seed)[1]["deal"]
 
