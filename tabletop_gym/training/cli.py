@@ -87,7 +87,12 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             help=f"{', '.join(spec.agent_names())}, or a trained model's path (a folder written by "
             "'tabletop-gym train' or its model.zip); repeat or comma-separate to compare",
         )
-        parser.add_argument("--out", type=path_arg, default=Path("runs/evaluate"), help="report folder")
+        parser.add_argument(
+            "--out",
+            type=path_arg,
+            default=Path("runs/evaluate") / spec.name,
+            help=f"report folder (default runs/evaluate/{spec.name})",
+        )
         add_ray_arguments(parser)  # the oracle's solves of the evaluation's deals as Ray tasks
     if command in ("train", "demo"):
         default_steps = 200_000 if command == "train" else 150_000
@@ -108,8 +113,12 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
         )
     if command == "train":
         parser.add_argument("--seed", type=seed_arg, default=0, help="training seed (default 0)")
+        # One folder per game by default: a run refuses a folder holding another game's model.
         parser.add_argument(
-            "--out", type=path_arg, default=Path("runs/train"), help="model and config folder"
+            "--out",
+            type=path_arg,
+            default=Path("runs/train") / spec.name,
+            help=f"model and config folder (default runs/train/{spec.name})",
         )
         parser.add_argument(
             "--resume",
@@ -117,7 +126,12 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             help="continue the run in --out from its model or latest checkpoint up to --steps in all",
         )
     if command == "demo":
-        parser.add_argument("--out", type=path_arg, default=Path("runs/demo"), help="demo folder")
+        parser.add_argument(
+            "--out",
+            type=path_arg,
+            default=Path("runs/demo") / spec.name,
+            help=f"demo folder (default runs/demo/{spec.name})",
+        )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
