@@ -94,7 +94,7 @@ def test_a_second_run_reuses_the_trained_models(run, capsys):
     ("option", "value", "message"),
     [
         ("--seeds", "0", "argument --seeds: must be from 1 to 100"),
-        ("--steps", "-5", "argument --steps: must be at least 1"),
+        ("--steps", "-5", "argument --steps: must be from 1 to"),
         ("--suites", "nope-v0", "nope"),
         ("--suites", "cribbage-v0,,war-r6s2-v0", "an empty suite id"),
     ],

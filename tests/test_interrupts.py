@@ -26,13 +26,15 @@ from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.oracles import cribbage
 
 ROOT = Path(__file__).resolve().parents[1]
-# The command's own entry module, run as the console script runs it. A terminal hands a command
-# SIGINT at its default; a shell's background job (as a CI runner may start pytest) would hand it on
-# ignored, so the driver puts Python's default back first. It says "started" before importing.
+# The command's own entry module, run as the console script runs it (``from tabletop_gym_cli import
+# main; sys.exit(main())``). A terminal hands a command SIGINT at its default; a shell's background
+# job (as a CI runner may start pytest) would hand it on ignored, so the driver puts Python's default
+# back first. It says "started" once the entry module is loaded, just before main() imports the
+# package (an interrupt while Python itself compiles the entry module is Python's, not ours).
 DRIVER = (
-    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "print('started', flush=True); sys.argv[0] = 'tabletop-gym'; "
-    "runpy.run_module('tabletop_gym_cli', run_name='__main__', alter_sys=True)"
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from tabletop_gym_cli import main; sys.argv[0] = 'tabletop-gym'; "
+    "print('started', flush=True); sys.exit(main())"
 )
 PATIENCE = 300.0  # seconds a moment may take to come on a loaded machine (a first numba compile)
 KNOWN_CRIBBAGE = "46QK25J4K7TAK/T24A74J562A7T/6639KJA82889Q/J837359T935QQ"

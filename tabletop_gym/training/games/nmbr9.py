@@ -71,7 +71,7 @@ MAX_LEVELS = (MAX_VALUE + 1) * MAX_COPIES + 1  # the table and one level a card:
 
 
 DRAFTS = {"U": "unknown draft", "K": "known draft", "F": "free draft"}
-"""The draft letters of a variant T-m-c-k (shared/rules/nmbr9.md)."""
+"""The draft letters of a variant T-m-c-k (docs/rules/nmbr9.md)."""
 
 
 def _draft_and_variant(text: str) -> tuple[str | None, Variant]:
