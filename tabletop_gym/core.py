@@ -507,8 +507,13 @@ def run_interruptibly(work: Callable[[], _T], stop: Callable[[], None] | None = 
             outcome["error"] = error
 
     worker = threading.Thread(target=target, name="tabletop-gym-solve", daemon=True)
-    worker.start()
     try:
+        # Thread.start() waits for the thread to run: a Ctrl-C landing in that wait left a worker
+        # searching unwatched while the process exited, and C++ threads killed at exit abort
+        # ("terminate called without an active exception"). Held back here, it is raised below,
+        # where the worker is stopped and joined.
+        with sigint_deferred():
+            worker.start()
         while worker.is_alive():
             worker.join(_JOIN_SLICE)
     except KeyboardInterrupt:

@@ -188,6 +188,29 @@ def test_an_interrupted_cp_sat_solve_raises_and_caches_nothing(tmp_path, monkeyp
     assert timers and cache_entries(tmp_path) == []
 
 
+def test_a_sigint_while_the_worker_starts_still_stops_and_joins_it(monkeypatch) -> None:
+    """A Ctrl-C landing inside ``Thread.start()`` (it waits for the thread to run) escaped with the
+    worker still searching; the process then exited under a running CP-SAT search and aborted with
+    "terminate called without an active exception" (seen in CI)."""
+    from tabletop_gym import core
+
+    real_start = threading.Thread.start
+    stopped = threading.Event()
+    workers: list[threading.Thread] = []
+
+    def start_then_interrupt(self: threading.Thread) -> None:
+        real_start(self)
+        workers.append(self)
+        os.kill(os.getpid(), signal.SIGINT)  # as if the signal came during start()'s wait
+        time.sleep(0.05)  # room for Python to run the handler before start() returns
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_interrupt)
+    with sigint_raises(), pytest.raises(KeyboardInterrupt):
+        core.run_interruptibly(lambda: stopped.wait(30), stopped.set)
+    monkeypatch.undo()
+    assert workers and stopped.is_set() and not workers[0].is_alive()
+
+
 def test_a_sigint_inside_the_cribbage_kernel_is_a_keyboard_interrupt() -> None:
     """A SIGINT during the numba kernel gave SystemError (... returned a result with an exception set)."""
     from tabletop_gym.oracles import cribbage
