@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -168,6 +169,38 @@ class _DominionBase(TabletopEnv):
         }
         # The seed fixes every shuffle to come (and the bots' choices): hidden until the game ends.
         return self._add_deal(info, str(self.seed_value), state.done)
+
+    def hidden_twins(self, rng: np.random.Generator) -> list[tuple[Any, np.ndarray, dict[str, Any]]]:
+        """Copies of this environment at this position that differ only in what the agent may not
+        see, each with the observation and info it gives here, for the contract test kit
+        (``tabletop_gym.testing``): another seed for every shuffle to come, the agent's own draw
+        pile in another order, and for each other player a card of the hand exchanged with a
+        different one of that player's draw pile. The last two leave the deal string (the seed) as
+        it was: no seed deals those positions."""
+        state = self.state
+        if state is None or state.done:
+            return []
+        me = self.seat
+        other_seed = copy.deepcopy(self)
+        other_seed.seed_value = other_seed.state.seed = int(rng.integers(2**63))
+        twins = [other_seed]
+        if len(set(state.draw[me])) > 1:
+            shuffled = copy.deepcopy(self)
+            while shuffled.state.draw[me] == state.draw[me]:
+                rng.shuffle(shuffled.state.draw[me])
+            twins.append(shuffled)
+        for p in range(self.num_players):
+            pairs = [(h, d) for h in range(R.NUM_CARDS) if state.hand[p][h]
+                     for d in range(len(state.draw[p])) if state.draw[p][d] != h]
+            if p != me and pairs:
+                swapped = copy.deepcopy(self)
+                hand_card, at = pairs[int(rng.integers(len(pairs)))]
+                draw_card = swapped.state.draw[p][at]
+                swapped.state.hand[p][hand_card] -= 1
+                swapped.state.hand[p][draw_card] += 1
+                swapped.state.draw[p][at] = hand_card
+                twins.append(swapped)
+        return [(twin, twin.observation(), twin._info()) for twin in twins]
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":

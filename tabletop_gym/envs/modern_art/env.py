@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import fields
 from operator import itemgetter
@@ -22,6 +23,7 @@ from tabletop_gym.envs.modern_art.rules import (
     Rules,
     State,
     action_name,
+    deal_string,
     first_rounds,
     parse_deal,
     random_deal,
@@ -277,6 +279,29 @@ class ModernArtEnv(TabletopEnv):
             return np.zeros(NUM_ACTIONS, dtype=bool)
         return state.action_mask()
 
+    def hidden_twins(self, rng: np.random.Generator) -> list[tuple[ModernArtEnv, np.ndarray, dict[str, Any]]]:
+        """Copies of this environment at this position that differ only in what the seat may not
+        see, each with the observation and info it gives here, for the contract test kit
+        (``tabletop_gym.testing``): the deck's cards not yet dealt in another order, and a card of
+        an opponent's hand exchanged with a different one of another opponent's hand or of the
+        deck not yet dealt. The second twin's deal string is left as it was: which deck position
+        dealt a card in hand is not recorded."""
+        state = self.state
+        if state is None or state.done:
+            return []
+        twins = []
+        rest = list(state.deck[state.top :])
+        shuffled = [int(kind) for kind in rng.permutation(rest)]
+        if shuffled != rest:
+            twin = copy.deepcopy(self)
+            twin.state.deck = state.deck[: state.top] + tuple(shuffled)
+            twin._deal = deal_string(twin.state.deck)
+            twins.append(twin)
+        swapped = copy.deepcopy(self)
+        if _swap_hidden_card(swapped.state, self.seat, rng):
+            twins.append(swapped)
+        return [(twin, observe(twin.state, twin.seat), twin._info()) for twin in twins]
+
     # -- helpers -------------------------------------------------------------------------------
 
     def _run_opponents(self) -> None:
@@ -300,6 +325,31 @@ class ModernArtEnv(TabletopEnv):
             "decision": PHASES[state.phase],
         }
         return self._add_deal(info, self._deal, state.done)
+
+
+def _swap_hidden_card(state: State, seat: int, rng: np.random.Generator) -> bool:
+    """Exchange, in ``state``, a card of a hand other than ``seat``'s with a different card of
+    another such hand or of the deck not yet dealt: cards ``seat`` cannot see. False where no such
+    pair exists."""
+    deck = list(state.deck)
+    places: list[tuple[str, int, int]] = [("deck", i, deck[i]) for i in range(state.top, len(deck))]
+    for p in range(state.rules.players):
+        if p != seat:
+            places += [("hand", p, kind) for kind, count in enumerate(state.hands[p]) for _ in range(count)]
+    order = rng.permutation(len(places))
+    places = [places[i] for i in order]
+    for i, first in enumerate(places):
+        for second in places[i + 1 :]:
+            if first[2] != second[2] and "hand" in (first[0], second[0]):
+                for (where, at, kind), new in ((first, second[2]), (second, first[2])):
+                    if where == "deck":
+                        deck[at] = new
+                    else:
+                        state.hands[at][kind] -= 1
+                        state.hands[at][new] += 1
+                state.deck = tuple(deck)
+                return True
+    return False
 
 
 def render_text(state: State, seat: int | None = None) -> str:

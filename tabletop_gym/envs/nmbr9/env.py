@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -146,6 +147,23 @@ class Nmbr9Env(TabletopEnv):
         return self._require_state().action_mask().copy()
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def hidden_twins(self, rng: np.random.Generator) -> list[tuple[Nmbr9Env, dict[str, Any], dict[str, Any]]]:
+        """Copies of this environment at this position that differ only in what the player may not
+        see, each with the observation and info it gives here, for the contract test kit
+        (``tabletop_gym.testing``): the cards still to come, in another order. None where their
+        order cannot change (fewer than two different values)."""
+        state = self.state
+        if state is None or state.done:
+            return []
+        drawn, future = list(state.deal.cards[: state.turn + 1]), list(state.remaining())
+        shuffled = [int(card) for card in rng.permutation(future)]
+        if shuffled == future:
+            return []
+        twin = copy.deepcopy(self)
+        twin.state.deal = Deal(tuple(drawn + shuffled))
+        twin._deal_text = str(twin.state.deal)
+        return [(twin, twin._observation(), twin._info())]
 
     def _observation(self) -> dict[str, np.ndarray]:
         state = self.state

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -235,6 +236,39 @@ class WarEnv(TabletopEnv):
 
     def action_masks(self) -> np.ndarray:
         return self._require_game().action_mask()
+
+    # -- hidden information (for the contract test kit, tabletop_gym.testing) -------------------
+    # The count of tricks played is in info, not in the hidden observation: the player watches
+    # every trick, so a game where it differs is one the player tells apart.
+    public_info = ("tricks",)
+
+    def hidden_twins(self, rng: np.random.Generator) -> list[tuple[WarEnv, np.ndarray, dict[str, Any]]]:
+        """Copies of this environment at this position that differ only in what player 0 may not
+        see, each with the observation and info it gives here: under the hidden observation, the
+        dealt cards that nobody has turned yet, shuffled among both piles (each keeps its count).
+        None under the full observation, which shows both piles, nor where no two such cards
+        differ."""
+        game = self.game
+        if self.observation_mode == "full" or game is None or game.over:
+            return []
+        state = game.state
+        # Dealt cards are never put back: those not yet turned are still the top of each pile.
+        unseen = [max(0, len(game.deal.piles[p]) - state.turned[p]) for p in (0, 1)]
+        cards = [state.piles[p][i] for p in (0, 1) for i in range(unseen[p])]
+        shuffled = [int(card) for card in rng.permutation(cards)]
+        if shuffled == cards:
+            return []
+        twin = copy.deepcopy(self)
+        piles = [list(pile) for pile in game.deal.piles]
+        cards_left = iter(shuffled)
+        for p in (0, 1):
+            for i in range(unseen[p]):
+                card = next(cards_left)
+                twin.game.state.piles[p][i] = card
+                piles[p][state.turned[p] + i] = card
+        twin.game.deal = Deal((tuple(piles[0]), tuple(piles[1])), game.deal.ranks)
+        twin._deal_text = str(twin.game.deal)
+        return [(twin, twin._observation(), twin._info())]
 
     # -- helpers -------------------------------------------------------------------------------
     def _start(self, deal: Deal) -> WarGame:
