@@ -8,11 +8,11 @@ A game author runs the kit on the new environment's id, at small settings, in a 
         check_environment("tabletop/MyGame-v0", {"cards": 6}, seeds=range(3))
 
 ``check_environment`` runs every check below in turn; each is public too, to run alone or to debug
-one failure. A failure is an ``AssertionError`` whose message names the environment id and its
-settings, the check, and where it happened: the seed of the episode and the step (step 0 is the
-position ``reset`` returns, step k the one after the k-th action). The kit needs no pytest; any test
-runner reports what it raises. ``tests/test_contract.py`` runs it over every registered
-``tabletop/*`` id.
+one failure. A failure is a ``ContractError`` (an ``AssertionError``) whose message names the
+environment id and its settings, the check, and where it happened: the seed of the episode and the
+step (step 0 is the position ``reset`` returns, step k the one after the k-th action). The kit
+needs no pytest; any test runner reports what it raises. ``tests/test_contract.py`` runs it over
+every registered ``tabletop/*`` id.
 
 The checks (the environment principles of the project's design):
 
@@ -78,6 +78,7 @@ import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.core import GameOverError, IllegalActionError, quote_input
 
 __all__ = [
+    "ContractError",
     "check_environment",
     "check_gymnasium_api",
     "check_seed_determinism",
@@ -86,6 +87,7 @@ __all__ = [
     "check_info_schema",
     "check_plans_replay",
     "check_hidden_information",
+    "shipped_suites",
 ]
 
 Settings = Mapping[str, Any] | None
@@ -95,6 +97,10 @@ DEFAULT_MAX_STEPS = 2_000
 
 
 # -- reporting ---------------------------------------------------------------------------------------
+
+
+class ContractError(AssertionError):
+    """A check of the kit failed: the message names the environment, the check and where."""
 
 
 class _Check:
@@ -110,14 +116,15 @@ class _Check:
         where = [f"seed {seed}"] if seed is not None else []
         where += [f"step {step}"] if step is not None else []
         at = f" at {', '.join(where)}" if where else ""
-        raise AssertionError(f"{self.env_id}{settings}: {self.name} failed{at}: {message}")
+        raise ContractError(f"{self.env_id}{settings}: {self.name} failed{at}: {message}")
 
     @contextlib.contextmanager
     def running(self, what: str, seed: int | None = None, step: int | None = None) -> Iterator[None]:
-        """An exception raised in the block (but a failure of the kit) becomes this check's failure."""
+        """An exception raised in the block (an assertion of Gymnasium's checker included) becomes
+        this check's failure."""
         try:
             yield
-        except AssertionError:
+        except ContractError:
             raise
         except Exception as error:
             self.fail(f"{what} raised {type(error).__name__}: {error}", seed, step)
@@ -284,6 +291,15 @@ def check_seed_determinism(
             replayed,
             seed,
         )
+        if len(deals) >= 2 and deals[-2] != deal:
+            # Another seed's deal passed in: the episode plays that deal, not the seed's own.
+            other, _ = _episode(check, check.make(), seed, seed, max_steps, options={"deal": deals[-2]})
+            if _ended(other) and other[-1][4].get("deal") != deals[-2]:
+                check.fail(
+                    f"reset(seed={seed}, options={{'deal': {quote_input(deals[-2])}}}) played the deal "
+                    f"{quote_input(other[-1][4].get('deal'))}",
+                    seed,
+                )
         # Gymnasium's convention: reset() without a seed draws from the generator the last seed set.
         follow = []
         for _ in range(2):
@@ -512,6 +528,39 @@ def _schema(info: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted((str(key), of(value)) for key, value in info.items()))
 
 
+PUBLIC_DEAL_RESETS = 32
+
+
+def _check_public_deal(check: _Check, max_steps: int) -> None:
+    """Where an environment says its deal is public, the deal may tell nothing the observation does
+    not: of the deals of seeds 0-31, two that show the same observation at reset must play on alike
+    (the same observations, rewards and ends for the same actions)."""
+    seen: dict[bytes, tuple[int, str]] = {}
+    for seed in range(PUBLIC_DEAL_RESETS):
+        env = check.make(reveal_deal=True)
+        with check.running("reset", seed, 0):
+            obs, info = env.reset(seed=seed)
+        key = pickle.dumps(obs)
+        if key not in seen:
+            seen[key] = (seed, info.get("deal"))
+            continue
+        other, deal = seen[key]
+        if deal == info.get("deal"):
+            continue
+        mine, _ = _episode(check, check.make(), seed, 0, max_steps)
+        theirs, _ = _episode(check, check.make(), other, 0, max_steps)
+        for step, (a, b) in enumerate(zip(mine, theirs, strict=False)):
+            if not _same(a[:4], b[:4]):
+                differ = _difference((*a[:4], {}), (*b[:4], {}))
+                check.fail(
+                    f"deal_is_public, but seeds {other} and {seed} show the same observation at reset and "
+                    f"then differ in what the player sees ({differ}): the deal decides more than the "
+                    "observation shows",
+                    seed,
+                    step,
+                )
+
+
 def check_info_schema(
     env_id: str,
     env_kwargs: Settings = None,
@@ -522,11 +571,14 @@ def check_info_schema(
     """Every info of every step (reset's included) has the same keys, types, shapes and dtypes and
     holds ``action_mask``, ``score`` and ``deal``. ``deal`` is ``""`` until the last step unless
     the environment's ``deal_is_public``, then the deal string on the last step (and the same deal
-    throughout where it is public). Made with ``reveal_deal=True``, the environment shows that deal
+    throughout where it is public; then deals of seeds 0-31 that show the same observation at
+    reset must play on alike). Made with ``reveal_deal=True``, the environment shows that deal
     in every info, reset's included, and nothing else changes."""
     check = _Check("check_info_schema", env_id, env_kwargs)
     env = check.make()
     public = bool(getattr(env.unwrapped, "deal_is_public", False))
+    if public:
+        _check_public_deal(check, max_steps)
     first: tuple[Any, ...] | None = None
     ended = 0
     for seed in seeds:
@@ -649,7 +701,9 @@ def _as_tuples(value: Any) -> Any:
     return value
 
 
-def _shipped_suites(env_id: str) -> list[Any]:
+def shipped_suites(env_id: str) -> list[Any]:
+    """The suites the package ships for ``env_id`` (loaded, their checksums checked, their plans
+    not replayed), in id order."""
     from tabletop_gym import suites
 
     found = []
@@ -671,7 +725,7 @@ def check_plans_replay(
     for all seats) and the opponents of the environment (its ``opponents`` argument) play theirs.
     Returns the number of plans replayed."""
     check = _Check("check_plans_replay", env_id, None)
-    suites = _shipped_suites(env_id) if suites is None else list(suites)
+    suites = shipped_suites(env_id) if suites is None else list(suites)
     if not suites:
         check.fail("no suite ships for this environment, so no oracle plan can be replayed")
     replayed = 0
@@ -834,12 +888,13 @@ def check_environment(
     plans: bool = True,
     every_seat: bool = False,
     plan_deals: int = 2,
+    suites: Sequence[Any] | None = None,
     actions_per_step: int | None = None,
 ) -> None:
     """Every check of the kit on ``gym.make(env_id, **env_kwargs)``: episodes of each of ``seeds``,
     cut after ``max_steps`` actions. ``plans`` replays the oracle plans of the suites shipped for
-    ``env_id`` (``plan_deals`` a suite, with their own settings; ``every_seat`` as in
-    ``check_plans_replay``); False for an environment without an oracle. ``actions_per_step``
+    ``env_id``, or of ``suites`` (``plan_deals`` a suite, with their own settings; ``every_seat``
+    as in ``check_plans_replay``); False for an environment without an oracle. ``actions_per_step``
     bounds the legal actions ``check_masks`` tries at each step (None: all)."""
     seeds = list(seeds)
     check_gymnasium_api(env_id, env_kwargs)
@@ -849,4 +904,4 @@ def check_environment(
     check_info_schema(env_id, env_kwargs, seeds=seeds, max_steps=max_steps)
     check_hidden_information(env_id, env_kwargs, seeds=seeds, max_steps=max_steps)
     if plans:
-        check_plans_replay(env_id, deals=plan_deals, every_seat=every_seat)
+        check_plans_replay(env_id, suites, deals=plan_deals, every_seat=every_seat)

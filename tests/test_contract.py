@@ -1,0 +1,398 @@
+"""The contract test kit (``tabletop_gym.testing``) over every registered ``tabletop/*`` id, at small
+settings, and the kit's own tests: a tiny card game that passes every check, and broken copies of
+it, each failing one check, so that every check is seen to fail where it should.
+"""
+
+from __future__ import annotations
+
+import copy
+from types import SimpleNamespace
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+import tabletop_gym  # noqa: F401  (registers the environments)
+from tabletop_gym import testing
+from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace, TabletopEnv
+
+# Small settings of every registered id: each check's episodes stay short. Where an id has more
+# than one form of hidden information (War's two observations), each form is a case.
+CASES: list[tuple[str, dict[str, Any]]] = [
+    ("tabletop/Cribbage-v0", {"pile_size": 3}),
+    ("tabletop/War-v0", {"ranks": 6, "suits": 2}),
+    ("tabletop/War-v0", {"ranks": 6, "suits": 2, "observation": "hidden"}),
+    ("tabletop/War-v0", {"ranks": 13, "suits": 4, "observation": "hidden", "horizon": 12}),
+    ("tabletop/Dominion-v0", {"turn_limit": 5}),
+    ("tabletop/Dominion-v0", {"opponents": ["big-money", "smithy-big-money"], "seat": 1, "turn_limit": 4}),
+    ("tabletop/DominionSolitaire-v0", {"target": 1, "turn_limit": 10}),
+    ("tabletop/ModernArt-v0", {"rounds": 1}),
+    ("tabletop/ModernArt-v0", {"players": 3, "deals": (3, 2), "round_limit": 2}),
+    ("tabletop/Nmbr9-v0", {"max_value": 4, "copies": 2, "cards": 6, "grid": 8}),
+]
+CASE_IDS = [f"{env_id.split('/')[1]}-{i}" for i, (env_id, _) in enumerate(CASES)]
+
+# How each id's oracle plans play in its environment: as the agent's actions ("agent"), as every
+# player's ("every_seat": Modern Art's oracle plans every seat's moves), or not at all (None, with
+# the reason) where the package has no per-deal oracle for that environment.
+PLANS: dict[str, str | None] = {
+    "tabletop/Cribbage-v0": "agent",
+    "tabletop/War-v0": "agent",
+    "tabletop/Dominion-v0": None,  # the game against bots has no per-deal oracle, so no suite
+    "tabletop/DominionSolitaire-v0": "agent",
+    "tabletop/ModernArt-v0": "every_seat",
+    "tabletop/Nmbr9-v0": "agent",
+}
+
+CHECKS = {
+    "gymnasium_api": lambda env_id, kwargs: testing.check_gymnasium_api(env_id, kwargs),
+    "seed_determinism": lambda env_id, kwargs: testing.check_seed_determinism(env_id, kwargs),
+    "pickle_and_deepcopy": lambda env_id, kwargs: testing.check_pickle_and_deepcopy(env_id, kwargs),
+    "masks": lambda env_id, kwargs: testing.check_masks(env_id, kwargs),
+    "info_schema": lambda env_id, kwargs: testing.check_info_schema(env_id, kwargs),
+    "hidden_information": lambda env_id, kwargs: testing.check_hidden_information(env_id, kwargs),
+}
+
+
+def _registered() -> set[str]:
+    return {env_id for env_id in gym.registry if env_id.startswith("tabletop/")}
+
+
+def test_every_registered_id_is_covered() -> None:
+    # A game registered without a case here would escape the kit: this fails until it has one.
+    assert {env_id for env_id, _ in CASES} == _registered()
+    assert set(PLANS) == _registered()
+
+
+@pytest.mark.parametrize("check", CHECKS)
+@pytest.mark.parametrize("env_id, kwargs", CASES, ids=CASE_IDS)
+def test_registered_environment_keeps_the_contract(env_id: str, kwargs: dict[str, Any], check: str) -> None:
+    CHECKS[check](env_id, kwargs)
+
+
+@pytest.mark.parametrize("env_id, kwargs", CASES, ids=CASE_IDS)
+def test_hidden_information_is_perturbed_where_the_deal_is_hidden(
+    env_id: str, kwargs: dict[str, Any]
+) -> None:
+    # check_hidden_information passes without comparing anything only where the deal is public.
+    public = gym.make(env_id, **kwargs).unwrapped.deal_is_public
+    assert (testing.check_hidden_information(env_id, kwargs) == 0) == public
+
+
+@pytest.mark.parametrize("env_id", sorted(PLANS))
+def test_oracle_plans_replay_in_the_environment(env_id: str) -> None:
+    if PLANS[env_id] is None:
+        # Nothing to replay; should a suite ship for it one day, this fails until PLANS says how.
+        assert testing.shipped_suites(env_id) == []
+        return
+    assert testing.check_plans_replay(env_id, every_seat=PLANS[env_id] == "every_seat") >= 2
+
+
+# -- the kit's own tests: a tiny game, and broken copies of it -------------------------------------
+
+CARDS = 6
+TAKE, SKIP, DOUBLE = 0, 1, 2
+
+
+class Toy(TabletopEnv):
+    """Six cards, valued 0-5, shuffled by the seed; each turn the top card is shown and the player
+    takes it (its value in points), skips it, or, for an even value only, doubles it (twice its
+    value). The order of the cards to come is hidden. A deal is the order of the values, e.g.
+    ``"302514"``."""
+
+    def __init__(self, render_mode: str | None = None, reveal_deal: bool = False) -> None:
+        self._check_render_mode(render_mode)
+        self._set_reveal_deal(reveal_deal)
+        self.render_mode = render_mode
+        self.observation_space = spaces.MultiDiscrete([CARDS + 1, CARDS + 1])
+        self.action_space = LegalActionSpace(3, self)
+        self.state: Any = None
+
+    def _deal(self, options: Any) -> list[int]:
+        deal = self._deal_option(options)
+        if deal is not None:
+            return [int(c) for c in deal]
+        return [int(c) for c in self.np_random.permutation(CARDS)]
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        super().reset(seed=seed)
+        self.state = SimpleNamespace(cards=self._deal(options), turn=0, score=0, done=False)
+        return self._observation(), self._info()
+
+    def step(self, action: Any) -> Any:
+        state = self._require_state()
+        if state.done:
+            raise GameOverError("the episode has ended; call reset()")
+        action = self._action_index(action)
+        if not self.action_masks()[action]:
+            raise IllegalActionError(action, np.flatnonzero(self.action_masks()).tolist())
+        points = {TAKE: 1, SKIP: 0, DOUBLE: 2}[action] * state.cards[state.turn]
+        state.score += points
+        state.turn += 1
+        state.done = state.turn == CARDS
+        return self._observation(), float(points), state.done, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        state = self._require_state()
+        if state.done:
+            return np.zeros(3, dtype=bool)
+        return np.array([True, True, state.cards[state.turn] % 2 == 0])
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        return f"card {self._observation()[0]}, score {self.state.score}"
+
+    def _observation(self) -> np.ndarray:
+        state = self.state
+        card = CARDS if state.done else state.cards[state.turn]
+        return np.array([card, CARDS - state.turn], dtype=np.int64)
+
+    def _info(self) -> dict[str, Any]:
+        state = self.state
+        info = {"action_mask": self.action_masks().astype(np.int8), "score": state.score}
+        return self._add_deal(info, "".join(map(str, state.cards)), state.done)
+
+    def hidden_twins(self, rng: np.random.Generator) -> list[tuple[Toy, np.ndarray, dict[str, Any]]]:
+        state = self.state
+        future = state.cards[state.turn + 1 :]
+        shuffled = [int(c) for c in rng.permutation(future)]
+        if shuffled == future:
+            return []
+        twin = copy.deepcopy(self)
+        twin.state.cards = state.cards[: state.turn + 1] + shuffled
+        return [(twin, twin._observation(), twin._info())]
+
+
+def _plan(deal: str) -> tuple[list[int], int]:
+    """The best play of a deal (double every even card, take every odd one) and its score."""
+    plan = [DOUBLE if int(c) % 2 == 0 else TAKE for c in deal]
+    return plan, sum(int(c) * (1 + (int(c) % 2 == 0)) for c in deal)
+
+
+def _suite(env_id: str, *entries: tuple[str, list[int], int]) -> Any:
+    rows = [
+        SimpleNamespace(seed=i, deal=deal, plan=plan, score=score)
+        for i, (deal, plan, score) in enumerate(entries)
+    ]
+    return SimpleNamespace(id="toy-v0", env_id=env_id, env_kwargs={}, entries=rows)
+
+
+def _register(cls: type) -> str:
+    env_id = f"kit-toy/{cls.__name__}-v0"
+    if env_id not in gym.registry:
+        gym.register(id=env_id, entry_point=cls)
+    return env_id
+
+
+TOY = _register(Toy)
+
+
+def test_the_toy_game_keeps_the_contract() -> None:
+    # The broken copies below each break one thing of a game that passes every check.
+    suite = _suite(TOY, ("302514", *_plan("302514")), ("015243", *_plan("015243")))
+    testing.check_environment(TOY, seeds=range(4), suites=[suite])
+    assert testing.check_hidden_information(TOY) > 0
+
+
+def _fails(env_id: str, check: Any, *match: str, **kwargs: Any) -> None:
+    """``check`` on ``env_id`` raises an AssertionError that names the id, the check, and says
+    ``match`` (regular expressions, in order)."""
+    with pytest.raises(AssertionError, match=".*".join([env_id, f"{check.__name__} failed", *match])):
+        check(env_id, **kwargs)
+
+
+class ObservationOutOfSpace(Toy):
+    def _observation(self) -> np.ndarray:
+        return super()._observation() + CARDS + 1
+
+
+def test_gymnasium_api_fails_on_an_observation_outside_its_space() -> None:
+    _fails(_register(ObservationOutOfSpace), testing.check_gymnasium_api, "check_env", "observation")
+
+
+class UnseededDeal(Toy):
+    def _deal(self, options: Any) -> list[int]:
+        if self._deal_option(options) is not None:
+            return super()._deal(options)
+        return [int(c) for c in np.random.default_rng().permutation(CARDS)]  # not the episode's seed
+
+
+class SameDealForEverySeed(Toy):
+    def _deal(self, options: Any) -> list[int]:
+        return super()._deal(options) if self._deal_option(options) is not None else [3, 0, 2, 5, 1, 4]
+
+
+class GivenDealIgnored(Toy):
+    def _deal(self, options: Any) -> list[int]:
+        return [int(c) for c in self.np_random.permutation(CARDS)]  # reset(options={"deal": ...}) ignored
+
+
+def test_seed_determinism_fails_where_the_seed_does_not_decide_the_deal() -> None:
+    _fails(_register(UnseededDeal), testing.check_seed_determinism, "same seed played differently")
+    _fails(_register(SameDealForEverySeed), testing.check_seed_determinism, "gave only 1 different deal")
+    _fails(_register(GivenDealIgnored), testing.check_seed_determinism, r"options=\{'deal'.*played the deal")
+
+
+class Unpicklable(Toy):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        self.on_step = lambda: None  # a lambda does not pickle
+        return super().reset(seed=seed, options=options)
+
+
+class CopyLosesTheScore(Toy):
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["state"] = SimpleNamespace(**{**vars(self.state), "score": 0}) if self.state else None
+        return state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> CopyLosesTheScore:
+        other = type(self).__new__(type(self))
+        memo[id(self)] = other  # so that the copied action space follows the copy
+        other.__setstate__(copy.deepcopy(self.__getstate__(), memo))
+        return other
+
+
+def test_pickle_and_deepcopy_fail_where_a_copy_does_not_play_on() -> None:
+    _fails(_register(Unpicklable), testing.check_pickle_and_deepcopy, "seed 0, step 0", "pickle raised")
+    _fails(
+        _register(CopyLosesTheScore),
+        testing.check_pickle_and_deepcopy,
+        "step [1-9]",
+        "played on differently",
+        "score",
+    )
+
+
+class MaskDisagrees(Toy):
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        if not self.state.done:
+            info["action_mask"][DOUBLE] = 1  # doubling an odd card looks legal
+        return info
+
+
+class BoolMaskInInfo(Toy):
+    def _info(self) -> dict[str, Any]:
+        return {**super()._info(), "action_mask": self.action_masks()}
+
+
+class AcceptsAnIllegalAction(Toy):
+    def action_masks(self) -> np.ndarray:
+        mask = super().action_masks()
+        if not self.state.done:
+            mask[SKIP] = self.state.turn % 2 == 0  # skipping is "illegal" on odd turns...
+        return mask
+
+    def step(self, action: Any) -> Any:
+        state = self.state
+        if int(action) == SKIP and not state.done:  # ...yet step takes it
+            state.turn += 1
+            state.done = state.turn == CARDS
+            return self._observation(), 0.0, state.done, False, self._info()
+        return super().step(action)
+
+
+class RaisesAfterChangingTheGame(Toy):
+    def step(self, action: Any) -> Any:
+        if not self.state.done and action in (TAKE, SKIP, DOUBLE) and not self.action_masks()[action]:
+            self.state.score -= 1  # the refused action costs a point
+        return super().step(action)
+
+
+class LegalActionRaises(Toy):
+    def step(self, action: Any) -> Any:
+        if not self.state.done and int(action) == SKIP and self.state.turn == 3:
+            raise RuntimeError("no skipping at turn 3")
+        return super().step(action)
+
+
+class LegalMoveAfterTheEnd(Toy):
+    def action_masks(self) -> np.ndarray:
+        mask = super().action_masks()
+        mask[SKIP] |= self._require_state().done
+        return mask
+
+
+def test_masks_fail_where_the_mask_and_the_actions_disagree() -> None:
+    _fails(_register(MaskDisagrees), testing.check_masks, "step 0", "disagree on actions")
+    _fails(_register(BoolMaskInInfo), testing.check_masks, "step 0", "np.int8")
+    _fails(
+        _register(AcceptsAnIllegalAction), testing.check_masks, "step 1", "masked-out action 1 was accepted"
+    )
+    _fails(_register(RaisesAfterChangingTheGame), testing.check_masks, "plays on differently", "score")
+    _fails(_register(LegalActionRaises), testing.check_masks, "step 3", "masked-in action 1 raised Runtime")
+    _fails(_register(LegalMoveAfterTheEnd), testing.check_masks, "step 6", "ended but actions")
+
+
+class KeyOnlyAtTheEnd(Toy):
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        if self.state.done:
+            info["winner"] = True
+        return info
+
+
+class DealShownDuringPlay(Toy):
+    deal_is_public = True  # wrongly: the order of the cards to come is hidden
+
+
+class DealNotShownAtTheEnd(Toy):
+    def _info(self) -> dict[str, Any]:
+        return {**super()._info(), "deal": ""}
+
+
+def test_info_schema_fails_on_changing_keys_and_a_misplaced_deal() -> None:
+    _fails(_register(KeyOnlyAtTheEnd), testing.check_info_schema, "step 6", "winner")
+    _fails(_register(DealNotShownAtTheEnd), testing.check_info_schema, "step 6", "not the deal string")
+    # Where the deal is (claimed) public, the kit holds the environment to showing it.
+    _fails(_register(DealShownDuringPlay), testing.check_info_schema, "deal_is_public, but", "decides more")
+
+
+class NextCardInInfo(Toy):
+    def _info(self) -> dict[str, Any]:
+        state = self.state
+        return {**super()._info(), "next": state.cards[state.turn + 1] if state.turn + 1 < CARDS else -1}
+
+
+class NoTwins(Toy):
+    hidden_twins = None  # type: ignore[assignment]
+
+
+class TwinSeenAtOnce(Toy):
+    def hidden_twins(self, rng: np.random.Generator) -> list[tuple[Toy, np.ndarray, dict[str, Any]]]:
+        twin = copy.deepcopy(self)
+        twin.state.cards = list(reversed(twin.state.cards))  # the card shown changes too
+        return [(twin, twin._observation(), twin._info())]
+
+
+class NeverATwin(Toy):
+    def hidden_twins(self, rng: np.random.Generator) -> list[tuple[Toy, np.ndarray, dict[str, Any]]]:
+        return []
+
+
+def test_hidden_information_fails_where_info_tells_what_is_hidden() -> None:
+    _fails(_register(NextCardInInfo), testing.check_hidden_information, "step 0", r"info\['next'\] differs")
+    _fails(_register(NoTwins), testing.check_hidden_information, "no hidden_twins")
+    _fails(_register(TwinSeenAtOnce), testing.check_hidden_information, "tells apart at once")
+    _fails(_register(NeverATwin), testing.check_hidden_information, "no twin at any position")
+
+
+def test_plans_replay_fails_where_a_plan_does_not_reach_its_score() -> None:
+    plan, score = _plan("302514")
+    kit = testing.check_plans_replay
+    _fails(
+        TOY,
+        kit,
+        "entry 0",
+        "scores 21 in the environment, the oracle states 22",
+        suites=[_suite(TOY, ("302514", plan, score + 1))],
+    )
+    illegal = [DOUBLE, *plan[1:]]  # doubling the 3
+    _fails(TOY, kit, "move 0 of the plan, 2, is not legal", suites=[_suite(TOY, ("302514", illegal, score))])
+    _fails(TOY, kit, "played but the episode goes on", suites=[_suite(TOY, ("302514", plan[:-1], score))])
+    longer = [*plan, TAKE]
+    _fails(TOY, kit, "ended after 6 of the plan's 7 moves", suites=[_suite(TOY, ("302514", longer, score))])
+    _fails(TOY, kit, "no suite ships")
