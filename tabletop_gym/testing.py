@@ -157,6 +157,22 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
+def _brief(value: Any, limit: int = 100) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _values(x: Any, y: Any) -> str:
+    """Two values that differ, briefly: arrays of one shape by where they differ."""
+    if isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape and x.dtype == y.dtype:
+        where = np.argwhere(x != y)
+        at = tuple(int(i) for i in where[0])
+        return (
+            f"{len(where)} of {x.size} entries differ, the first at {at}: {_brief(x[at])} vs {_brief(y[at])}"
+        )
+    return f"{_brief(x)} vs {_brief(y)}"
+
+
 def _difference(a: Any, b: Any) -> str:
     """What differs between two steps' results (observation, reward, ..., info), briefly."""
     names = ("observation", "reward", "terminated", "truncated", "info")
@@ -165,10 +181,12 @@ def _difference(a: Any, b: Any) -> str:
             keys = sorted(set(x) ^ set(y)) or [k for k in x if not _same(x[k], y[k])]
             if keys:
                 key = keys[0]
-                mine, theirs = (quote_input(v.get(key, "(missing)")) for v in (x, y))
-                return f"info[{key!r}]: {mine} vs {theirs}"
+                return f"info[{key!r}]: {_values(x.get(key, '(missing)'), y.get(key, '(missing)'))}"
+        elif isinstance(x, dict) and isinstance(y, dict) and not _same(x, y):
+            key = next(k for k in x if k not in y or not _same(x[k], y[k]))
+            return f"{name}[{key!r}]: {_values(x[key], y.get(key, '(missing)'))}"
         elif not _same(x, y):
-            return f"{name}: {quote_input(x)} vs {quote_input(y)}"
+            return f"{name}: {_values(x, y)}"
     return "nothing"
 
 
@@ -798,8 +816,8 @@ def _twin_positions(
             key = next(k for k in rest[0] if not _same(rest[0][k], rest[1].get(k)))
             check.fail(
                 f"info[{key!r}] differs between two games the player cannot tell apart "
-                f"({quote_input(rest[0][key])} vs {quote_input(rest[1].get(key))}): info tells the agent "
-                "something its observation does not",
+                f"({_values(rest[0][key], rest[1].get(key))}): info tells the agent something its "
+                "observation does not",
                 seed,
                 step,
             )

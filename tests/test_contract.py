@@ -396,3 +396,24 @@ def test_plans_replay_fails_where_a_plan_does_not_reach_its_score() -> None:
     longer = [*plan, TAKE]
     _fails(TOY, kit, "ended after 6 of the plan's 7 moves", suites=[_suite(TOY, ("302514", longer, score))])
     _fails(TOY, kit, "no suite ships")
+
+
+def test_the_nmbr9_pickle_defect_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The defect as it was: Nmbr9's state pickled its height and top views as arrays of their own,
+    # so a copy's board stopped following play. The kit catches it in the copy's first steps.
+    from tabletop_gym.envs.nmbr9.rules import Nmbr9State
+
+    def every_slot(self: Nmbr9State) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def as_pickled(self: Nmbr9State, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    monkeypatch.setattr(Nmbr9State, "__getstate__", every_slot)
+    monkeypatch.setattr(Nmbr9State, "__setstate__", as_pickled)
+    env_id, kwargs = next(case for case in CASES if case[0] == "tabletop/Nmbr9-v0")
+    with pytest.raises(
+        AssertionError, match=r"Nmbr9-v0.*check_pickle_and_deepcopy failed.*played on differently"
+    ):
+        testing.check_pickle_and_deepcopy(env_id, kwargs)
