@@ -37,7 +37,7 @@ The checks (the environment principles of the project's design):
 - ``check_plans_replay``: oracle plans stored in the shipped suites, played as actions through the
   environment on their deals, reach the score the oracle states.
 - ``check_hidden_information``: games that differ only in what the player may not see give the
-  same info while the player sees the same thing.
+  same info while the player sees the same thing (from the position where they part on).
 
 What the kit asks of an environment beyond Gymnasium's API (``tabletop_gym.core.TabletopEnv`` gives
 most of it):
@@ -46,12 +46,16 @@ most of it):
   ``reset(options={"deal": ...})``; a ``reveal_deal`` argument; ``render_mode="ansi"``;
   ``IllegalActionError`` and ``GameOverError`` from ``tabletop_gym.core``; an ``action_space``
   whose ``sample()`` draws legal actions (``tabletop_gym.core.LegalActionSpace``).
-- ``deal_is_public``: True where the observation shows the whole deal (nothing is hidden).
-  Otherwise the environment says how its hidden information can change, with a method
-  ``hidden_twins(rng) -> list[env]``: copies of the environment at its current position that
-  differ from it only in what the player may not see (cards not yet drawn, opponents' hands, the
-  seed of the shuffles to come), drawn with the ``numpy.random.Generator`` ``rng``; an empty list
-  where nothing can change at this position. It must leave the environment itself as it was.
+- ``deal_is_public``: True where the observation shows the whole deal, so that the deal tells
+  nothing about the game to come that the observation does not (the kit checks that two deals
+  showing the same observation at reset play on alike). Otherwise the environment says what its
+  player may not see, with a method ``hidden_twins(rng)`` returning a list of ``(twin,
+  observation, info)``: copies of the environment at its current position changed only in what
+  the player may not see (cards not yet drawn, opponents' hands, the seed of the shuffles to come),
+  drawn with the ``numpy.random.Generator`` ``rng``, each with the observation and info it gives at
+  this position (the environment's own ``_observation()`` and ``_info()``, say); an empty list
+  where nothing can change here. It must leave the environment itself as it was. The War, Nmbr9,
+  Modern Art and Dominion environments have one each, a dozen lines long: a model for a new game.
   ``public_info`` (a tuple of info keys, default none) names what the player sees happen without
   the observation showing it (War's count of tricks played): a twin whose value differs there is
   told apart, like one whose observation differs.
