@@ -418,6 +418,60 @@ def check_pickle_and_deepcopy(
                     )
 
 
+def _masks(check: _Check, env: Any, info: dict[str, Any], seed: int, step: int) -> np.ndarray:
+    """``action_masks()``, checked against ``info["action_mask"]``: types, shapes and values."""
+    n = int(env.action_space.n)
+    mask = info.get("action_mask")
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.int8 or mask.shape != (n,):
+        check.fail(
+            f"info['action_mask'] must be an np.int8 array of shape ({n},), got "
+            f"{type(mask).__name__} {getattr(mask, 'dtype', '')} {getattr(mask, 'shape', '')}",
+            seed,
+            step,
+        )
+    if not np.isin(mask, (0, 1)).all():
+        check.fail("info['action_mask'] holds values other than 0 and 1", seed, step)
+    with check.running("action_masks", seed, step):
+        masks = env.action_masks()
+    if not isinstance(masks, np.ndarray) or masks.dtype != np.bool_ or masks.shape != (n,):
+        check.fail(
+            f"action_masks() must be a bool array of shape ({n},), got {type(masks).__name__} "
+            f"{getattr(masks, 'dtype', '')} {getattr(masks, 'shape', '')}",
+            seed,
+            step,
+        )
+    if not np.array_equal(masks, mask.astype(bool)):
+        differ = np.flatnonzero(masks != mask.astype(bool)).tolist()
+        check.fail(f"action_masks() and info['action_mask'] disagree on actions {differ}", seed, step)
+    return masks
+
+
+def _try_every_action(
+    check: _Check, env: Any, masks: np.ndarray, legal: Sequence[int], seed: int, step: int
+) -> Any:
+    """Each of ``legal`` on a copy of ``env``, then every other action on ``env`` itself, which
+    must refuse them. Returns a copy of ``env`` as it was before."""
+    with check.running("copy.deepcopy", seed, step):
+        untouched = copy.deepcopy(env)
+    for action in legal:
+        probe = copy.deepcopy(untouched)
+        with check.running(f"the masked-in action {int(action)}", seed, step):
+            result = probe.step(int(action))
+        if not probe.observation_space.contains(result[0]):
+            check.fail(
+                f"the masked-in action {int(action)} gave an observation outside the observation space",
+                seed,
+                step + 1,
+            )
+    for action in [*np.flatnonzero(~masks).tolist(), -1, int(env.action_space.n)]:
+        _expect_error(check, env, action, IllegalActionError, f"the masked-out action {action}", seed, step)
+    with check.running("action_masks", seed, step):
+        after = env.action_masks()
+    if not np.array_equal(after, masks):
+        check.fail("refused actions changed the legal actions", seed, step)
+    return untouched
+
+
 def check_masks(
     env_id: str,
     env_kwargs: Settings = None,
@@ -436,92 +490,42 @@ def check_masks(
     check = _Check("check_masks", env_id, env_kwargs)
     for seed in seeds:
         env = check.make().unwrapped
-        n = int(env.action_space.n)
         rng = np.random.default_rng(seed)
         with check.running("reset", seed, 0):
-            obs, info = env.reset(seed=seed)
+            _, info = env.reset(seed=seed)
         step, ended = 0, False
         while True:
-            mask = info.get("action_mask")
-            if not isinstance(mask, np.ndarray) or mask.dtype != np.int8 or mask.shape != (n,):
-                check.fail(
-                    f"info['action_mask'] must be an np.int8 array of shape ({n},), got "
-                    f"{type(mask).__name__} {getattr(mask, 'dtype', '')} {getattr(mask, 'shape', '')}",
-                    seed,
-                    step,
-                )
-            if not np.isin(mask, (0, 1)).all():
-                check.fail("info['action_mask'] holds values other than 0 and 1", seed, step)
-            with check.running("action_masks", seed, step):
-                masks = env.action_masks()
-            if not isinstance(masks, np.ndarray) or masks.dtype != np.bool_ or masks.shape != (n,):
-                check.fail(
-                    f"action_masks() must be a bool array of shape ({n},), got {type(masks).__name__} "
-                    f"{getattr(masks, 'dtype', '')} {getattr(masks, 'shape', '')}",
-                    seed,
-                    step,
-                )
-            if not np.array_equal(masks, mask.astype(bool)):
-                differ = np.flatnonzero(masks != mask.astype(bool)).tolist()
-                check.fail(f"action_masks() and info['action_mask'] disagree on actions {differ}", seed, step)
+            masks = _masks(check, env, info, seed, step)
             if ended:
                 if masks.any():
-                    check.fail(
-                        f"the episode has ended but actions {np.flatnonzero(masks).tolist()} are legal",
-                        seed,
-                        step,
-                    )
+                    legal = np.flatnonzero(masks).tolist()
+                    check.fail(f"the episode has ended but actions {legal} are legal", seed, step)
                 _expect_error(check, env, 0, GameOverError, "a step after the end", seed, step)
                 break
             legal = np.flatnonzero(masks)
             if legal.size == 0:
                 check.fail("no legal action at a position where the episode goes on", seed, step)
-            with check.running("copy.deepcopy", seed, step):
-                untouched = copy.deepcopy(env)
-            tried = (
-                legal
-                if actions_per_step is None or legal.size <= actions_per_step
-                else rng.choice(legal, actions_per_step, replace=False)
-            )
-            for action in tried:
-                probe = copy.deepcopy(untouched)
-                with check.running(f"the masked-in action {int(action)}", seed, step):
-                    result = probe.step(int(action))
-                if not probe.observation_space.contains(result[0]):
-                    check.fail(
-                        f"the masked-in action {int(action)} gave an observation outside the observation "
-                        "space",
-                        seed,
-                        step + 1,
-                    )
-            for action in [*np.flatnonzero(~masks).tolist(), -1, n]:
-                _expect_error(
-                    check, env, action, IllegalActionError, f"the masked-out action {action}", seed, step
-                )
-            with check.running("action_masks", seed, step):
-                after = env.action_masks()
-            if not np.array_equal(after, masks):
-                check.fail("refused actions changed the legal actions", seed, step)
+            if actions_per_step is not None and legal.size > actions_per_step:
+                legal = rng.choice(legal, actions_per_step, replace=False)
+            untouched = _try_every_action(check, env, masks, legal, seed, step)
             if step >= max_steps:
                 break
             action = _legal_choice(masks, rng)
+            step += 1
             # numpy's integer, as a policy gives it, where the untouched copy gets Python's.
-            with check.running(f"step({action})", seed, step + 1):
-                obs, reward, terminated, truncated, info = env.step(np.int64(action))
-            with check.running(f"step({action})", seed, step + 1):
+            with check.running(f"step({action})", seed, step):
+                result = env.step(np.int64(action))
+            with check.running(f"step({action})", seed, step):
                 expected = untouched.step(action)
-            if not all(
-                _same(x, y) for x, y in zip((obs, reward, terminated, truncated, info), expected, strict=True)
-            ):
+            if not all(_same(x, y) for x, y in zip(result, expected, strict=True)):
                 check.fail(
                     "after refusing illegal actions the game plays on differently from an untouched "
                     f"copy (or np.int64({action}) is not the action {action}): "
-                    f"{_difference((obs, reward, terminated, truncated, info), expected)}",
+                    f"{_difference(result, expected)}",
                     seed,
-                    step + 1,
+                    step,
                 )
-            step += 1
-            ended = bool(terminated or truncated)
+            info, ended = result[4], bool(result[2] or result[3])
 
 
 def _expect_error(
@@ -583,6 +587,53 @@ def _check_public_deal(check: _Check, max_steps: int) -> None:
                 )
 
 
+def _check_deal_shown(check: _Check, steps: list[Step], public: bool, seed: int) -> str:
+    """The deal string on an ended episode's last step, and before it ``""`` (or, where the deal is
+    public, that deal). Returns the deal."""
+    deal = steps[-1][4]["deal"]
+    if not isinstance(deal, str) or not deal:
+        check.fail(
+            f"the last step's info['deal'] is {quote_input(deal)}, not the deal string", seed, len(steps) - 1
+        )
+    for step, (*_, info) in enumerate(steps[:-1]):
+        shown = info["deal"]
+        if public and shown != deal:
+            check.fail(
+                f"deal_is_public, but info['deal'] is {quote_input(shown)} during play and "
+                f"{quote_input(deal)} at the end",
+                seed,
+                step,
+            )
+        if not public and shown != "":
+            check.fail(
+                f"info['deal'] is {quote_input(shown)} during play: the deal is hidden information "
+                "(set deal_is_public where the observation shows it all)",
+                seed,
+                step,
+            )
+    return deal
+
+
+def _check_revealed(check: _Check, steps: list[Step], revealed: list[Step], deal: str, seed: int) -> None:
+    """``revealed``, the same episode made with ``reveal_deal=True``, shows ``deal`` in every info
+    and differs in nothing else."""
+    if len(revealed) != len(steps):
+        check.fail("reveal_deal=True changed the length of the episode", seed)
+    for step, (plain, shown) in enumerate(zip(steps, revealed, strict=True)):
+        if shown[4].get("deal") != deal:
+            check.fail(
+                f"with reveal_deal=True info['deal'] is {quote_input(shown[4].get('deal'))}, "
+                f"not the deal {quote_input(deal)}",
+                seed,
+                step,
+            )
+        plain, shown = ((*r[:4], {k: v for k, v in r[4].items() if k != "deal"}) for r in (plain, shown))
+        if not all(_same(x, y) for x, y in zip(plain, shown, strict=True)):
+            check.fail(
+                f"reveal_deal=True changed more than info['deal']: {_difference(plain, shown)}", seed, step
+            )
+
+
 def check_info_schema(
     env_id: str,
     env_kwargs: Settings = None,
@@ -622,49 +673,9 @@ def check_info_schema(
         if not _ended(steps):
             continue
         ended += 1
-        deal = steps[-1][4]["deal"]
-        if not isinstance(deal, str) or not deal:
-            check.fail(
-                f"the last step's info['deal'] is {quote_input(deal)}, not the deal string",
-                seed,
-                len(steps) - 1,
-            )
-        for step, (*_, info) in enumerate(steps[:-1]):
-            shown = info["deal"]
-            if public and shown != deal:
-                check.fail(
-                    f"deal_is_public, but info['deal'] is {quote_input(shown)} during play and "
-                    f"{quote_input(deal)} at the end",
-                    seed,
-                    step,
-                )
-            if not public and shown != "":
-                check.fail(
-                    f"info['deal'] is {quote_input(shown)} during play: the deal is hidden information "
-                    "(set deal_is_public where the observation shows it all)",
-                    seed,
-                    step,
-                )
+        deal = _check_deal_shown(check, steps, public, seed)
         revealed, _ = _episode(check, check.make(reveal_deal=True), seed, seed, max_steps)
-        for step, ((*hidden, info), (*shown, revealed_info)) in enumerate(zip(steps, revealed, strict=False)):
-            if revealed_info.get("deal") != deal:
-                check.fail(
-                    f"with reveal_deal=True info['deal'] is {quote_input(revealed_info.get('deal'))}, "
-                    f"not the deal {quote_input(deal)}",
-                    seed,
-                    step,
-                )
-            rest = {k: v for k, v in info.items() if k != "deal"}
-            revealed_rest = {k: v for k, v in revealed_info.items() if k != "deal"}
-            if not all(_same(x, y) for x, y in zip((*hidden, rest), (*shown, revealed_rest), strict=True)):
-                check.fail(
-                    "reveal_deal=True changed more than info['deal']: "
-                    f"{_difference((*hidden, rest), (*shown, revealed_rest))}",
-                    seed,
-                    step,
-                )
-        if len(revealed) != len(steps):
-            check.fail("reveal_deal=True changed the length of the episode", seed)
+        _check_revealed(check, steps, revealed, deal, seed)
     if not ended:
         check.fail(f"no episode ended within {max_steps} steps: raise max_steps or use smaller settings")
 
