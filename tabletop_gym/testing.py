@@ -277,8 +277,11 @@ def check_seed_determinism(
     seeds: Iterable[int] = DEFAULT_SEEDS,
     max_steps: int = DEFAULT_MAX_STEPS,
 ) -> None:
-    """The same seed, the same deal and the same episode for a fixed policy; different seeds,
-    different deals on most seeds (more than half of them distinct)."""
+    """The same seed, the same deal and the same episode for a fixed policy (a random legal
+    player seeded alike): on two new environments, on one that played another seed first, and
+    with ``reset(seed=..., options={"deal": ...})`` given the seed's own deal; another seed's deal
+    given is the deal played; ``reset()`` after ``reset(seed=...)`` deals alike every time; and
+    different seeds, different deals on most seeds (more than half of them distinct)."""
     check = _Check("check_seed_determinism", env_id, env_kwargs)
     seeds = list(seeds)
     deals = []
