@@ -276,12 +276,18 @@ def check_seed_determinism(
     *,
     seeds: Iterable[int] = DEFAULT_SEEDS,
     max_steps: int = DEFAULT_MAX_STEPS,
+    replays_by_deal: bool = True,
 ) -> None:
     """The same seed, the same deal and the same episode for a fixed policy (a random legal
     player seeded alike): on two new environments, on one that played another seed first, and
     with ``reset(seed=..., options={"deal": ...})`` given the seed's own deal; another seed's deal
     given is the deal played; ``reset()`` after ``reset(seed=...)`` deals alike every time; and
-    different seeds, different deals on most seeds (more than half of them distinct)."""
+    different seeds, different deals on most seeds (more than half of them distinct).
+
+    ``replays_by_deal=False`` is for settings whose documented episodes draw more than the deal
+    from the seed's stream after it (War's ``random`` pickup convention): the seed's own deal given
+    back then need not replay the seed's episode, but the same seed and deal still must play the
+    same episode."""
     check = _Check("check_seed_determinism", env_id, env_kwargs)
     seeds = list(seeds)
     deals = []
@@ -308,14 +314,18 @@ def check_seed_determinism(
             check.fail(f"the last step's info['deal'] is {quote_input(deal)}, not a deal string", seed)
         deals.append(deal)
         replayed, _ = _episode(check, check.make(), seed, seed, max_steps, options={"deal": deal})
-        _compare(
-            check,
-            f"reset(seed={seed}, options={{'deal': ...}}) with the seed's own deal played "
-            "differently from reset(seed)",
-            first,
-            replayed,
-            seed,
-        )
+        if replays_by_deal:
+            _compare(
+                check,
+                f"reset(seed={seed}, options={{'deal': ...}}) with the seed's own deal played "
+                "differently from reset(seed)",
+                first,
+                replayed,
+                seed,
+            )
+        else:
+            again, _ = _episode(check, check.make(), seed, seed, max_steps, options={"deal": deal})
+            _compare(check, "the same seed and deal played differently", replayed, again, seed)
         if len(deals) >= 2 and deals[-2] != deal:
             # Another seed's deal passed in: the episode plays that deal, not the seed's own.
             other, _ = _episode(check, check.make(), seed, seed, max_steps, options={"deal": deals[-2]})
@@ -562,30 +572,29 @@ PUBLIC_DEAL_RESETS = 32
 
 def _check_public_deal(check: _Check, max_steps: int) -> None:
     """Where an environment says its deal is public, the deal may tell nothing the observation does
-    not: of the deals of seeds 0-31, two that show the same observation at reset must play on alike
-    (the same observations, rewards and ends for the same actions)."""
-    seen: dict[bytes, tuple[int, str]] = {}
+    not: of the deals of seeds 0-31, two that show the same observation at reset (each reset with
+    seed 0 and the deal given, so that only the deal differs) must play on alike: the same
+    observations, rewards and ends for the same actions."""
+    revealed = check.make(reveal_deal=True)
+    seen: dict[bytes, str] = {}
     for seed in range(PUBLIC_DEAL_RESETS):
-        env = check.make(reveal_deal=True)
         with check.running("reset", seed, 0):
-            obs, info = env.reset(seed=seed)
-        key = pickle.dumps(obs)
-        if key not in seen:
-            seen[key] = (seed, info.get("deal"))
+            deal = revealed.reset(seed=seed)[1].get("deal")
+        with check.running("reset", 0, 0):
+            obs, _ = revealed.reset(seed=0, options={"deal": deal})
+        other = seen.setdefault(pickle.dumps(obs), deal)
+        if other == deal:
             continue
-        other, deal = seen[key]
-        if deal == info.get("deal"):
-            continue
-        mine, _ = _episode(check, check.make(), seed, 0, max_steps)
-        theirs, _ = _episode(check, check.make(), other, 0, max_steps)
+        mine, _ = _episode(check, check.make(), 0, 0, max_steps, options={"deal": deal})
+        theirs, _ = _episode(check, check.make(), 0, 0, max_steps, options={"deal": other})
         for step, (a, b) in enumerate(zip(mine, theirs, strict=False)):
             if not _same(a[:4], b[:4]):
                 differ = _difference((*a[:4], {}), (*b[:4], {}))
                 check.fail(
-                    f"deal_is_public, but seeds {other} and {seed} show the same observation at reset and "
-                    f"then differ in what the player sees ({differ}): the deal decides more than the "
-                    "observation shows",
-                    seed,
+                    f"deal_is_public, but the deals {quote_input(other)} and {quote_input(deal)} (of seed "
+                    f"{seed}) show the same observation at reset and then differ in what the player sees "
+                    f"({differ}): the deal decides more than the observation shows",
+                    0,
                     step,
                 )
 
@@ -926,15 +935,19 @@ def check_environment(
     plan_deals: int = 2,
     suites: Sequence[Any] | None = None,
     actions_per_step: int | None = None,
+    replays_by_deal: bool = True,
 ) -> None:
     """Every check of the kit on ``gym.make(env_id, **env_kwargs)``: episodes of each of ``seeds``,
     cut after ``max_steps`` actions. ``plans`` replays the oracle plans of the suites shipped for
     ``env_id``, or of ``suites`` (``plan_deals`` a suite, with their own settings; ``every_seat``
     as in ``check_plans_replay``); False for an environment without an oracle. ``actions_per_step``
-    bounds the legal actions ``check_masks`` tries at each step (None: all)."""
+    bounds the legal actions ``check_masks`` tries at each step (None: all); ``replays_by_deal`` is
+    ``check_seed_determinism``'s."""
     seeds = list(seeds)
     check_gymnasium_api(env_id, env_kwargs)
-    check_seed_determinism(env_id, env_kwargs, seeds=seeds, max_steps=max_steps)
+    check_seed_determinism(
+        env_id, env_kwargs, seeds=seeds, max_steps=max_steps, replays_by_deal=replays_by_deal
+    )
     check_pickle_and_deepcopy(env_id, env_kwargs, seeds=seeds, max_steps=max_steps)
     check_masks(env_id, env_kwargs, seeds=seeds, max_steps=max_steps, actions_per_step=actions_per_step)
     check_info_schema(env_id, env_kwargs, seeds=seeds, max_steps=max_steps)
