@@ -101,3 +101,37 @@ def test_the_readme_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     names: dict[str, object] = {"__name__": "readme_example"}
     for index, code in enumerate(blocks):
         exec(compile(code, f"README example {index}", "exec"), names)
+
+
+def _shown_commands() -> list[tuple[str, str]]:
+    """Every `tabletop-gym ...` line of a bash block in the README and the docs pages, placeholders
+    (GAME, [--deal D | --seed S]) left out."""
+    commands = []
+    for page in [README, *sorted((ROOT / "docs").rglob("*.md"))]:
+        for block in re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S):
+            for line in block.splitlines():
+                command = line.split("  #")[0].strip()
+                if command.startswith("tabletop-gym ") and "GAME" not in command and "[" not in command:
+                    commands.append((page.relative_to(ROOT).as_posix(), command))
+    return commands
+
+
+def test_every_command_shown_parses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command line as the pages show it: every option they write exists and takes that value."""
+    import shlex
+
+    from tabletop_gym.training.cli import build_parser
+
+    commands = _shown_commands()
+    assert len(commands) >= 20
+    monkeypatch.chdir(tmp_path)
+    # Scaling out solves "a file of deal strings, one a line" (checked as the command line is read).
+    (tmp_path / "deals.txt").write_text("46QK25J4K7TAK/T24A74J562A7T/6639KJA82889Q/J837359T935QQ\n")
+    parser = build_parser()
+    for page, command in commands:
+        try:
+            parser.parse_args(shlex.split(command)[1:])
+        except SystemExit as stop:
+            raise AssertionError(f"{page}: {command}: {capsys.readouterr().err}") from stop
