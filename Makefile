@@ -4,16 +4,21 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q -c constraints.txt
 
-.PHONY: install test demo bench baselines lint clean
+.PHONY: install test docs demo bench baselines lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 install: $(PY)
-	$(PIP) -e ".[train,dev,ray,interop]"
+	$(PIP) -e ".[train,dev,ray,interop,docs]"
 
+# The tests build the docs site in strict mode too (tests/test_docs.py), so a broken link or API
+# reference fails `make test`; `make docs` builds it into site/ to read.
 test: install
 	$(PY) -m pytest
+
+docs: install
+	$(PY) -m mkdocs build --strict --site-dir site
 
 demo: install
 	$(VENV)/bin/tabletop-gym demo cribbage --out runs/demo
@@ -28,4 +33,4 @@ lint: install
 	$(PY) -m ruff check .
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) runs site .pytest_cache

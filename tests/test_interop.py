@@ -359,29 +359,29 @@ def test_dominion_names_an_opponents_illegal_action() -> None:
         env.reset(seed=0)
 
 
-# -- the README's examples ---------------------------------------------------------------------------
+# -- the examples of the docs' "Other RL libraries" page -----------------------------------------------
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+INTEROP_PAGE = Path(__file__).resolve().parents[1] / "docs" / "interop.md"
 MARKER = "<!-- interop-example -->"
 
 
-def _readme_examples() -> list[str]:
-    text = README.read_text()
+def _page_examples() -> list[str]:
+    text = INTEROP_PAGE.read_text()
     return re.findall(re.escape(MARKER) + r"\s*```python\n(.*?)```", text, flags=re.S)
 
 
-def test_the_readme_has_one_example_per_client() -> None:
-    examples = _readme_examples()
+def test_the_interop_page_has_one_example_per_client() -> None:
+    examples = _page_examples()
     for client in ("ActionMaskObservation", "torchrl", "tianshou", "minari", "VecNormalize", "DQN",
                    "VectorActionMasks", "make_vec"):
         assert any(client in code for code in examples), client
 
 
-@pytest.mark.parametrize("index", range(len(_readme_examples())))
-def test_readme_example_runs(index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    code = _readme_examples()[index]
+@pytest.mark.parametrize("index", range(len(_page_examples())))
+def test_interop_page_example_runs(index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code = _page_examples()[index]
     for module in re.findall(r"^(?:from|import) (\w+)", code, flags=re.M):
         _client(module)
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, f"README example {index}", "exec"), {"__name__": "readme_example"})
+    exec(compile(code, f"docs/interop.md example {index}", "exec"), {"__name__": "interop_example"})

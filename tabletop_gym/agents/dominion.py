@@ -7,6 +7,7 @@ as an opponent inside the environments and, through ``act(observation, info)`` (
 environment's observation into the same view), as the evaluated agent.
 
 Buy rules (coins after playing every Treasure):
+
 - ``big-money``: Province $8+, Gold $6-7, Silver $3-5.
 - ``big-money-ultimate`` (BMU, as in the Dominion simulators): Province $8+; Duchy $5-7 when at most
   4 Provinces are left; Estate $2-4 when at most 2 are left; Gold $6-7; Duchy $5 when at most 6 are

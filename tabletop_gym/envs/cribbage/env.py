@@ -52,6 +52,7 @@ class CribbageEnv(TabletopEnv):
 
     ## Observation space
     `MultiDiscrete` of 65 integers, everything the player sees:
+
     - 0..51: the remaining cards of each pile, pile by pile, top card first, as ranks 1..13
       (A..K), 0 past the pile's end;
     - 52: the stack total, 0..31;
@@ -76,6 +77,7 @@ class CribbageEnv(TabletopEnv):
     included, whatever `reveal_deal` says.
 
     ## Arguments
+
     - `render_mode`: None or "ansi".
     - `pile_size`: cards per pile (default 13); smaller deals draw `4 * pile_size` cards from a
       shuffled deck, for experiments on small instances.

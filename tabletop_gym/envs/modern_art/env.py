@@ -135,6 +135,7 @@ class ModernArtEnv(TabletopEnv):
 
     ## Action space
     `Discrete(36)`, read by the current decision (observation slot `DECISION`):
+
     - `0..29`: display (or, for the hidden decision, put face down) a card of kind
       `artist * 6 + symbol` (artists 0-4 in board order Lite Metal, Yoko, Christin P., Karl Gitter,
       Krypto; symbols plain, draw, double, hidden, simultaneous, award);
@@ -145,6 +146,7 @@ class ModernArtEnv(TabletopEnv):
     ## Observation space
     `Box(0, high, (97,), int64)`, only what the seat may know; seats are relative (0 = this seat,
     1 = next in turn order; seats beyond the player count read 0):
+
     - 0..29 `HAND`: cards of each kind in hand;
     - 30..54 `SHOWN`: face-up cards this round, per seat and artist;
     - 55..59 `OWN_HIDDEN`: this seat's face-down cards per artist;
@@ -179,6 +181,7 @@ class ModernArtEnv(TabletopEnv):
     `observe(state, their_seat)` and an info holding only their `action_mask`.
 
     ## Arguments
+
     - `players` (2-5, default 2) and `seat` (default 0): the game size and this agent's seat.
     - `rounds` (1-4, default None: all 4): a shorter game of only the first N rounds, each dealing
       the cards it deals in a full game: `gym.make("tabletop/ModernArt-v0", rounds=1)` is the

@@ -43,6 +43,7 @@ class Nmbr9Env(TabletopEnv):
 
     ## Observation space
     `Dict` of fixed-shape integer `Box`es, what a player sees (not the order of the cards to come):
+
     - `height` (grid, grid): tiles stacked on each cell, 0..k;
     - `top_value` (grid, grid): value of each cell's top tile, -1 for an empty cell;
     - `top_tile` (grid, grid): which tile is on top, as the turn it was placed (0..k-1), -1 if none;
@@ -69,6 +70,7 @@ class Nmbr9Env(TabletopEnv):
     is in info only when the environment is made with `reveal_deal=True` (then from `reset` on).
 
     ## Arguments
+
     - `render_mode`: None or "ansi" (`render()` returns the board with row and column numbers: the
       value of each cell's top tile and the height of each stack, with a legend).
     - `max_value`, `copies`, `cards`: the variant m-c-k (default 9-2-20, the standard game):

@@ -55,12 +55,14 @@ class WarEnv(TabletopEnv):
 
     ## Observation space
     `observation="full"` (default): `MultiDiscrete` of `2 * N + ranks` integers, N = ranks * suits:
+
     - 0..N-1: your pile, top card first, as rank + 1 (1 is a `2`), 0 past its end; cards of the
       current pot that you have already placed are at its end;
     - N..2N-1: player 1's pile, the same way;
     - 2N..2N+ranks-1: how many cards of each rank are still to be placed from the pot.
 
     `observation="hidden"` (what a real player knows): `MultiDiscrete` of `N + 1 + ranks` integers:
+
     - 0..N-1: your pile as you built it: 1 for a dealt card you have not seen yet, rank + 2 for a
       card you placed, 0 past the end;
     - N: the number of cards in player 1's pile;
@@ -112,6 +114,7 @@ class WarEnv(TabletopEnv):
     turned as they are picked up).
 
     ## Arguments
+
     - `render_mode`: None or "ansi".
     - `ranks`, `suits`, `face_down`, `pickup`, `max_tricks`: the rules (`WarRules`).
     - `observation`: "full" or "hidden".
