@@ -130,7 +130,7 @@ def run_suite(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Train and evaluate every agent on one suite; returns the suite's part of the report."""
-    from tabletop_gym import suites
+    from tabletop_gym.training import suites
     from tabletop_gym.training.evaluate import evaluate
     from tabletop_gym.training.games import get_game
 
@@ -246,7 +246,7 @@ def run_baselines(
         steps = check_int("steps", steps, 1, MAX_STEPS)
     if not suite_ids:
         raise ValueError("no suite to run: name at least one (see 'tabletop-gym suite list')")
-    from tabletop_gym import suites
+    from tabletop_gym.training import suites
 
     if episodes is not None:
         episodes = check_int("episodes", episodes, 1)
