@@ -137,7 +137,7 @@ def run_suite(
     suite = suites.load(suite_id)  # checked: every stored plan replays to its score
     definition = suites.definition(suite.id)
     spec = get_game(suite.game)
-    args = definition.args()
+    args = suites.definition_args(definition)
     steps = BUDGETS.get(suite.game, 50_000) if steps is None else steps
     train_args = argparse.Namespace(**{**vars(args), **TRAINING_AIDS.get(suite.game, {})})
     runs: list[tuple[str, Path]] = []
