@@ -1,4 +1,5 @@
-"""What every game shares: errors, the oracle result and its on-disk cache, deal and mask helpers."""
+"""What every game shares: the Agent protocol, errors, the oracle result and its on-disk cache, deal and
+mask helpers."""
 
 from __future__ import annotations
 
@@ -19,13 +20,14 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 __all__ = [
+    "Agent",
     "TabletopError",
     "InvalidDealError",
     "IllegalActionError",
@@ -54,6 +56,22 @@ __all__ = [
     "LegalActionSpace",
     "TabletopEnv",
 ]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player: ``reset`` before each episode, then ``act`` once per decision.
+
+    ``act`` gets the environment's observation and info (``info["action_mask"]`` lists the legal
+    actions) and returns an action index. Random players, heuristics, rule bots and trained policies
+    all follow this, so any of them can be the evaluated agent or an opponent.
+    """
+
+    name: str
+
+    def reset(self, seed: int | None = None) -> None: ...
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int: ...
 
 
 class TabletopError(Exception):

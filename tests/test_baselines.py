@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tabletop_gym import suites
+from tabletop_gym.training import suites
 from tabletop_gym.training.baselines import ORACLE, PPO, _agent_entry, intervals, iqm_interval
 from tabletop_gym.training.cli import main
 from tabletop_gym.training.evaluate import mean_ci95, score_ratio

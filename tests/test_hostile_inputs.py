@@ -154,8 +154,7 @@ def _guard_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
     def started(*args, **kwargs):
         raise WorkStarted
 
-    from tabletop_gym import suites
-    from tabletop_gym.training import baselines, batch, evaluate, train
+    from tabletop_gym.training import baselines, batch, evaluate, suites, train
     from tabletop_gym.training.games import game_names, get_game
 
     for module, name in ((evaluate, "evaluate"), (train, "train"), (batch, "run_batch"),

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tabletop_gym import suites
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.oracles import cribbage
+from tabletop_gym.training import suites
 
 ROOT = Path(__file__).resolve().parents[1]
 # The command's own entry module, run as the console script runs it (``from tabletop_gym_cli import

@@ -9,9 +9,9 @@ from gymnasium.utils.env_checker import check_env
 
 import tabletop_gym  # noqa: F401
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.agents.modern_art import GreedyAgent
 from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
 from tabletop_gym.envs.modern_art import rules as R
+from tabletop_gym.envs.modern_art.bots import GreedyAgent
 from tabletop_gym.envs.modern_art.env import HAND, HAND_SIZES, OBS_SIZE, TURN, ModernArtEnv
 
 

@@ -9,9 +9,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.nmbr9 import Nmbr9OptimalPolicyAgent
 from tabletop_gym.envs.nmbr9.rules import Deal, Nmbr9State, Variant, footprint, replay
 from tabletop_gym.oracles.nmbr9 import search
+from tabletop_gym.oracles.nmbr9.policy import Nmbr9OptimalPolicyAgent
 from tabletop_gym.oracles.nmbr9.unknown import (
     UnknownTooBigError,
     board_key,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tabletop_gym import suites
 from tabletop_gym.oracles.war import search
-from tabletop_gym.suites import SuiteError
+from tabletop_gym.suites import SuiteError, storage
+from tabletop_gym.training import suites
 from tabletop_gym.training.cli import main
 
 SUITE = "war-r6s2-v9"  # the 12-card whole game: exact results in milliseconds a deal
@@ -35,7 +35,7 @@ def _rewrite(path: Path, change) -> None:
     """Edit a suite file and sign it again, as a careful forger would: only the replay can tell."""
     data = json.loads(path.read_text())
     change(data)
-    data["meta"]["checksum"] = suites._checksum(data["meta"], data["entries"])
+    data["meta"]["checksum"] = storage._checksum(data["meta"], data["entries"])
     path.write_text(json.dumps(data))
 
 

@@ -1,26 +1,15 @@
-"""The Agent protocol every player follows, and the random agent."""
+"""The Agent protocol every player follows (defined in ``core``, where the environments that seat
+agents as opponents read it too), and the random agent."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
+from tabletop_gym.core import Agent
 
-@runtime_checkable
-class Agent(Protocol):
-    """A player: ``reset`` before each episode, then ``act`` once per decision.
-
-    ``act`` gets the environment's observation and info (``info["action_mask"]`` lists the legal
-    actions) and returns an action index. Random players, heuristics, rule bots and trained policies
-    all follow this, so any of them can be the evaluated agent or an opponent.
-    """
-
-    name: str
-
-    def reset(self, seed: int | None = None) -> None: ...
-
-    def act(self, observation: Any, info: dict[str, Any]) -> int: ...
+__all__ = ["Agent", "RandomAgent"]
 
 
 class RandomAgent:

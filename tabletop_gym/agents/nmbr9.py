@@ -1,4 +1,5 @@
-"""Nmbr9 players beyond random: the greedy player and the best policy with the order unknown."""
+"""Nmbr9 players beyond random: the greedy player. (The best policy with the order unknown needs the
+oracle's solver: it is ``tabletop_gym.oracles.nmbr9.policy.Nmbr9OptimalPolicyAgent``.)"""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.envs.nmbr9.rules import Nmbr9State, Variant, decode_action, footprint
+from tabletop_gym.envs.nmbr9.rules import Nmbr9State, decode_action, footprint
 
 
 def greedy_choice(height: np.ndarray, card: int, mask: np.ndarray) -> int:
@@ -74,56 +75,4 @@ class Nmbr9GreedyAgent:
         )
 
 
-class Nmbr9OptimalPolicyAgent:
-    """The best policy of the game with the draw order unknown (the expectimax policy of
-    ``oracles.nmbr9.unknown``): it places each card where the points now plus the expected points
-    to come are highest, or, with ``guaranteed``, the points it can be sure of. It sees only what
-    the observation shows (the board, the card, the cards not yet seen), so its mean score tends to
-    the variant's expected value: the score a trained agent can hope for, below the hindsight
-    optimum. The values are solved once, when the agent is made; small variants only (a
-    ``UnknownTooBigError`` says when a variant is beyond reach).
-    """
-
-    name = "optimal-policy"
-
-    def __init__(
-        self,
-        variant: Variant | str,
-        grid: int,
-        levels: int | None = None,
-        max_positions: int | None = None,
-        guaranteed: bool = False,
-    ) -> None:
-        from tabletop_gym.oracles.nmbr9.unknown import MAX_POSITIONS, UnknownSolver, solve_unknown
-
-        self.variant = Variant.of(variant)
-        self.solver = UnknownSolver(grid, levels, MAX_POSITIONS if max_positions is None else max_positions)
-        self.value = solve_unknown(self.variant, grid, levels, solver=self.solver)
-        self.guaranteed = guaranteed
-        self.state = self.solver.empty()
-
-    def reset(self, seed: int | None = None) -> None:
-        self.state = self.solver.empty()
-
-    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        card = int(observation["card"][0])
-        if card < 0:
-            raise RuntimeError("optimal-policy: no card to place, the episode has ended")
-        drawn = self.state.with_next(card)
-        # Only its own placements change the board (a card the rules discard does not), so its
-        # position must be the environment's; anything else is an episode it did not start.
-        if not np.array_equal(drawn.height, observation["height"]) or not np.array_equal(
-            drawn.action_mask(), np.asarray(info["action_mask"], dtype=bool)
-        ):
-            raise RuntimeError(
-                "optimal-policy: the board is not the one it built; call reset() at the start of each "
-                "episode and let it play every move"
-            )
-        unseen = tuple(int(n) for n in observation["unseen"])
-        action = self.solver.choose(drawn, unseen, int(observation["cards_left"][0]), self.guaranteed)
-        drawn.place(action)
-        self.state = drawn
-        return action
-
-
-__all__ = ["Nmbr9GreedyAgent", "Nmbr9OptimalPolicyAgent", "greedy_action", "greedy_choice", "decode_action"]
+__all__ = ["Nmbr9GreedyAgent", "greedy_action", "greedy_choice", "decode_action"]

@@ -130,14 +130,14 @@ def run_suite(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Train and evaluate every agent on one suite; returns the suite's part of the report."""
-    from tabletop_gym import suites
+    from tabletop_gym.training import suites
     from tabletop_gym.training.evaluate import evaluate
     from tabletop_gym.training.games import get_game
 
     suite = suites.load(suite_id)  # checked: every stored plan replays to its score
     definition = suites.definition(suite.id)
     spec = get_game(suite.game)
-    args = definition.args()
+    args = suites.definition_args(definition)
     steps = BUDGETS.get(suite.game, 50_000) if steps is None else steps
     train_args = argparse.Namespace(**{**vars(args), **TRAINING_AIDS.get(suite.game, {})})
     runs: list[tuple[str, Path]] = []
@@ -246,7 +246,7 @@ def run_baselines(
         steps = check_int("steps", steps, 1, MAX_STEPS)
     if not suite_ids:
         raise ValueError("no suite to run: name at least one (see 'tabletop-gym suite list')")
-    from tabletop_gym import suites
+    from tabletop_gym.training import suites
 
     if episodes is not None:
         episodes = check_int("episodes", episodes, 1)

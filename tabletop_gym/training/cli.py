@@ -238,7 +238,7 @@ def _baselines(args: argparse.Namespace) -> int:
 
 
 def _suite(args: argparse.Namespace) -> int:
-    from tabletop_gym import suites
+    from tabletop_gym.training import suites
 
     if args.action == "build":
         check_cache_dir(args.cache)
@@ -414,7 +414,7 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
 
     suite = None
     if getattr(args, "suite", None) is not None:
-        from tabletop_gym.suites import resolve
+        from tabletop_gym.training.suites import resolve
 
         if getattr(args, "ray", None) is not None:
             raise ValueError("--ray solves the oracle's deals; with --suite nothing is solved")

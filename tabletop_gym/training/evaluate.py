@@ -195,7 +195,7 @@ def evaluate(
     solve_first: Callable[[Sequence[int]], Mapping[str, OracleResult]] | None = None,
 ) -> dict[str, Any]:
     """Play ``episodes`` seeded deals (default 200 from seed 0) with each agent and compare every
-    score with the oracle. With a loaded ``suite`` (``tabletop_gym.suites.load``) the agents play
+    score with the oracle. With a loaded ``suite`` (``tabletop_gym.training.suites.load``) the agents play
     its deals (the first ``episodes`` of them, default all) and are compared with its stored,
     replay-checked oracle results: nothing is solved. ``solve_first(seeds)``, where given, returns
     the oracle results of the seeds' deals before any agent plays (``evaluate --ray`` solves them

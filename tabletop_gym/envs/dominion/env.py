@@ -4,34 +4,33 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 
-from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv, check_float, check_int
+from tabletop_gym.core import Agent, GameOverError, LegalActionSpace, TabletopEnv, check_float, check_int
 from tabletop_gym.envs.dominion import rules as R
-
-if TYPE_CHECKING:  # the bots import the engine: the environment imports them only when it needs them
-    from tabletop_gym.agents.base import Agent  # a DominionBot is one too
-
-# Where each part of the observation lies (see the environments' docstrings).
-_N = R.NUM_CARDS
-DECISION = slice(0, R.NUM_DECISIONS)
-HAND = slice(DECISION.stop, DECISION.stop + _N)
-DRAW = slice(HAND.stop, HAND.stop + _N)
-DISCARD = slice(DRAW.stop, DRAW.stop + _N)
-IN_PLAY = slice(DISCARD.stop, DISCARD.stop + _N)
-SUPPLY = slice(IN_PLAY.stop, IN_PLAY.stop + _N)
-TRASH = slice(SUPPLY.stop, SUPPLY.stop + _N)
-PLAYER_SIZE = _N + 4  # owned cards, VP, turns taken, hand size, seat is in the game
-PLAYERS = slice(TRASH.stop, TRASH.stop + R.MAX_PLAYERS * PLAYER_SIZE)
-COUNTERS = ("coins", "actions", "buys", "gain_cost_limit", "cards_over_three", "cellar_discarded",
-            "own_turn", "merchants")
-COUNTER = slice(PLAYERS.stop, PLAYERS.stop + len(COUNTERS))
-OBS_SIZE = COUNTER.stop
-OBS_LOW, OBS_HIGH = -100.0, 250.0
+from tabletop_gym.envs.dominion.bots import DominionBot, PlayerView, game_seed, make_bot
+from tabletop_gym.envs.dominion.observation import (  # noqa: F401  (the layout stays public here too)
+    COUNTER,
+    COUNTERS,
+    DECISION,
+    DISCARD,
+    DRAW,
+    HAND,
+    IN_PLAY,
+    OBS_HIGH,
+    OBS_LOW,
+    OBS_SIZE,
+    PLAYER_SIZE,
+    PLAYERS,
+    SUPPLY,
+    TRASH,
+    ObservationView,
+    observe,
+)
 
 _DOC_SPACES = """
     ## Action space
@@ -69,50 +68,8 @@ def _draw_deal(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**63))
 
 
-def observe(state: R.DominionState, me: int) -> np.ndarray:
-    """What seat ``me`` may know of ``state``, as the environments' observation vector (the agent's,
-    and an opponent Agent's from its own seat)."""
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    obs[DECISION.start + state.decision] = 1
-    obs[HAND] = state.hand[me]
-    obs[DRAW] = state.draw_counts(me)
-    obs[DISCARD] = state.discard[me]
-    obs[IN_PLAY] = state.in_play[state.player]
-    obs[SUPPLY] = state.supply
-    obs[TRASH] = state.trash
-    for i in range(state.num_players):
-        p = (me + i) % state.num_players
-        base = PLAYERS.start + i * PLAYER_SIZE
-        obs[base : base + _N] = state.owned[p]
-        obs[base + _N : base + PLAYER_SIZE] = (state.vp(p), state.turns[p], state.hand_size(p), 1)
-    limit = state.gain_limit()
-    over = max(0, state.hand_size(me) - R.MILITIA_KEEP) if state.decision == R.MILITIA_DISCARD else 0
-    obs[COUNTER] = (state.coins, state.actions, state.buys, limit, over, state.cellar_discarded,
-                    float(state.player == me), state.merchants)
-    return np.clip(obs, OBS_LOW, OBS_HIGH)
-
-
 def _is_agent(player: Any) -> bool:
     return hasattr(player, "act") and hasattr(player, "reset")
-
-
-class ObservationView:
-    """A bot's view (the attributes of ``PlayerView``) decoded from an observation and its mask, so
-    the rule bots can play as the agent from what the agent sees and nothing more."""
-
-    def __init__(self, observation: np.ndarray, action_mask: np.ndarray) -> None:
-        obs = np.asarray(observation)
-        self.decision = int(np.argmax(obs[DECISION]))
-        self.hand = [int(x) for x in obs[HAND]]
-        self.supply = [int(x) for x in obs[SUPPLY]]
-        self.owned = [int(x) for x in obs[PLAYERS.start : PLAYERS.start + _N]]
-        counters = [int(x) for x in obs[COUNTER]]
-        self.coins, self.actions, self.buys = counters[0], counters[1], counters[2]
-        self.turn = int(obs[PLAYERS.start + _N + 1]) + 1
-        self._legal = [int(a) for a in np.flatnonzero(action_mask)]
-
-    def legal_actions(self) -> list[int]:
-        return self._legal
 
 
 class _DominionBase(TabletopEnv):
@@ -261,8 +218,6 @@ class DominionEnv(_DominionBase):
     def __init__(self, opponents: str | Agent | Sequence[str | Agent] = "big-money", kingdom: Any = None,
                  seat: int = 0, vp_shaping: float = 0.0, turn_limit: int = 100,
                  render_mode: str | None = None, reveal_deal: bool = False) -> None:
-        from tabletop_gym.agents.dominion import DominionBot, make_bot  # no import circle at load
-
         single = isinstance(opponents, (str, DominionBot)) or _is_agent(opponents)
         names = [opponents] if single else list(opponents)
         if not 1 <= len(names) <= R.MAX_PLAYERS - 1:
@@ -280,8 +235,6 @@ class DominionEnv(_DominionBase):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        from tabletop_gym.agents.dominion import PlayerView, game_seed
-
         self._new_game(seed, options)
         self._bots = self.bots
         others = list(self._bots)
@@ -314,8 +267,6 @@ class DominionEnv(_DominionBase):
         return dict(zip(others, self.opponents, strict=True))
 
     def _play_bots(self) -> None:
-        from tabletop_gym.agents.dominion import DominionBot
-
         state = self.state
         while not state.done and state.decider != self.seat:
             p = state.decider

@@ -12,11 +12,31 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv, check_int
+from tabletop_gym.envs.modern_art.bots import GreedyAgent
+from tabletop_gym.envs.modern_art.observation import (  # noqa: F401  (the layout stays public here too)
+    AWARDS,
+    AWARDS_LEFT,
+    DECISION,
+    DECISION_ARTIST,
+    DECK_LEFT,
+    EXTRA,
+    HAND,
+    HAND_SIZES,
+    HIDDEN_COUNT,
+    MAX_PLAYERS,
+    OBS_SIZE,
+    OWN_HIDDEN,
+    PLAYERS,
+    ROUND,
+    SCORES,
+    SHOWN,
+    TURN,
+    VALUES,
+)
 from tabletop_gym.envs.modern_art.rules import (
     DOUBLE_CARD,
     NUM_ACTIONS,
     NUM_ARTISTS,
-    NUM_KINDS,
     NUM_SYMBOLS,
     PHASES,
     SIMULTANEOUS_CARD,
@@ -29,27 +49,6 @@ from tabletop_gym.envs.modern_art.rules import (
     random_deal,
 )
 
-MAX_PLAYERS = 5
-
-# Where each part of the observation lies; seats are relative: 0 is the observing seat, 1 the next
-# player in turn order, and so on (absent seats read 0).
-HAND = slice(0, NUM_KINDS)
-SHOWN = slice(HAND.stop, HAND.stop + MAX_PLAYERS * NUM_ARTISTS)  # [seat * 5 + artist]
-OWN_HIDDEN = slice(SHOWN.stop, SHOWN.stop + NUM_ARTISTS)
-HIDDEN_COUNT = slice(OWN_HIDDEN.stop, OWN_HIDDEN.stop + MAX_PLAYERS)
-EXTRA = slice(HIDDEN_COUNT.stop, HIDDEN_COUNT.stop + NUM_ARTISTS)
-VALUES = slice(EXTRA.stop, EXTRA.stop + NUM_ARTISTS)
-AWARDS = slice(VALUES.stop, VALUES.stop + NUM_ARTISTS)
-SCORES = slice(AWARDS.stop, AWARDS.stop + MAX_PLAYERS)
-HAND_SIZES = slice(SCORES.stop, SCORES.stop + MAX_PLAYERS)
-DECK_LEFT = HAND_SIZES.stop
-ROUND = DECK_LEFT + 1
-DECISION = ROUND + 1
-TURN = DECISION + 1
-PLAYERS = TURN + 1
-AWARDS_LEFT = PLAYERS + 1
-DECISION_ARTIST = AWARDS_LEFT + 1
-OBS_SIZE = DECISION_ARTIST + 1
 _BIG = 100_000  # bound for scores and values; far above any reachable total
 # The keywords ModernArtEnv passes on to Rules (players is the environment's own argument).
 RULE_PARAMS = tuple(f.name for f in fields(Rules) if f.init and f.name[0] != "_" and f.name != "players")
@@ -228,8 +227,6 @@ class ModernArtEnv(TabletopEnv):
         self.rules = Rules(players=players, **rule_params)
         self.seat = check_int("seat", seat, 0, players - 1)
         if opponents is None:
-            from tabletop_gym.agents.modern_art import GreedyAgent
-
             opponents = [GreedyAgent(self.rules) for _ in range(players - 1)]
         opponents = list(opponents)
         if len(opponents) != players - 1:

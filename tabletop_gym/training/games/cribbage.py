@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.cribbage import PROBE_RULES, CribbageGreedyAgent
-from tabletop_gym.agents.probe import add_probe_arguments, probe_agent, probe_search
+from tabletop_gym.agents.probe import probe_search
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage.env import render_text
 from tabletop_gym.envs.cribbage.rules import STACK_LIMIT, TARGET, CribbageState, parse_deal, random_deal
@@ -24,6 +24,7 @@ from tabletop_gym.oracles import cribbage as oracle
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
 from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.probe import add_probe_arguments, probe_agent
 from tabletop_gym.training.terminal import ask_move
 
 ENV_ID = "tabletop/Cribbage-v0"

@@ -14,8 +14,8 @@ import numpy as np
 from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.agents.modern_art import GreedyAgent
 from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text, check_int, quote_input
+from tabletop_gym.envs.modern_art.bots import GreedyAgent
 from tabletop_gym.envs.modern_art.env import MAX_PLAYERS, ModernArtEnv
 from tabletop_gym.envs.modern_art.rules import (
     ARTIST_CHARS,

@@ -14,8 +14,8 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, Nmbr9OptimalPolicyAgent, greedy_action, greedy_choice
-from tabletop_gym.agents.probe import ProbeRules, add_probe_arguments, probe_agent
+from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, greedy_action, greedy_choice
+from tabletop_gym.agents.probe import ProbeRules
 from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
@@ -36,6 +36,7 @@ from tabletop_gym.envs.nmbr9.rules import (
     tile_picture,
 )
 from tabletop_gym.oracles import nmbr9 as oracle
+from tabletop_gym.oracles.nmbr9.policy import Nmbr9OptimalPolicyAgent
 from tabletop_gym.oracles.nmbr9.search import replay_free
 from tabletop_gym.oracles.nmbr9.unknown import (
     MAX_POSITIONS,
@@ -46,6 +47,7 @@ from tabletop_gym.oracles.nmbr9.unknown import (
 from tabletop_gym.training.arguments import WORK_LIMIT_NOTE, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb
 from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.probe import add_probe_arguments, probe_agent
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
 
 ENV_ID = "tabletop/Nmbr9-v0"

@@ -11,8 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.envs.modern_art.env import (
+from tabletop_gym.envs.modern_art.observation import (
     AWARDS,
     DECISION,
     EXTRA,
@@ -38,7 +37,7 @@ from tabletop_gym.envs.modern_art.rules import (
     Rules,
 )
 
-__all__ = ["GreedyAgent", "RandomAgent", "provisional_points"]
+__all__ = ["GreedyAgent", "provisional_points"]
 
 _BIAS = tuple(4 - a for a in range(NUM_ARTISTS))  # the sort key's artist part
 

@@ -1,0 +1,334 @@
+"""Suites as the command line (and a user's script) sees them: a suite definition's settings are
+command-line settings, which only a game's ``GameSpec`` reads, so loading a suite (whose environment
+must still be the one its definition selects), building one, finding the suite of a command line and
+evaluating agents on one live here, above ``tabletop_gym.suites`` (definitions, files and checks).
+
+This module offers every public name of ``tabletop_gym.suites`` too: ``from tabletop_gym.training
+import suites`` is the one import a script needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+from tqdm import tqdm
+
+from tabletop_gym.core import check_int, hold_output
+from tabletop_gym.suites.checking import (
+    PRESENTATION_KEYS,
+    REPLAY,
+    check_entries,
+    confirm_plan,
+    deal_of_seed,
+    oracle_revision,
+    rules_kwargs,
+)
+from tabletop_gym.suites.definitions import (
+    DEFINITIONS,
+    SuiteDefinition,
+    SuiteError,
+    definition,
+    split_id,
+)
+from tabletop_gym.suites.storage import (
+    FORMAT,
+    Suite,
+    SuiteEntry,
+    available,
+    data_dir,
+    normal,
+    parse_entry,
+    read_file,
+    suite_path,
+    user_built,
+    user_dir,
+    user_suite_path,
+    write_file,
+)
+from tabletop_gym.training.games import get_game
+
+__all__ = [
+    # the layer below's public names, offered here too
+    "FORMAT",
+    "DEFINITIONS",
+    "PRESENTATION_KEYS",
+    "REPLAY",
+    "Suite",
+    "SuiteDefinition",
+    "SuiteEntry",
+    "SuiteError",
+    "available",
+    "confirm_plan",
+    "data_dir",
+    "deal_of_seed",
+    "definition",
+    "oracle_revision",
+    "rules_kwargs",
+    "suite_path",
+    "user_built",
+    "user_dir",
+    "user_suite_path",
+    # what needs the command line's view of a game
+    "build",
+    "definition_args",
+    "evaluate",
+    "load",
+    "resolve",
+]
+
+
+def definition_args(spec: SuiteDefinition, cache: Path | None = None) -> argparse.Namespace:
+    """A definition's settings as the command line's parsed arguments, which the game's ``GameSpec``
+    reads."""
+    return argparse.Namespace(**spec.settings, cache=cache)
+
+
+def _environment(spec_name: str, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    env_id, kwargs = get_game(spec_name).environment(args)
+    return env_id, normal(kwargs)
+
+
+def load(suite: str | Path, replay: bool = True) -> Suite:
+    """A checked suite, by id (``"cribbage-v0"``: shipped in the package, else built into
+    ``user_dir``) or by a file's path.
+
+    Checks, each a ``SuiteError`` naming the suite: the file parses and matches its checksum; it is
+    complete; its environment and rules are what its definition gives today; every deal is
+    accepted by the environment; every plan replays through the engine to the score it states,
+    within the bound it states (``replay=False`` skips the replays, for listing only).
+    """
+    path = Path(suite) if isinstance(suite, Path) or str(suite).endswith(".json") else None
+    if path is not None:
+        # A file may have any name (a copy, a download): the suite it holds says which it is.
+        if not path.is_file():
+            raise SuiteError(f"no suite file at {path}")
+        meta, raw = read_file(path, path.name)
+        suite_id = meta.get("id")
+        if not isinstance(suite_id, str):
+            raise SuiteError(f"suite file {path} names no suite id")
+        spec = definition(suite_id)
+    else:
+        suite_id = str(suite)
+        spec = definition(suite_id)
+        path = suite_path(suite_id)
+        if not path.is_file() and user_suite_path(suite_id).is_file():
+            path = user_suite_path(suite_id)
+        try:
+            meta, raw = read_file(path, suite_id)
+        except FileNotFoundError:
+            shipped = ", ".join(available()) or "none"
+            raise SuiteError(
+                f"no suite file for {suite_id} in the package or at {user_suite_path(suite_id)} "
+                f"(shipped: {shipped}); build it with: tabletop-gym suite build {suite_id}"
+            ) from None
+        if meta.get("id") != suite_id:
+            raise SuiteError(f"suite file {path} holds suite {meta.get('id')!r}, not {suite_id}")
+    if not meta.get("complete") or len(raw) != meta.get("size"):
+        raise SuiteError(
+            f"suite {suite_id} is incomplete ({len(raw)} of {meta.get('size')} deals); "
+            f"finish it with: tabletop-gym suite build {suite_id}"
+        )
+    env_id, kwargs = _environment(spec.game, definition_args(spec))
+    if meta.get("game") != spec.game or meta.get("env_id") != env_id or rules_kwargs(
+        meta.get("env_kwargs", {})
+    ) != rules_kwargs(kwargs):
+        raise SuiteError(
+            f"suite {suite_id} was made for {meta.get('env_id')} with {meta.get('env_kwargs')}, but its "
+            f"definition now gives {env_id} with {kwargs}: build a new version"
+        )
+    entries = tuple(parse_entry(suite_id, i, e) for i, e in enumerate(raw))
+    if len({e.deal for e in entries}) != len(entries):
+        raise SuiteError(f"suite {suite_id} holds a deal twice")
+    if replay:
+        check_entries(suite_id, spec.game, env_id, meta["env_kwargs"], entries)
+    return Suite(suite_id, spec.game, env_id, meta["env_kwargs"], entries, meta, path)
+
+
+def build(
+    suite_id: str,
+    size: int | None = None,
+    out: Path | None = None,
+    cache: Path | None = None,
+    progress: bool = True,
+    save_every: float = 10.0,
+) -> Suite:
+    """Make or resume a suite: deals of seeds 0, 1, ... as the environment's ``reset(seed=...)``
+    plays them, each solved by the game's oracle with the definition's settings.
+
+    Entries already in the file are kept (checked first); the file is rewritten atomically every
+    ``save_every`` seconds and at the end, so an interrupted build resumes where it stopped. The size
+    of an unfinished suite may change; a complete suite's may not (its numbers are published): a
+    different size is a new version. The file is ``out``, else ``user_suite_path(suite_id)``; a
+    suite the package ships is checked there and never rewritten. Returns the loaded, checked
+    suite, with ``solved_now`` the deals this call solved.
+    """
+    spec = definition(suite_id)
+    # The package's files are published numbers, not a place to build in: an id it ships is only
+    # checked there (and resumed nowhere); any other goes to the user's folder.
+    shipped = out is None and suite_path(suite_id).is_file()
+    path = Path(out) if out is not None else suite_path(suite_id) if shipped else user_suite_path(suite_id)
+    if path.exists() and not path.is_file():
+        raise SuiteError(f"{path} is not a regular file (a folder, a device or a FIFO); expected a file")
+    if shipped:  # read only: no lock beside the package's files
+        return _build(suite_id, spec, path, shipped, size, cache, progress, save_every)
+    # Two builds of one file would each solve every deal and the last to save would drop the other's.
+    with hold_output(path, "suite file"):
+        return _build(suite_id, spec, path, shipped, size, cache, progress, save_every)
+
+
+def _build(
+    suite_id: str,
+    spec: SuiteDefinition,
+    path: Path,
+    shipped: bool,
+    size: int | None,
+    cache: Path | None,
+    progress: bool,
+    save_every: float,
+) -> Suite:
+    args = definition_args(spec, cache)
+    env_id, kwargs = _environment(spec.game, args)
+    game = get_game(spec.game)
+    entries: list[dict[str, Any]] = []
+    meta: dict[str, Any] | None = None
+    if path.exists():
+        meta, entries = read_file(path, suite_id)
+        if meta.get("id") != suite_id or meta.get("settings") != normal(spec.settings):
+            raise SuiteError(
+                f"{path} holds {meta.get('id')} made with {meta.get('settings')}, not {suite_id} with "
+                f"{spec.settings}: build a new version"
+            )
+        if meta.get("env_id") != env_id or rules_kwargs(meta.get("env_kwargs", {})) != rules_kwargs(kwargs):
+            raise SuiteError(
+                f"{path} was made for {meta.get('env_id')} with {meta.get('env_kwargs')}, but {suite_id}'s "
+                f"definition now gives {env_id} with {kwargs}: build a new version"
+            )
+        checked = tuple(parse_entry(suite_id, i, e) for i, e in enumerate(entries))
+        check_entries(suite_id, spec.game, env_id, kwargs, checked)
+        if meta.get("complete") and size is not None and size != meta["size"]:
+            raise SuiteError(
+                f"suite {suite_id} is complete with {meta['size']} deals; another size changes its "
+                f"numbers: build a new version (e.g. {spec.name}-v{int(split_id(suite_id)[1][1:]) + 1})"
+            )
+    size = check_int("size", size if size is not None else (meta or {}).get("size", spec.size), 1)
+    if meta is None:
+        meta = {
+            "format": FORMAT,
+            "id": suite_id,
+            "game": spec.game,
+            "env_id": env_id,
+            "env_kwargs": kwargs,
+            "options": spec.options,
+            "settings": normal(spec.settings),
+            "target_size": spec.target_size,
+            "note": spec.note,
+            "deal_source": "seeds 0, 1, ...: the deal the environment's reset(seed=s) plays",
+            "build_wall_seconds": 0.0,
+            "build_cpu_seconds": 0.0,
+        }
+    before = json.dumps([meta, len(entries)], sort_keys=True)
+    if not meta.get("complete"):
+        # Words, not numbers: the note and the target follow the definition and the size while the
+        # suite is made; a finished suite's words say how it was made, and stay.
+        meta.update(note=spec.describe(size), target_size=spec.target_size, options=spec.options)
+    meta["size"] = size
+    entries = entries[:size]
+    # A finished suite asked for again is left as it is (not even its build times are touched).
+    changed = json.dumps([meta, len(entries)], sort_keys=True) != before or len(entries) < size
+    if shipped and changed:
+        raise SuiteError(
+            f"suite {suite_id} ships with the package ({path}), which is never rebuilt in place: "
+            f"give --out FILE to build a copy elsewhere"
+        )
+    already = len(entries)
+    env = gym.make(env_id, **kwargs, reveal_deal=True)
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    spent_wall, spent_cpu = meta["build_wall_seconds"], meta["build_cpu_seconds"]
+    saved = time.perf_counter()
+
+    def save() -> None:
+        meta["build_wall_seconds"] = round(spent_wall + time.perf_counter() - start_wall, 1)
+        meta["build_cpu_seconds"] = round(spent_cpu + time.process_time() - start_cpu, 1)
+        write_file(path, meta, entries)
+
+    revision = oracle_revision(spec.game)
+    try:
+        quiet = not progress or not changed
+        bar = tqdm(total=size, initial=len(entries), desc=suite_id, unit="deal", disable=quiet)
+        for seed in range(len(entries), size):
+            deal = deal_of_seed(env, seed)
+            result = game.oracle(deal, args)
+            if result is None:
+                raise SuiteError(f"the {spec.game} oracle does not serve suite {suite_id}'s settings")
+            confirm_plan(spec.game, kwargs, deal, result, f"seed {seed}")
+            entry = SuiteEntry(seed, deal, result.score, result.bound, result.plan, revision, result.seconds)
+            entries.append(entry.to_json())
+            bar.update(1)
+            if time.perf_counter() - saved >= save_every:
+                save()
+                saved = time.perf_counter()
+        bar.close()
+    finally:
+        env.close()
+        if changed:
+            save()  # also on Ctrl-C or an error: what was solved is kept for the next run
+    return dataclasses.replace(load(path), solved_now=len(entries) - already)
+
+
+def resolve(game: str, suite: str, args: argparse.Namespace) -> Suite:
+    """The suite that ``evaluate GAME --suite SUITE`` names: a version (``v0``: the game's suite of
+    that version whose environment is the one the command line selects), a suite id, or a suite
+    file's path. Its environment must be the command line's (its options say which)."""
+    if re.fullmatch(r"v[0-9]+", suite):
+        names = [d.name for d in DEFINITIONS.values() if d.game == game]
+        wanted = rules_kwargs(_environment(game, args)[1])
+        env_id = _environment(game, args)[0]
+        for name in names:
+            d = DEFINITIONS[name]
+            d_env, d_kwargs = _environment(game, definition_args(d))
+            if d_env == env_id and rules_kwargs(d_kwargs) == wanted:
+                return load(f"{name}-{suite}")
+        choices = "; ".join(f"{n}-{suite} ({DEFINITIONS[n].options})" for n in names) or "none"
+        raise SuiteError(
+            f"no {suite} suite of {game} for these settings ({env_id}, {wanted}); {game}'s suites: {choices}"
+        )
+    loaded = load(Path(suite) if suite.endswith(".json") else suite)
+    if loaded.game != game:
+        raise SuiteError(f"suite {loaded.id} is a {loaded.game} suite, not {game}")
+    env_id, kwargs = _environment(game, args)
+    if env_id != loaded.env_id or rules_kwargs(kwargs) != rules_kwargs(loaded.env_kwargs):
+        raise SuiteError(
+            f"suite {loaded.id} was made for {loaded.env_id} with {loaded.meta.get('options')}; the command "
+            f"line selects {env_id} with {rules_kwargs(kwargs)}: give the suite's options"
+        )
+    return loaded
+
+
+def evaluate(
+    suite: Suite | str,
+    agents: Sequence[str],
+    out: Path | None = None,
+    progress: bool = False,
+    **settings: Any,
+) -> dict[str, Any]:
+    """Score agents (by name, as on the command line: ``random``, ``greedy``, ``oracle`` or a model's
+    path) on a suite's deals against its stored oracle results; nothing is solved. ``settings`` are
+    further command-line settings of the game (``observation="hidden"``); the suite's own settings
+    select the environment. Returns the report ``tabletop-gym evaluate --suite`` writes."""
+    from tabletop_gym.training.evaluate import evaluate as run
+
+    suite = suite if isinstance(suite, Suite) else load(suite)
+    spec = definition(suite.id)
+    args = argparse.Namespace(**{**spec.settings, **settings, "cache": None})
+    env_id, kwargs = _environment(spec.game, args)
+    if env_id != suite.env_id or rules_kwargs(kwargs) != rules_kwargs(suite.env_kwargs):
+        raise SuiteError(f"settings {settings} change the rules of suite {suite.id}")
+    return run(get_game(spec.game), list(agents), None, None, args, out=out, progress=progress, suite=suite)
