@@ -749,7 +749,7 @@ def _as_tuples(value: Any) -> Any:
 def shipped_suites(env_id: str) -> list[Any]:
     """The suites the package ships for ``env_id`` (loaded, their checksums checked, their plans
     not replayed), in id order."""
-    from tabletop_gym import suites
+    from tabletop_gym.training import suites  # load checks a suite against its GameSpec
 
     found = []
     for suite_id in suites.available():
