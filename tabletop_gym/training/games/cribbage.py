@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import gymnasium as gym
-import numba
 import numpy as np
 from tqdm import tqdm
 
@@ -20,7 +19,6 @@ from tabletop_gym.agents.probe import add_probe_arguments, probe_agent, probe_se
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage.env import render_text
 from tabletop_gym.envs.cribbage.rules import STACK_LIMIT, TARGET, CribbageState, parse_deal, random_deal
-from tabletop_gym.oracles import cribbage as oracle
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
 from tabletop_gym.training.games import GameSpec
@@ -32,9 +30,12 @@ PROBE_COUNTS = (1, 10, 100, 1_000, 10_000)
 MAX_BENCH_DEALS = 100_000  # deals of one timing: each takes the oracle about a second
 MAX_ENV_STEPS = 100_000_000  # steps of one timing: about a day at the environment's rate
 MAX_THREADS = 1024  # more threads than any machine has (numba caps them at its own count anyway)
+# The oracle (numba) is imported by the commands that solve: the command line starts without it.
 
 
 def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
+    from tabletop_gym.oracles import cribbage as oracle
+
     cache_dir = getattr(args, "cache", None)
     return oracle.solve_cached(deal, OracleCache(cache_dir) if cache_dir else None)
 
@@ -96,6 +97,8 @@ def _figures(
 
 
 def _solve_command(args: argparse.Namespace) -> int:
+    from tabletop_gym.oracles import cribbage as oracle
+
     deal = args.deal if args.deal is not None else str(random_deal(args.seed))
     result = oracle.solve(parse_deal(deal))
     print(f"deal     {deal}")
@@ -105,6 +108,8 @@ def _solve_command(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    from tabletop_gym.oracles import cribbage as oracle
+
     env = gym.make(ENV_ID)
     options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
@@ -138,6 +143,8 @@ def _read_pile(answer: str, state: CribbageState) -> tuple[int | None, str]:
 
 def _timed_solve(deal: str, threads: int) -> tuple[OracleResult, float, float]:
     """(result, wall seconds, CPU seconds of the whole process, the numba threads included)."""
+    from tabletop_gym.oracles import cribbage as oracle
+
     cpu, wall = time.process_time(), time.perf_counter()
     result = oracle.solve(deal, threads=threads)
     return result, time.perf_counter() - wall, time.process_time() - cpu
@@ -145,6 +152,8 @@ def _timed_solve(deal: str, threads: int) -> tuple[OracleResult, float, float]:
 
 def _threading_layer() -> str:
     """numba's threading layer, or "none" when no parallel loop has run (every solve on 1 thread)."""
+    import numba
+
     try:
         return numba.threading_layer()
     except ValueError:
@@ -155,6 +164,8 @@ def _bench(args: argparse.Namespace) -> int:
     """Oracle time per deal (median wall and CPU; 1 thread against N in one interleaved run), peak
     memory, environment steps per second, and the probe search's score/optimum against its number
     of probes."""
+    from tabletop_gym.oracles import cribbage as oracle
+
     threads = oracle.resolve_threads(args.oracle_threads)
     compare = args.compare_threads and threads > 1
     oracle.solve(random_deal(0), threads=threads)  # compile (or load the compiled kernel) before timing

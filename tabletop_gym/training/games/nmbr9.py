@@ -36,7 +36,6 @@ from tabletop_gym.envs.nmbr9.rules import (
     tile_picture,
 )
 from tabletop_gym.oracles import nmbr9 as oracle
-from tabletop_gym.oracles.nmbr9.search import replay_free
 from tabletop_gym.oracles.nmbr9.unknown import (
     MAX_POSITIONS,
     draw_orders,
@@ -320,6 +319,8 @@ def _solve_command(args: argparse.Namespace) -> int:
     print(f"score    {result.score} ({status})  in {result.seconds:.2f} s")
     print(f"plan     {plan}  (rotation/row/col per card)")
     if args.free:
+        from tabletop_gym.oracles.nmbr9.search import replay_free  # numba's: only a free draft needs it
+
         state = replay_free(result.plan, args.grid, args.levels)
     print(level_drawing(state))
     return 0
@@ -529,6 +530,8 @@ def _play(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     """Env speed, the F-6-2-5 proof, known-draft gaps on seeded standard deals, free draft 9-2-20
     best and bound, peak memory. Timings share the machine with whatever else runs: noisy."""
+    from tabletop_gym.oracles.nmbr9.search import replay_free
+
     report: dict = {"grid": 20}
     env = gym.make(ENV_ID).unwrapped
     rates = [env_steps_per_second(env, args.env_steps, seed) for seed in range(3)]

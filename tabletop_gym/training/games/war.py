@@ -114,15 +114,17 @@ def _cpsat_cached(
     The limit is work (``w`` in the key): answers made under the earlier wall-clock limits (``s``)
     are not taken for what this limit gives."""
     from tabletop_gym.envs.war.rules import parse_deal
-    from tabletop_gym.oracles.war import cpsat
     from tabletop_gym.oracles.war.horizon import check_horizon
     from tabletop_gym.oracles.war.search import GAME
 
     parsed = parse_deal(deal, rules)
-    if method == "cpsat":
-        compute = lambda: cpsat.solve_horizon_cpsat(parsed, tricks, rules, time_limit=time_limit)  # noqa: E731
-    else:
-        compute = lambda: cpsat.solve_horizon_best(parsed, tricks, rules, time_limit=time_limit)  # noqa: E731
+
+    def compute() -> OracleResult:
+        from tabletop_gym.oracles.war import cpsat  # OR-Tools, only when the cache has no answer
+
+        solve = cpsat.solve_horizon_cpsat if method == "cpsat" else cpsat.solve_horizon_best
+        return solve(parsed, tricks, rules, time_limit=time_limit)
+
     cache = cache if cache is not None else OracleCache()
     return cache.solve(
         GAME,
