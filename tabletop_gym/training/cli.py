@@ -27,6 +27,7 @@ from tabletop_gym.training.arguments import (
     stop_on_broken_pipe,
 )
 from tabletop_gym.training.batch import add_batch_arguments, add_ray_arguments, check_batch_options
+from tabletop_gym.training.bench import STARTUP, add_startup_arguments, startup_bench
 from tabletop_gym.training.games import GameSpec, game_names, get_game
 
 GENERIC = ("evaluate", "train", "demo")
@@ -158,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
             if command == "demo":
                 # The settings of the game's demo: ones its oracle serves, a budget that fits.
                 game_parser.set_defaults(**specs[name].demo)
+        if command == "bench":
+            add_startup_arguments(games.add_parser(STARTUP, help="the command line's own start"))
     return parser
 
 
@@ -336,8 +339,9 @@ def _main(argv: Sequence[str] | None) -> int:
             + [v for v in (getattr(args, "game", None), getattr(args, "action", None)) if isinstance(v, str)]
         )
         parser.exit(2, f"{where}: error: unrecognized arguments: {' '.join(unknown)} (see: {where} --help)\n")
-    # The suite and baselines commands name their games through suites.
-    spec = get_game(args.game) if args.command not in ("suite", "baselines") else None
+    # The suite and baselines commands name their games through suites; bench startup names none.
+    startup = args.command == "bench" and args.game == STARTUP
+    spec = get_game(args.game) if args.command not in ("suite", "baselines") and not startup else None
     try:
         _check_paths(args)
         chosen = [f"--{k}" for k in ("deal", "seed") if getattr(args, k, None) is not None]
@@ -359,6 +363,8 @@ def _main(argv: Sequence[str] | None) -> int:
         elif args.command == "demo":
             with hold_output(args.out, folder=True):  # its agent and its evaluation, one demo at a time
                 status = _demo(spec, args)
+        elif startup:
+            status = startup_bench(args)
         elif args.command == "solve" and getattr(args, "deals", None) is not None:
             status = _solve_batch(spec, args)
         else:
