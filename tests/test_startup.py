@@ -266,3 +266,35 @@ def test_command_cpu_seconds_runs_the_command_and_refuses_a_failure(tmp_path) ->
     assert seconds > 0
     with pytest.raises(RuntimeError, match="tabletop-gym solve nosuchgame failed: .*invalid choice"):
         command_cpu_seconds(["solve", "nosuchgame"], 1)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", "nmbr9", "--seed", "3", "--grid", "7"],
+        ["evaluate", "war", "--agent", "random", "--ranks", "4"],
+        ["demo", "modern_art"],
+        ["bench", "startup", "--runs", "2"],
+        ["suite", "build", "cribbage-v0", "--size", "3"],
+        ["baselines", "--seeds", "2"],
+    ],
+)
+def test_the_parser_of_one_run_reads_it_as_the_whole_parser_does(argv) -> None:
+    """A run builds only the command it names: the same namespace, and the same help at every level."""
+    from tabletop_gym.training.cli import build_parser, parser_for
+
+    assert vars(parser_for(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+    assert parser_for(argv).format_help() == build_parser().format_help()
+    whole, one = build_parser(), parser_for(argv)
+    for depth in range(1, 3):
+        path = [word for word in argv[:depth] if not word.startswith("-")]
+        assert _help_at(one, path) == _help_at(whole, path), path
+
+
+def _help_at(parser, path):  # noqa: ANN001, ANN202
+    import argparse
+
+    for word in path:
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        parser = sub.choices[word]
+    return parser.format_help()
