@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY = (
     "ortools", "numba", "llvmlite", "scipy", "pandas", "torch", "stable_baselines3", "sb3_contrib",
     "rliable", "matplotlib", "ray",
+    "tqdm",  # not heavy, but 30 ms of a start of 400: progress bars load it where work is long
 )  # fmt: skip
 # The [train] extra (and [ray]): what the core install lacks. pandas is not among them: OR-Tools itself
 # imports it, so the core install has it whatever this package declares.

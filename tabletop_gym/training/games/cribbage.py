@@ -11,7 +11,6 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.cribbage import PROBE_RULES, CribbageGreedyAgent
@@ -164,6 +163,8 @@ def _bench(args: argparse.Namespace) -> int:
     """Oracle time per deal (median wall and CPU; 1 thread against N in one interleaved run), peak
     memory, environment steps per second, and the probe search's score/optimum against its number
     of probes."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     from tabletop_gym.oracles import cribbage as oracle
 
     threads = oracle.resolve_threads(args.oracle_threads)
@@ -220,6 +221,8 @@ def _probe_curve(args: argparse.Namespace, optima: Sequence[int]) -> dict[str, f
     probe with weight 1 plays its game), on the oracle's first deals (seeds 1, 2... with their
     ``optima``): one run of the most probes per deal (coins of seed 0), read at each count, which is
     what a run of that many probes plays, since probe i flips the same coins in every run."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     counts = [k for k in PROBE_COUNTS if k < args.probes] + [args.probes]
     ratios: dict[int, list[float]] = {k: [] for k in counts}
     reached: dict[int, list[bool]] = {k: [] for k in counts}

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, Nmbr9OptimalPolicyAgent, greedy_action, greedy_choice
@@ -344,6 +343,8 @@ def _optimal_policy(args: argparse.Namespace) -> Nmbr9OptimalPolicyAgent:
 
 
 def _solve_unknown(args: argparse.Namespace, variant: Variant) -> int:
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     if args.free or args.deal is not None or args.seed is not None:
         raise ValueError(
             "--unknown solves the variant over every draw order: --free, --deal and --seed do not apply"
@@ -530,6 +531,8 @@ def _play(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     """Env speed, the F-6-2-5 proof, known-draft gaps on seeded standard deals, free draft 9-2-20
     best and bound, peak memory. Timings share the machine with whatever else runs: noisy."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     from tabletop_gym.oracles.nmbr9.search import replay_free
 
     report: dict = {"grid": 20}
@@ -620,6 +623,8 @@ def _unknown_names() -> list[str]:
 def _bench_unknown(variants, no_progress: bool) -> list[dict]:
     """How far up the variants the exact unknown-draft search reaches: positions, CPU and wall
     time, the process's peak memory after each, and the values (with the mean hindsight optimum)."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     rows = []
     for name, grid, levels in tqdm(variants, desc="unknown draft", unit="variant", disable=no_progress):
         cpu, wall = time.process_time(), time.perf_counter()
