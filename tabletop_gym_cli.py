@@ -1,8 +1,9 @@
 """The ``tabletop-gym`` command's entry point, outside the package on purpose.
 
-Importing ``tabletop_gym`` takes about a second (Gymnasium, every environment, the oracles): an entry
-point inside the package is imported before any of its code can catch a Ctrl-C, and an interrupt in
-those first seconds printed a ``KeyboardInterrupt`` traceback. This module imports nothing heavy
+Importing ``tabletop_gym`` and what a command needs takes a few tenths of a second (Gymnasium), up
+to seconds where a command solves (OR-Tools, numba): an entry point inside the package is imported
+before any of its code can catch a Ctrl-C, and an interrupt in those first moments printed a
+``KeyboardInterrupt`` traceback. This module imports nothing heavy
 before its guard, so an interrupt at any moment ends with one line and exit status 130.
 """
 

@@ -258,6 +258,7 @@ def run_baselines(
             raise ValueError(
                 f"--episodes {episodes}: suite {suite_id} holds {size} deals; give at most {size}"
             )
+    _rliable()  # the intervals come after hours of training: a missing training extra fails now
     # One run writes the folder at a time: refused here, before any training, not at a later write.
     with hold_output(out, folder=True):
         start = time.perf_counter()

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-from tqdm import tqdm
 
 from tabletop_gym.core import OracleResult, TabletopError, hold_output, quote_input, read_regular
 from tabletop_gym.training.arguments import (
@@ -648,6 +647,8 @@ def run_batch(
 ) -> BatchReport:
     """Solve the deals of ``source`` that ``out`` does not hold yet, appending a line for each as it
     is solved. ``args`` are the command line's settings of the game (rules, oracle limits, cache)."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     from tabletop_gym.training.games import get_game
 
     spec = get_game(game)
@@ -707,6 +708,8 @@ def presolve(
 ) -> dict[str, OracleResult]:
     """The oracle results of the deals of ``seeds``, solved as Ray tasks (``evaluate --ray``), by
     deal string. A deal that failed is left out, with a warning: the evaluation solves it itself."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     from tabletop_gym.training.games import get_game
 
     env_id, kwargs = get_game(game).environment(args)

@@ -1,10 +1,17 @@
-"""What every game's ``bench`` command shares: environment speed and the report (table + JSON)."""
+"""What every game's ``bench`` command shares: environment speed and the report (table + JSON); and
+``bench startup``, the command line's own start."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +19,7 @@ import gymnasium as gym
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.core import atomic_write_text, check_int
+from tabletop_gym.training.arguments import int_arg, path_arg
 
 
 def env_steps_per_second(env: gym.Env, steps: int, seed: int) -> float:
@@ -43,3 +51,67 @@ def write_report(game: str, report: dict[str, Any], out: Path) -> Path:
     atomic_write_text(path, json.dumps(report, indent=1))
     print(f"written to {path}")
     return path
+
+
+STARTUP = "startup"
+"""``tabletop-gym bench startup``: what the command line itself costs before it does any work."""
+
+# A deal the oracle answers from the cache: Nmbr9's demo settings (its solver imports OR-Tools and
+# numba, which a cached answer must not wait for), and a War horizon (its simulation is numba's).
+STARTUP_COMMANDS: dict[str, tuple[str, ...]] = {
+    "version": ("--version",),
+    "help": ("--help",),
+    "solve_help": ("solve", "nmbr9", "--help"),
+    "cached_solve_nmbr9": (
+        "solve", "nmbr9", "--variant", "9-2-5", "--grid", "7", "--levels", "2", "--time-limit", "8",
+        "--seed", "0",
+    ),
+    "cached_solve_war": ("solve", "war", "--horizon", "3", "--method", "search", "--seed", "3"),
+}  # fmt: skip
+
+
+def add_startup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--runs",
+        type=int_arg(1, 1000),
+        default=5,
+        help="runs of each command, their median reported (default 5)",
+    )
+    parser.add_argument(
+        "--cache",
+        type=path_arg,
+        default=None,
+        help="oracle cache folder of the cached solves (default: a temporary folder; a first run fills it)",
+    )
+    parser.add_argument("--out", type=path_arg, default=Path("runs/bench"), help="folder for startup.json")
+
+
+def command_cpu_seconds(arguments: Sequence[str], runs: int) -> list[float]:
+    """CPU seconds (user and system) of each of ``runs`` runs of ``tabletop-gym ARGUMENTS``, each in a
+    fresh interpreter as a shell starts the command; its output is discarded, a failure raised."""
+    command = [sys.executable, "-m", "tabletop_gym_cli", *arguments]
+    seconds = []
+    for _ in range(check_int("runs", runs, 1)):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode != 0:
+            raise RuntimeError(f"tabletop-gym {' '.join(arguments)} failed: {done.stderr.strip()}")
+        seconds.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return seconds
+
+
+def startup_bench(args: argparse.Namespace) -> int:
+    """The median CPU seconds of ``--version``, ``--help``, a game's help and cached solves."""
+    with tempfile.TemporaryDirectory(prefix="tabletop-gym-startup-") as scratch:
+        cache = str(args.cache if args.cache is not None else scratch)
+        report: dict[str, Any] = {"runs": args.runs}
+        for name, arguments in STARTUP_COMMANDS.items():
+            if name.startswith("cached_solve"):
+                arguments = (*arguments, "--cache", cache)
+                command_cpu_seconds(arguments, 1)  # solved (or found) once: the timed runs read the cache
+            report[f"{name}_cpu_seconds_median"] = statistics.median(
+                command_cpu_seconds(arguments, args.runs)
+            )
+    write_report(STARTUP, report, args.out)
+    return 0

@@ -26,7 +26,7 @@ from tabletop_gym.training.arguments import (
     seed_arg,
     stop_on_broken_pipe,
 )
-from tabletop_gym.training.batch import add_batch_arguments, add_ray_arguments, check_batch_options
+from tabletop_gym.training.bench import STARTUP, add_startup_arguments, startup_bench
 from tabletop_gym.training.games import GameSpec, game_names, get_game
 
 GENERIC = ("evaluate", "train", "demo")
@@ -93,6 +93,8 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             default=Path("runs/evaluate") / spec.name,
             help=f"report folder (default runs/evaluate/{spec.name})",
         )
+        from tabletop_gym.training.batch import add_ray_arguments
+
         add_ray_arguments(parser)  # the oracle's solves of the evaluation's deals as Ray tasks
     if command in ("train", "demo"):
         default_steps = 200_000 if command == "train" else 150_000
@@ -136,13 +138,39 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: every command, game and option."""
+    return _build_parser(None)
+
+
+def parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of one run: every command listed, only the one ``argv`` names filled in (its games
+    and options), so that ``--version`` and ``--help`` load no game and a command loads only the
+    games it parses. What it parses and prints is what ``build_parser()``'s would."""
+    return _build_parser(argv)
+
+
+def _build_parser(argv: Sequence[str] | None) -> argparse.ArgumentParser:
     parser = Parser(prog="tabletop-gym", description=__doc__.replace("``", "'"))
     parser.add_argument("--version", action="version", version=f"tabletop-gym {tabletop_gym.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    specs = {name: get_game(name) for name in game_names()}
-    _add_suite_command(commands)
-    _add_baselines_command(commands)
+    # The top level's options take no value: the first word that is not one names the command.
+    named = None if argv is None else next((a for a in argv if not a.startswith("-")), None)
+
+    def listed_only(command: str) -> bool:
+        if argv is None or command == named:
+            return False
+        commands.add_parser(command, help=HELP[command])  # in the help's list, parsed by no run
+        return True
+
+    if not listed_only("suite"):
+        _add_suite_command(commands)
+    if not listed_only("baselines"):
+        _add_baselines_command(commands)
+    wanted = [c for c in GENERIC + PER_GAME if argv is None or c == named]
+    specs = {name: get_game(name) for name in game_names()} if wanted else {}
     for command in GENERIC + PER_GAME:
+        if listed_only(command):
+            continue
         owners = [n for n, s in specs.items() if command in GENERIC or command in s.commands]
         if not owners:
             continue
@@ -154,10 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
                 _add_generic(game_parser, command, specs[name])
             specs[name].add_arguments(game_parser, command)
             if command == "solve" and specs[name].oracle is not None:
+                from tabletop_gym.training.batch import add_batch_arguments
+
                 add_batch_arguments(game_parser)  # --deals SPEC --out FILE [--ray]: every game alike
             if command == "demo":
                 # The settings of the game's demo: ones its oracle serves, a budget that fits.
                 game_parser.set_defaults(**specs[name].demo)
+        if command == "bench":
+            add_startup_arguments(games.add_parser(STARTUP, help="the command line's own start"))
     return parser
 
 
@@ -327,7 +359,7 @@ def _interrupted(interrupt: KeyboardInterrupt) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    parser = parser_for(sys.argv[1:] if argv is None else argv)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         # Point to the help of the command that refused them, where its options are listed.
@@ -336,8 +368,9 @@ def _main(argv: Sequence[str] | None) -> int:
             + [v for v in (getattr(args, "game", None), getattr(args, "action", None)) if isinstance(v, str)]
         )
         parser.exit(2, f"{where}: error: unrecognized arguments: {' '.join(unknown)} (see: {where} --help)\n")
-    # The suite and baselines commands name their games through suites.
-    spec = get_game(args.game) if args.command not in ("suite", "baselines") else None
+    # The suite and baselines commands name their games through suites; bench startup names none.
+    startup = args.command == "bench" and args.game == STARTUP
+    spec = get_game(args.game) if args.command not in ("suite", "baselines") and not startup else None
     try:
         _check_paths(args)
         chosen = [f"--{k}" for k in ("deal", "seed") if getattr(args, k, None) is not None]
@@ -359,10 +392,14 @@ def _main(argv: Sequence[str] | None) -> int:
         elif args.command == "demo":
             with hold_output(args.out, folder=True):  # its agent and its evaluation, one demo at a time
                 status = _demo(spec, args)
+        elif startup:
+            status = startup_bench(args)
         elif args.command == "solve" and getattr(args, "deals", None) is not None:
             status = _solve_batch(spec, args)
         else:
             if args.command == "solve" and hasattr(args, "deals"):
+                from tabletop_gym.training.batch import check_batch_options
+
                 check_batch_options(args)  # batch options without --deals are refused, not ignored
             status = spec.commands[args.command](args)
         sys.stdout.flush()
@@ -391,7 +428,7 @@ def _check_paths(args: argparse.Namespace) -> None:
 
 def _solve_batch(spec: GameSpec, args: argparse.Namespace) -> int:
     """``solve GAME --deals SPEC --out FILE``: the generic batch path, the same for every game."""
-    from tabletop_gym.training.batch import run_batch
+    from tabletop_gym.training.batch import check_batch_options, run_batch
 
     check_batch_options(args)
     report = run_batch(

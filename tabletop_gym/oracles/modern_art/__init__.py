@@ -72,16 +72,7 @@ neighbourhood search on the game model), ``beam`` (beam and portfolio plans),
 
 from __future__ import annotations
 
-from tabletop_gym.oracles.modern_art.beam import PORTFOLIO, _key, _promise, beam_search, portfolio_search
-from tabletop_gym.oracles.modern_art.bounds import (
-    _complete_hint,
-    _seat_supply,
-    _solve_for,
-    _solve_relaxation,
-    relaxation_bound,
-    seat_round_bound,
-)
-from tabletop_gym.oracles.modern_art.brute import brute_force
+from tabletop_gym.oracles import lazy_exports
 from tabletop_gym.oracles.modern_art.common import (
     GAME,
     MAX_FREE_DEALS,
@@ -93,32 +84,39 @@ from tabletop_gym.oracles.modern_art.common import (
     SUPPLY_WORK_PER_SECOND,
     WORK_PER_SECOND,
 )
-from tabletop_gym.oracles.modern_art.free import free_deal, free_deal_bound, free_deal_search, stacked_deal
-from tabletop_gym.oracles.modern_art.lns import lns_plan
-from tabletop_gym.oracles.modern_art.model import _deck_tables, _received_by, _seat_reach, build_model
-from tabletop_gym.oracles.modern_art.oracle import check, solve, solve_cached
-from tabletop_gym.oracles.modern_art.paths import (
-    _ArtistPaths,
-    _path_bound_or_none,
-    _path_master,
-    artist_path_bound,
-)
-from tabletop_gym.oracles.modern_art.realization import (
-    FIXED_ORDER_SHARE,
-    RESTART_NODES,
-    _Positions,
-    _sources_left,
-    _turns_can_alternate,
-    realize,
-    realize_free,
-    replanned,
-)
-from tabletop_gym.oracles.modern_art.solutions import (
-    _Collector,
-    _hint,
-    _plan_values,
-    plan_plays,
-    solution_plays,
+
+# The solvers (CP-SAT models, searches) are imported on first use: the limits, a cached answer and
+# its check need none of them.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "beam": ("PORTFOLIO", "_key", "_promise", "beam_search", "portfolio_search"),
+        "bounds": (
+            "_complete_hint",
+            "_seat_supply",
+            "_solve_for",
+            "_solve_relaxation",
+            "relaxation_bound",
+            "seat_round_bound",
+        ),
+        "brute": ("brute_force",),
+        "free": ("free_deal", "free_deal_bound", "free_deal_search", "stacked_deal"),
+        "lns": ("lns_plan",),
+        "model": ("_deck_tables", "_received_by", "_seat_reach", "build_model"),
+        "oracle": ("check", "solve", "solve_cached"),
+        "paths": ("_ArtistPaths", "_path_bound_or_none", "_path_master", "artist_path_bound"),
+        "realization": (
+            "FIXED_ORDER_SHARE",
+            "RESTART_NODES",
+            "_Positions",
+            "_sources_left",
+            "_turns_can_alternate",
+            "realize",
+            "realize_free",
+            "replanned",
+        ),
+        "solutions": ("_Collector", "_hint", "_plan_values", "plan_plays", "solution_plays"),
+    },
 )
 
 # The package's API as the single module had it (tests reach some private helpers through it too).

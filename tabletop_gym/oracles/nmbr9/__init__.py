@@ -63,6 +63,8 @@ small CP-SAT model; 207 on F-9-2-20 where the beams find 122).
 
 from __future__ import annotations
 
+import sys
+
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
@@ -73,14 +75,7 @@ from tabletop_gym.envs.nmbr9.rules import (
     parse_deal,
     replay,
 )
-from tabletop_gym.oracles.nmbr9.beam import BEAM_PORTFOLIO, beam_plan, greedy_plan
-from tabletop_gym.oracles.nmbr9.bounds import (
-    PAIR_COVER,
-    free_relaxation_bound,
-    pair_cover,
-    pair_cover_table,
-    relaxation_bound,
-)
+from tabletop_gym.oracles import lazy_exports
 from tabletop_gym.oracles.nmbr9.common import (
     EXACT_SEARCH_CARDS,
     GAME,
@@ -91,8 +86,24 @@ from tabletop_gym.oracles.nmbr9.common import (
     _check_model_grid,
     check_time_limit,
 )
-from tabletop_gym.oracles.nmbr9.free import _replay_free, solve_free, solve_free_beam
-from tabletop_gym.oracles.nmbr9.known import solve
+
+# The solvers (CP-SAT models, the numba search) are imported on first use: a cached answer, the
+# limits and the checks need none of them.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "beam": ("BEAM_PORTFOLIO", "beam_plan", "greedy_plan"),
+        "bounds": (
+            "PAIR_COVER",
+            "free_relaxation_bound",
+            "pair_cover",
+            "pair_cover_table",
+            "relaxation_bound",
+        ),
+        "free": ("_replay_free", "solve_free", "solve_free_beam"),
+        "known": ("solve",),
+    },
+)
 
 __all__ = [
     "BEAM_PORTFOLIO",
@@ -135,6 +146,8 @@ def check_free(
 ) -> bool:
     """True if a free-draft result deals ``k`` cards of ``variant`` and its plan replays through the
     engine to its score, the engine discarding exactly the cards whose action is ``None``."""
+    from tabletop_gym.oracles.nmbr9.free import _replay_free
+
     try:
         parse_deal("".join(str(int(v)) for v, _ in result.plan), variant)
         state = _replay_free(result.plan, grid, levels)
@@ -165,6 +178,7 @@ def solve_cached(
         GAME,
         key,
         str(deal),
-        lambda: solve(deal, grid, levels, time_limit, model_grid),
+        # Through the package, which imports the solvers only now that the cache has no answer.
+        lambda: sys.modules[__name__].solve(deal, grid, levels, time_limit, model_grid),
         lambda r: check(deal, r, grid, levels),
     )

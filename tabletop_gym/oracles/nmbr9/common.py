@@ -6,8 +6,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING
 
 from tabletop_gym.core import OracleResult, TabletopError, check_float, cp_solve
 from tabletop_gym.envs.nmbr9.rules import (
@@ -16,6 +15,9 @@ from tabletop_gym.envs.nmbr9.rules import (
     check_grid,
     parse_deal,
 )
+
+if TYPE_CHECKING:  # OR-Tools is imported where a model is solved: the limits and checks need none of it
+    from ortools.sat.python import cp_model
 
 GAME = "nmbr9"
 # Part of the cache key: raise it when a change alters what ``solve`` returns (2: bounds covering
@@ -134,6 +136,8 @@ def _cp_solve(
     the search interleaved on ``workers`` workers, so the same model and budget give the same
     answer on every run and machine. The deterministic time used is spent from ``work``.
     ``quick_presolve``: one round of presolve (for the placement models, see below)."""
+    from ortools.sat.python import cp_model
+
     solver = cp_model.CpSolver()
     solver.parameters.max_deterministic_time = max(floor, work.left) * WORK_PER_SECOND
     solver.parameters.num_workers = int(workers)

@@ -10,9 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import gymnasium as gym
-import numba
 import numpy as np
-from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.cribbage import PROBE_RULES, CribbageGreedyAgent
@@ -20,7 +18,6 @@ from tabletop_gym.agents.probe import probe_search
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage.env import render_text
 from tabletop_gym.envs.cribbage.rules import STACK_LIMIT, TARGET, CribbageState, parse_deal, random_deal
-from tabletop_gym.oracles import cribbage as oracle
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
 from tabletop_gym.training.games import GameSpec
@@ -33,9 +30,12 @@ PROBE_COUNTS = (1, 10, 100, 1_000, 10_000)
 MAX_BENCH_DEALS = 100_000  # deals of one timing: each takes the oracle about a second
 MAX_ENV_STEPS = 100_000_000  # steps of one timing: about a day at the environment's rate
 MAX_THREADS = 1024  # more threads than any machine has (numba caps them at its own count anyway)
+# The oracle (numba) is imported by the commands that solve: the command line starts without it.
 
 
 def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
+    from tabletop_gym.oracles import cribbage as oracle
+
     cache_dir = getattr(args, "cache", None)
     return oracle.solve_cached(deal, OracleCache(cache_dir) if cache_dir else None)
 
@@ -97,6 +97,8 @@ def _figures(
 
 
 def _solve_command(args: argparse.Namespace) -> int:
+    from tabletop_gym.oracles import cribbage as oracle
+
     deal = args.deal if args.deal is not None else str(random_deal(args.seed))
     result = oracle.solve(parse_deal(deal))
     print(f"deal     {deal}")
@@ -106,6 +108,8 @@ def _solve_command(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    from tabletop_gym.oracles import cribbage as oracle
+
     env = gym.make(ENV_ID)
     options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
@@ -139,6 +143,8 @@ def _read_pile(answer: str, state: CribbageState) -> tuple[int | None, str]:
 
 def _timed_solve(deal: str, threads: int) -> tuple[OracleResult, float, float]:
     """(result, wall seconds, CPU seconds of the whole process, the numba threads included)."""
+    from tabletop_gym.oracles import cribbage as oracle
+
     cpu, wall = time.process_time(), time.perf_counter()
     result = oracle.solve(deal, threads=threads)
     return result, time.perf_counter() - wall, time.process_time() - cpu
@@ -146,6 +152,8 @@ def _timed_solve(deal: str, threads: int) -> tuple[OracleResult, float, float]:
 
 def _threading_layer() -> str:
     """numba's threading layer, or "none" when no parallel loop has run (every solve on 1 thread)."""
+    import numba
+
     try:
         return numba.threading_layer()
     except ValueError:
@@ -156,6 +164,10 @@ def _bench(args: argparse.Namespace) -> int:
     """Oracle time per deal (median wall and CPU; 1 thread against N in one interleaved run), peak
     memory, environment steps per second, and the probe search's score/optimum against its number
     of probes."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
+    from tabletop_gym.oracles import cribbage as oracle
+
     threads = oracle.resolve_threads(args.oracle_threads)
     compare = args.compare_threads and threads > 1
     oracle.solve(random_deal(0), threads=threads)  # compile (or load the compiled kernel) before timing
@@ -210,6 +222,8 @@ def _probe_curve(args: argparse.Namespace, optima: Sequence[int]) -> dict[str, f
     probe with weight 1 plays its game), on the oracle's first deals (seeds 1, 2... with their
     ``optima``): one run of the most probes per deal (coins of seed 0), read at each count, which is
     what a run of that many probes plays, since probe i flips the same coins in every run."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     counts = [k for k in PROBE_COUNTS if k < args.probes] + [args.probes]
     ratios: dict[int, list[float]] = {k: [] for k in counts}
     reached: dict[int, list[bool]] = {k: [] for k in counts}

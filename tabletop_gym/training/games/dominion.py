@@ -24,7 +24,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from tqdm import tqdm
 
 import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.agents.base import RandomAgent
@@ -574,6 +573,8 @@ def _oracle_timing(args: argparse.Namespace, kingdom: str) -> dict[str, Any]:
     """The oracle on the bench's deals of a kingdom (``_bench_deals``): proven share, times (wall and
     CPU, medians), work, the fewest turns found and proven, and their distribution (the clairvoyant
     turn distribution where every deal is proven), beside the best bot's turns."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     target = _target(args)
     cards = oracle.oracle_kingdom(kingdom)
     label = "oracle_" + ("_".join(R.CARD_NAMES[c].lower() for c in cards) if cards else "treasure")
@@ -623,6 +624,8 @@ def _plan_sources(results: Sequence[OracleResult]) -> dict[str, int]:
 
 def _bench(args: argparse.Namespace) -> int:
     """Bots' solitaire turns, games per second, the seed's pairings, oracle times, env steps/s."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     target = _target(args)
     # Which deals the per-deal figures are over: see _bench_deals.
     numbering = "deal numbers 0..N-1" if args.deal_numbers else "deals of seeds 0..N-1 (reset(seed=s))"

@@ -11,7 +11,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text, check_int, quote_input
@@ -495,6 +494,8 @@ def _play_game(players: int, agents: list, seed: int, variant: dict[str, Any]) -
 
 def _tournament(args: argparse.Namespace) -> int:
     """Each agent at seat 0 against greedy bots and against random bots: mean score and win rate."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     players = _players(args)
     games = check_int("--games", args.games, 1, MAX_GAMES)
     rules = _rules(args, players)
@@ -529,6 +530,8 @@ def _bench(args: argparse.Namespace) -> int:
     """Environment speed, per-deal oracle (plan, bound, gap, time) and the free-deal maxima per player
     count (best plan found on stacked and shuffled deals and from the free-deal model's solutions,
     proven bound), beside the seed's figures."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     report: dict = {
         "deck": "default (per artist: 1 award, 2 draw, 1 double, 1 hidden, 1 simultaneous)",
         "timing_note": "wall-clock on a shared machine; medians of 3 runs",

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-from tqdm import tqdm
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, greedy_action, greedy_choice
@@ -37,7 +36,6 @@ from tabletop_gym.envs.nmbr9.rules import (
 )
 from tabletop_gym.oracles import nmbr9 as oracle
 from tabletop_gym.oracles.nmbr9.policy import Nmbr9OptimalPolicyAgent
-from tabletop_gym.oracles.nmbr9.search import replay_free
 from tabletop_gym.oracles.nmbr9.unknown import (
     MAX_POSITIONS,
     draw_orders,
@@ -322,6 +320,8 @@ def _solve_command(args: argparse.Namespace) -> int:
     print(f"score    {result.score} ({status})  in {result.seconds:.2f} s")
     print(f"plan     {plan}  (rotation/row/col per card)")
     if args.free:
+        from tabletop_gym.oracles.nmbr9.search import replay_free  # numba's: only a free draft needs it
+
         state = replay_free(result.plan, args.grid, args.levels)
     print(level_drawing(state))
     return 0
@@ -345,6 +345,8 @@ def _optimal_policy(args: argparse.Namespace) -> Nmbr9OptimalPolicyAgent:
 
 
 def _solve_unknown(args: argparse.Namespace, variant: Variant) -> int:
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     if args.free or args.deal is not None or args.seed is not None:
         raise ValueError(
             "--unknown solves the variant over every draw order: --free, --deal and --seed do not apply"
@@ -531,6 +533,10 @@ def _play(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     """Env speed, the F-6-2-5 proof, known-draft gaps on seeded standard deals, free draft 9-2-20
     best and bound, peak memory. Timings share the machine with whatever else runs: noisy."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
+    from tabletop_gym.oracles.nmbr9.search import replay_free
+
     report: dict = {"grid": 20}
     env = gym.make(ENV_ID).unwrapped
     rates = [env_steps_per_second(env, args.env_steps, seed) for seed in range(3)]
@@ -619,6 +625,8 @@ def _unknown_names() -> list[str]:
 def _bench_unknown(variants, no_progress: bool) -> list[dict]:
     """How far up the variants the exact unknown-draft search reaches: positions, CPU and wall
     time, the process's peak memory after each, and the values (with the mean hindsight optimum)."""
+    from tqdm import tqdm  # where a bar is shown: the command line starts without it
+
     rows = []
     for name, grid, levels in tqdm(variants, desc="unknown draft", unit="variant", disable=no_progress):
         cpu, wall = time.process_time(), time.perf_counter()

@@ -114,15 +114,17 @@ def _cpsat_cached(
     The limit is work (``w`` in the key): answers made under the earlier wall-clock limits (``s``)
     are not taken for what this limit gives."""
     from tabletop_gym.envs.war.rules import parse_deal
-    from tabletop_gym.oracles.war import cpsat
     from tabletop_gym.oracles.war.horizon import check_horizon
     from tabletop_gym.oracles.war.search import GAME
 
     parsed = parse_deal(deal, rules)
-    if method == "cpsat":
-        compute = lambda: cpsat.solve_horizon_cpsat(parsed, tricks, rules, time_limit=time_limit)  # noqa: E731
-    else:
-        compute = lambda: cpsat.solve_horizon_best(parsed, tricks, rules, time_limit=time_limit)  # noqa: E731
+
+    def compute() -> OracleResult:
+        from tabletop_gym.oracles.war import cpsat  # OR-Tools, only when the cache has no answer
+
+        solve = cpsat.solve_horizon_cpsat if method == "cpsat" else cpsat.solve_horizon_best
+        return solve(parsed, tricks, rules, time_limit=time_limit)
+
     cache = cache if cache is not None else OracleCache()
     return cache.solve(
         GAME,
@@ -290,9 +292,25 @@ def _deal_for(args: argparse.Namespace) -> str:
     return env.reset(seed=args.seed)[1]["deal"]
 
 
-def _solve_command(args: argparse.Namespace) -> int:
-    from tabletop_gym.oracles.war import simulate
+ENGINE_SIMULATION_TRICKS = 10_000
+"""Up to this many tricks (the default ceiling) ``solve`` simulates its one game in the engine: a few
+milliseconds, where loading the numba kernel costs a second. Past it the kernel, whose cycle
+detection keeps no table of positions (the engine's keeps every position of the game)."""
 
+
+def _simulation(deal: str, rules: WarRules) -> Any:
+    """How ``deal`` ends with both players on ``rules.pickup`` (fixed conventions only): the engine's
+    ``play_game`` and the kernel's ``simulate`` give the same game (the War oracle tests compare them)."""
+    if rules.max_tricks > ENGINE_SIMULATION_TRICKS:
+        from tabletop_gym.oracles.war import simulate
+
+        return simulate(deal, rules)
+    from tabletop_gym.envs.war.rules import parse_deal, play_game
+
+    return play_game(parse_deal(deal, rules), rules)
+
+
+def _solve_command(args: argparse.Namespace) -> int:
     rules = _rules(args)
     if args.horizon is None and args.method != "auto":
         raise ValueError(f"--method {args.method} chooses the horizon oracle: it applies with --horizon only")
@@ -301,7 +319,7 @@ def _solve_command(args: argparse.Namespace) -> int:
     deal = _deal_for(args)
     print(f"deal       {deal}")
     if rules.deterministic:
-        sim = simulate(deal, rules)
+        sim = _simulation(deal, rules)
         period = f", period {sim.cycle_period} from trick {sim.cycle_start}" if sim.cycle_period else ""
         who = {0: "player 0 wins", 1: "player 1 wins", -1: "draw"}[sim.winner]
         print(
