@@ -47,6 +47,27 @@ ACTION_CARDS = KINGDOM_CARDS  # every kingdom card of this set is an Action
 FIRST_GAME = KINGDOM_CARDS  # the recommended first-game kingdom (2nd edition) is exactly these ten
 CARD_ID = {name.lower(): i for i, name in enumerate(CARD_NAMES)}
 
+
+def _per_card(counts: dict[int, int]) -> tuple[int, ...]:
+    """A table indexed by card id: ``counts`` for the cards named, 0 for the others."""
+    return tuple(counts.get(c, 0) for c in range(NUM_CARDS))
+
+
+STARTING_DECK = _per_card({COPPER: 7, ESTATE: 3})  # each player's, not taken from the supply
+
+# --- what an Action card does ----------------------------------------------------------------------
+# What playing a card gives at once (+Cards, +Actions, +Buys, +$), by card id; the rest of each card
+# (Cellar's discards, Merchant's Silver, Militia's attack, the gains of Mine, Remodel and Workshop) is
+# in ``DominionState._play_action``. Oracles read these tables rather than keep their own.
+PLUS_CARDS = _per_card({MARKET: 1, MERCHANT: 1, MOAT: 2, SMITHY: 3, VILLAGE: 1})
+PLUS_ACTIONS = _per_card({CELLAR: 1, MARKET: 1, MERCHANT: 1, VILLAGE: 2})
+PLUS_BUYS = _per_card({MARKET: 1})
+PLUS_COINS = _per_card({MARKET: 1, MILITIA: 2})
+MERCHANT_COINS = 1  # each Merchant played: +$1 the first time a Silver is played that turn
+MINE_EXTRA_COST = 3  # Mine gains a Treasure costing up to $3 more than the one it trashes
+REMODEL_EXTRA_COST = 2  # Remodel gains a card costing up to $2 more than the one it trashes
+WORKSHOP_MAX_COST = 4  # Workshop gains a card costing up to $4
+
 # --- decisions -------------------------------------------------------------------------------------
 DECISION_NAMES = (
     "action", "buy", "cellar_discard", "militia_discard", "moat_reveal",
@@ -221,8 +242,7 @@ class DominionState:
         self.trash = [0] * NUM_CARDS
         self.gains: list[list[int]] = [[0] * NUM_CARDS for _ in range(n)]  # bought or gained cards
         for p in range(n):
-            start = [0] * NUM_CARDS
-            start[COPPER], start[ESTATE] = 7, 3
+            start = list(STARTING_DECK)
             self.owned[p] = list(start)
             self.draw.append(shuffle_cards(self.seed, p, 0, start))
             self.shuffles[p] = 1
@@ -280,9 +300,9 @@ class DominionState:
         p = self.player
         hand, play = self.hand[p], self.in_play[p]
         copper, silver, gold = hand[COPPER], hand[SILVER], hand[GOLD]
-        coins = copper + 2 * silver + 3 * gold
+        coins = COINS[COPPER] * copper + COINS[SILVER] * silver + COINS[GOLD] * gold
         if silver and self.merchants:
-            coins += self.merchants  # each Merchant's +$1 lands on the first Silver played
+            coins += MERCHANT_COINS * self.merchants  # each Merchant pays out on the first Silver played
         self.coins += coins
         play[COPPER] += copper
         play[SILVER] += silver
@@ -366,11 +386,11 @@ class DominionState:
         if d == MINE_TRASH:
             return [c for c in TREASURES if hand[c]] + [PASS]
         if d == MINE_GAIN:
-            return self._gainable(COST[self.trashed] + 3, treasure_only=True)
+            return self._gainable(COST[self.trashed] + MINE_EXTRA_COST, treasure_only=True)
         if d == REMODEL_GAIN:
-            return self._gainable(COST[self.trashed] + 2)
+            return self._gainable(COST[self.trashed] + REMODEL_EXTRA_COST)
         if d == WORKSHOP_GAIN:
-            return self._gainable(4)
+            return self._gainable(WORKSHOP_MAX_COST)
         raise AssertionError(d)
 
     def action_mask(self) -> np.ndarray:
@@ -439,11 +459,11 @@ class DominionState:
             else:
                 self._trash(p, a)
                 self.trashed = a
-                self._ask_gain(MINE_GAIN, COST[a] + 3, treasure_only=True)
+                self._ask_gain(MINE_GAIN, COST[a] + MINE_EXTRA_COST, treasure_only=True)
         elif d == REMODEL_TRASH:
             self._trash(p, a)
             self.trashed = a
-            self._ask_gain(REMODEL_GAIN, COST[a] + 2)
+            self._ask_gain(REMODEL_GAIN, COST[a] + REMODEL_EXTRA_COST)
         elif d in (MINE_GAIN, REMODEL_GAIN, WORKSHOP_GAIN):
             self._gain(p, a, to_hand=d == MINE_GAIN)
             self._action_phase()
@@ -457,10 +477,10 @@ class DominionState:
         """The most a pending gain may cost (Mine, Remodel, Workshop); 0 when no gain is pending."""
         d = self.decision
         if d == MINE_GAIN:
-            return COST[self.trashed] + 3
+            return COST[self.trashed] + MINE_EXTRA_COST
         if d == REMODEL_GAIN:
-            return COST[self.trashed] + 2
-        return 4 if d == WORKSHOP_GAIN else 0
+            return COST[self.trashed] + REMODEL_EXTRA_COST
+        return WORKSHOP_MAX_COST if d == WORKSHOP_GAIN else 0
 
     def question(self) -> str:
         """The current decision as a question to its player, in the game's words."""
@@ -477,7 +497,7 @@ class DominionState:
             MINE_GAIN: f"Mine: gain a Treasure costing up to ${self.gain_limit()} to your hand",
             REMODEL_TRASH: "Remodel: trash a card from your hand",
             REMODEL_GAIN: f"Remodel: gain a card costing up to ${self.gain_limit()}",
-            WORKSHOP_GAIN: "Workshop: gain a card costing up to $4",
+            WORKSHOP_GAIN: f"Workshop: gain a card costing up to ${WORKSHOP_MAX_COST}",
             GAME_OVER: "the game is over",
         }
         return texts[d]
@@ -517,24 +537,19 @@ class DominionState:
         p = self.player
         self.hand[p][card] -= 1
         self.in_play[p][card] += 1
-        self.actions -= 1
+        self.actions += PLUS_ACTIONS[card] - 1
+        self.buys += PLUS_BUYS[card]
+        self.coins += PLUS_COINS[card]
+        if PLUS_CARDS[card]:
+            self._draw(p, PLUS_CARDS[card])
         if card == CELLAR:
-            self.actions += 1
             self.cellar_discarded = 0
             if any(self.hand[p]):
                 self.decision = CELLAR_DISCARD
                 return
-        elif card == MARKET:
-            self._draw(p, 1)
-            self.actions += 1
-            self.buys += 1
-            self.coins += 1
         elif card == MERCHANT:
-            self._draw(p, 1)
-            self.actions += 1
             self.merchants += 1
         elif card == MILITIA:
-            self.coins += 2
             self.victims = [(p + i) % self.num_players for i in range(1, self.num_players)]
             self._next_victim()
             return
@@ -542,19 +557,12 @@ class DominionState:
             if any(self.hand[p][c] for c in TREASURES):
                 self.decision = MINE_TRASH
                 return
-        elif card == MOAT:
-            self._draw(p, 2)
         elif card == REMODEL:
             if any(self.hand[p]):
                 self.decision = REMODEL_TRASH
                 return
-        elif card == SMITHY:
-            self._draw(p, 3)
-        elif card == VILLAGE:
-            self._draw(p, 1)
-            self.actions += 2
         elif card == WORKSHOP:
-            self._ask_gain(WORKSHOP_GAIN, 4)
+            self._ask_gain(WORKSHOP_GAIN, WORKSHOP_MAX_COST)
             return
         self._action_phase()
 

@@ -35,11 +35,10 @@ from tabletop_gym.envs.modern_art.rules import (
     PLAIN,
     PLAY,
     Rules,
+    rank_artists,
 )
 
 __all__ = ["GreedyAgent", "provisional_points"]
-
-_BIAS = tuple(4 - a for a in range(NUM_ARTISTS))  # the sort key's artist part
 
 
 def provisional_points(
@@ -55,22 +54,11 @@ def provisional_points(
 def _points(counts: list[int], own: list[int], worth: list[int], tokens: tuple[int, ...]) -> int:
     """``provisional_points`` with each artist's value and awards summed into ``worth`` once, as the
     greedy player scores many variations of one position."""
-    # One integer per artist that sorts like (more cards, earlier artist): count * 8 + (4 - artist).
-    keys = [c * 8 + bias for c, bias in zip(counts, _BIAS, strict=True) if c > 0]
-    keys.sort(reverse=True)
     total = 0
-    for key, token in zip(keys, tokens, strict=False):  # one artist per token places
-        a = 4 - (key & 7)
+    for a, token in zip(rank_artists(counts, len(tokens)), tokens, strict=False):
         if own[a]:
             total += (worth[a] + token) * own[a]
     return total
-
-
-def _placed(counts: list[int], places: int) -> list[int]:
-    """The artists that place with these ``counts``, best first (as ``provisional_points`` ranks)."""
-    keys = [c * 8 + bias for c, bias in zip(counts, _BIAS, strict=True) if c > 0]
-    keys.sort(reverse=True)
-    return [4 - (key & 7) for key in keys[:places]]
 
 
 class GreedyAgent:
@@ -118,7 +106,7 @@ class GreedyAgent:
 
         if obs[DECISION] == AWARD_ARTIST:
             # An award changes no ranking, so it adds its value per own card of a placing artist.
-            placed = _placed(counts, len(tokens))
+            placed = rank_artists(counts, len(tokens))
             best, best_key = legal[0], None
             for action in legal:
                 if not CHOOSE_ARTIST <= action < PASS:
@@ -167,7 +155,7 @@ class GreedyAgent:
             if symbol == AWARD:  # as for an award decision, once this card is added
                 counts[artist] += 1
                 own[artist] += 1
-                best_gain = max([0, *(award_value * own[a] for a in _placed(counts, len(tokens)))])
+                best_gain = max([0, *(award_value * own[a] for a in rank_artists(counts, len(tokens)))])
                 counts[artist] -= 1
                 own[artist] -= 1
                 return float(best_gain)

@@ -385,9 +385,14 @@ def random_deal(rules: Rules, seed: int | np.random.Generator | None = None) -> 
 
 def rank_artists(counts: Sequence[int], places: int = 3) -> list[int]:
     """The artists that place this round, best first: most cards, ties to the earlier artist in board
-    order; artists with no card cannot place."""
-    order = sorted((a for a in range(NUM_ARTISTS) if counts[a] > 0), key=lambda a: (-counts[a], a))
-    return order[:places]
+    order; artists with no card cannot place. ``counts``: cards per artist, in board order.
+
+    The game's one ranking: rounds are scored with it (``round_points``) and the greedy player ranks
+    with it many times a decision, hence one integer key per artist, count * 8 - artist, which sorts
+    like (more cards, earlier artist) and gives the artist back as -key & 7 (there are 5 < 8)."""
+    keys = [c * 8 - a for a, c in enumerate(counts) if c > 0]
+    keys.sort(reverse=True)
+    return [-key & 7 for key in keys[:places]]
 
 
 def round_points(

@@ -180,10 +180,19 @@ def _level_of(v, p, height, top, cover, tile_bits, stacked, levels, cells, bits,
     return level if ok else -1
 
 
-@numba.njit(cache=True, nogil=True)
-def _put(t, v, p, level, height, top, cover, tile_bits, saved_top, cells, area, bits):
+@numba.njit(cache=True, nogil=True, inline="always")
+def _top_of(stacked, count):
+    """The top level holding tiles and its tile count; on an empty board -1 and 2 (the table, like a
+    level on two tiles, takes a tile)."""
+    top_level = stacked - 1
+    return top_level, count[top_level] if stacked > 0 else 2
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _put(t, v, p, level, stacked, height, top, cover, tile_bits, saved_top, count, cells, area, bits):
     """Place tile ``t`` (value ``v``, placement ``p``) on ``level``; its cells' old tops go to
-    ``saved_top[t]``."""
+    ``saved_top[t]``. Returns the levels holding tiles after it."""
+    count[level] += 1
     for i in range(area[v]):
         cell = cells[v, p, i]
         saved_top[t, i] = top[cell]
@@ -192,17 +201,35 @@ def _put(t, v, p, level, height, top, cover, tile_bits, saved_top, cells, area, 
     for w in range(bits.shape[2]):
         cover[level + 1, w] |= bits[v, p, w]
         tile_bits[t, w] = bits[v, p, w]
+    return max(stacked, level + 1)
 
 
-@numba.njit(cache=True, nogil=True)
-def _lift(t, v, p, level, height, top, cover, saved_top, cells, area, bits):
-    """Take tile ``t`` back off the board (the reverse of ``_put``)."""
+@numba.njit(cache=True, nogil=True, inline="always")
+def _lift(t, v, p, level, stacked, height, top, cover, saved_top, count, cells, area, bits):
+    """Take tile ``t`` back off the board (the reverse of ``_put``); returns the levels holding tiles
+    after it (only the top level can empty)."""
     for i in range(area[v]):
         cell = cells[v, p, i]
         top[cell] = saved_top[t, i]
         height[cell] -= 1
     for w in range(bits.shape[2]):
         cover[level + 1, w] &= ~bits[v, p, w]
+    count[level] -= 1
+    return level if count[level] == 0 else stacked
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _by_level(codes, code_levels, found, high, low, cand, cand_level, d):
+    """Row ``d`` of ``cand`` and ``cand_level``: the ``found`` candidates (``codes`` on
+    ``code_levels``) from level ``high`` down to ``low`` (good plays early); returns their number."""
+    m = 0
+    for lv in range(high, low - 1, -1):
+        for i in range(found):
+            if code_levels[i] == lv:
+                cand[d, m] = codes[i]
+                cand_level[d, m] = lv
+                m += 1
+    return m
 
 
 @numba.njit(cache=True, nogil=True)
@@ -241,9 +268,16 @@ def _account(level, tile_area, sign, count, exposed, table_free):
     """Count a tile of ``tile_area`` cells onto ``level`` (``sign`` 1) or off it (-1): tiles per level,
     cells of each level not covered from above, free table cells (returned). Level -1 (a discarded
     card) changes nothing."""
+    if level >= 0:
+        count[level] += sign
+    return _account_area(level, tile_area, sign, exposed, table_free)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _account_area(level, tile_area, sign, exposed, table_free):
+    """``_account`` without the tile counts (``_put`` and ``_lift`` keep those)."""
     if level < 0:
         return table_free
-    count[level] += sign
     exposed[level] += sign * tile_area
     if level >= 1:
         exposed[level - 1] -= sign * tile_area
@@ -337,6 +371,36 @@ def _interruptible(kernel: Any, *args: Any) -> Any:
     return run_interruptibly(lambda: kernel(*args, stop), request_stop)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _known_child_bounds(
+    values, d, highest, top_level, top_count, score, best, area, count, exposed, table_free, levels,
+    work_level, work_option, child_bound, discard_bound
+):
+    """Bounds on the plays below card ``d`` by the level its tile lands on (``highest`` down to 0, or
+    -1 alone when it fits nowhere and is discarded): the count caps first (cheap), then, where they
+    do not prune, the counts and areas together."""
+    n = values.shape[0]
+    v = values[d]
+    lowest = 0 if highest >= 0 else -1
+    for lv in range(highest, lowest - 1, -1):
+        tl, tc = _child_top(lv, top_level, top_count)
+        gain = v * max(lv, 0)
+        b = score + gain + _known_rest(values, d + 1, tl, tc, levels)
+        if b > best and d + 1 < n:
+            free = _account(lv, area[v], 1, count, exposed, table_free)
+            need = best - score - gain  # the rest must score more than this
+            found = _area_relaxation(
+                values, area, d + 1, count, exposed, free, levels, need, work_level, work_option
+            )
+            if found <= need:
+                b = best  # nothing in this subtree beats the best play
+            _account(lv, area[v], -1, count, exposed, free)
+        if lv >= 0:
+            child_bound[d, lv] = b
+        else:
+            discard_bound[d] = b
+
+
 @numba.njit(cache=True, nogil=True)
 def _known_dfs(
     values, levels, grid_cells, cells, area, bits, ring, nplace, canonical, node_limit, plan_out, stop
@@ -351,11 +415,13 @@ def _known_dfs(
     most = cells.shape[1]
     words = bits.shape[2]
     ncell = words * 64
+    # The board, allocated here: the same arrays returned by a helper made the free search 7% slower.
     height = np.zeros(ncell, np.int32)
     top = np.full(ncell, -1, np.int32)
     cover = np.zeros((levels + 2, words), np.uint64)
     cover[0, :] = ~np.uint64(0)
     tile_bits = np.zeros((n, words), np.uint64)
+    saved_top = np.zeros((n, _MAX_AREA), np.int32)
     count = np.zeros(levels + 1, np.int32)  # tiles per level
     cand = np.empty((n, most), np.int32)
     cand_level = np.empty((n, most), np.int32)
@@ -365,7 +431,7 @@ def _known_dfs(
     discard_bound = np.zeros(n, np.int64)
     chosen = np.full(n, -1, np.int32)
     chosen_level = np.zeros(n, np.int32)
-    saved_top = np.zeros((n, _MAX_AREA), np.int32)
+    placements = np.arange(most).astype(np.int32)  # the candidates' codes: placement indices
     scratch = np.empty(most, np.int32)
     exposed = np.zeros(levels + 1, np.int64)  # cells of each level's tiles not covered from above
     table_free = grid_cells  # table cells not under a tile
@@ -388,8 +454,7 @@ def _known_dfs(
             fresh = False
         elif fresh:
             v = values[d]
-            top_level = stacked - 1
-            top_count = count[top_level] if stacked > 0 else 2
+            top_level, top_count = _top_of(stacked, count)
             highest = -1
             for p in range(nplace[v]):
                 lv = -1
@@ -398,44 +463,19 @@ def _known_dfs(
                 scratch[p] = lv
                 if lv > highest:
                     highest = lv
-            # Bounds by the level of this card's tile: the count caps first (cheap), then, where
-            # they do not prune, the counts and areas together.
-            lowest = 0 if highest >= 0 else -1  # -1: the card fits nowhere and is discarded
-            for lv in range(highest, lowest - 1, -1):
-                tl, tc = _child_top(lv, top_level, top_count)
-                gain = v * max(lv, 0)
-                b = score + gain + _known_rest(values, d + 1, tl, tc, levels)
-                if b > best and d + 1 < n:
-                    free = _account(lv, area[v], 1, count, exposed, table_free)
-                    need = best - score - gain  # the rest must score more than this
-                    found = _area_relaxation(
-                        values, area, d + 1, count, exposed, free, levels, need, work_level, work_option
-                    )
-                    if found <= need:
-                        b = best  # nothing in this subtree beats the best play
-                    _account(lv, area[v], -1, count, exposed, free)
-                if lv >= 0:
-                    child_bound[d, lv] = b
-                else:
-                    discard_bound[d] = b
-            m = 0
-            for lv in range(highest, -1, -1):  # higher levels first: good plays early
-                for p in range(nplace[v]):
-                    if scratch[p] == lv:
-                        cand[d, m] = p
-                        cand_level[d, m] = lv
-                        m += 1
-            ncand[d] = m
+            _known_child_bounds(
+                values, d, highest, top_level, top_count, score, best, area, count, exposed, table_free,
+                levels, work_level, work_option, child_bound, discard_bound
+            )
+            ncand[d] = _by_level(placements, scratch, nplace[v], highest, 0, cand, cand_level, d)
             nxt[d] = 0
             fresh = False
         p = chosen[d]
         if p >= 0:  # back at depth d: lift its tile before its next alternative
             v = values[d]
             lv = chosen_level[d]
-            _lift(d, v, p, lv, height, top, cover, saved_top, cells, area, bits)
-            table_free = _account(lv, area[v], -1, count, exposed, table_free)
-            if count[lv] == 0:
-                stacked = lv  # only the top level can empty
+            stacked = _lift(d, v, p, lv, stacked, height, top, cover, saved_top, count, cells, area, bits)
+            table_free = _account_area(lv, area[v], -1, exposed, table_free)
             score -= v * lv
             chosen[d] = -1
         advanced = False
@@ -464,10 +504,10 @@ def _known_dfs(
                 nxt[d] += 1
                 p = cand[d, i]
                 v = values[d]
-                _put(d, v, p, lv, height, top, cover, tile_bits, saved_top, cells, area, bits)
-                table_free = _account(lv, area[v], 1, count, exposed, table_free)
-                if lv + 1 > stacked:
-                    stacked = lv + 1
+                stacked = _put(
+                    d, v, p, lv, stacked, height, top, cover, tile_bits, saved_top, count, cells, area, bits
+                )
+                table_free = _account_area(lv, area[v], 1, exposed, table_free)
                 score += v * lv
                 chosen[d] = p
                 chosen_level[d] = lv
@@ -539,15 +579,17 @@ def _free_dfs(
     transpositions cut). ``plan_out[t]`` = value * P + placement of the best play's tile t."""
     most = cells.shape[1]
     words = bits.shape[2]
-    ncell = words * 64
     nv = avail0.shape[0]
     avail = avail0.copy()
+    ncell = words * 64
+    # The board, allocated here: the same arrays returned by a helper made the free search 7% slower.
     height = np.zeros(ncell, np.int32)
     top = np.full(ncell, -1, np.int32)
     cover = np.zeros((levels + 2, words), np.uint64)
     cover[0, :] = ~np.uint64(0)
     tile_bits = np.zeros((k, words), np.uint64)
-    count = np.zeros(levels + 1, np.int32)
+    saved_top = np.zeros((k, _MAX_AREA), np.int32)
+    count = np.zeros(levels + 1, np.int32)  # tiles per level
     width = nv * most
     cand = np.empty((k, width), np.int32)
     cand_level = np.empty((k, width), np.int32)
@@ -557,7 +599,6 @@ def _free_dfs(
     node_bound = np.zeros(k, np.int64)
     chosen = np.full(k, -1, np.int32)
     chosen_level = np.zeros(k, np.int32)
-    saved_top = np.zeros((k, _MAX_AREA), np.int32)
     scratch = np.empty(width, np.int32)
     scratch_level = np.empty(width, np.int32)
     size = 1 << table_bits
@@ -586,8 +627,7 @@ def _free_dfs(
             if d == k:
                 d -= 1
             else:
-                top_level = stacked - 1
-                top_count = count[top_level] if stacked > 0 else 2
+                top_level, top_count = _top_of(stacked, count)
                 node_bound[d] = score + _free_rest(avail, k - d, top_level, top_count, levels)
                 # Level-major: the next tile goes on the top level (touching it) or starts the next.
                 lowest = max(top_level, 0)
@@ -607,32 +647,22 @@ def _free_dfs(
                             scratch[found] = v * most + p
                             scratch_level[found] = lv
                             found += 1
-                m = 0
-                for lv in range(min(stacked, levels - 1), lowest - 1, -1):  # higher levels first
-                    for i in range(found):
-                        if scratch_level[i] == lv:
-                            cand[d, m] = scratch[i]
-                            cand_level[d, m] = lv
-                            m += 1
-                ncand[d] = m
+                high = min(stacked, levels - 1)
+                ncand[d] = _by_level(scratch, scratch_level, found, high, lowest, cand, cand_level, d)
                 nxt[d] = 0
         code = chosen[d]
         if code >= 0:  # back at depth d: lift its tile before its next alternative
             v = code // most
             p = code % most
             lv = chosen_level[d]
-            _lift(d, v, p, lv, height, top, cover, saved_top, cells, area, bits)
-            count[lv] -= 1
-            if count[lv] == 0:
-                stacked = lv
+            stacked = _lift(d, v, p, lv, stacked, height, top, cover, saved_top, count, cells, area, bits)
             score -= v * lv
             avail[v] += 1
             key1 ^= zob1[v, p]
             key2 ^= zob2[v, p]
             chosen[d] = -1
         advanced = False
-        top_level = stacked - 1
-        top_count = count[top_level] if stacked > 0 else 2
+        top_level, top_count = _top_of(stacked, count)
         while nxt[d] < ncand[d]:
             i = nxt[d]
             code = cand[d, i]
@@ -673,10 +703,9 @@ def _free_dfs(
             if repeat:
                 cuts += 1
                 continue  # the same layout in another order: explored already (or on the path)
-            _put(d, v, p, lv, height, top, cover, tile_bits, saved_top, cells, area, bits)
-            count[lv] += 1
-            if lv + 1 > stacked:
-                stacked = lv + 1
+            stacked = _put(
+                d, v, p, lv, stacked, height, top, cover, tile_bits, saved_top, count, cells, area, bits
+            )
             score += v * lv
             avail[v] -= 1
             key1 = k1

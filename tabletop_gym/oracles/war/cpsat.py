@@ -150,7 +150,8 @@ def _check_model_tricks(name: str, tricks: object) -> int:
 
 
 class _Turns:
-    """The turn-indexed model (see the module docstring)."""
+    """The turn-indexed model (see the module docstring), built section by section: the cards, each
+    turn's faces, the game flow, the trick ends, the pots into queues, the outcomes."""
 
     def __init__(
         self,
@@ -168,11 +169,32 @@ class _Turns:
             )
         self.rules, self.T, self.K = rules, tricks, turns
         self.n = sizes
-        self.m = m = cp_model.CpModel()
-        K, T, fd, R, N = turns, tricks, rules.face_down, rules.ranks, rules.num_cards
-        B = m.NewBoolVar
+        self.m = cp_model.CpModel()
+        self._cards(piles)
+        self._faces()
+        self._flow()
+        self._trick_ends()
+        self._pots(player0_chooses)
+        self._outcomes(optimistic)
 
-        # Cards: X[p][k] is player p's k-th card on the table (and the k-th card of p's queue).
+    def _both(self, a: cp_model.IntVar, b: cp_model.IntVar, name: str) -> cp_model.IntVar:
+        """A Boolean equal to ``a`` and ``b``."""
+        m = self.m
+        c = m.NewBoolVar(name)
+        m.AddBoolAnd([a, b]).OnlyEnforceIf(c)
+        m.AddBoolOr([a.Not(), b.Not()]).OnlyEnforceIf(c.Not())
+        return c
+
+    def _when(self, cond: bool, name: str) -> cp_model.IntVar:
+        """A Boolean fixed to ``cond`` (known when the deal is)."""
+        c = self.m.NewBoolVar(name)
+        self.m.Add(c == int(cond))
+        return c
+
+    def _cards(self, piles: Sequence[Sequence[int]] | None) -> None:
+        """Cards: X[p][k] is player p's k-th card on the table (and the k-th card of p's queue); a
+        dealt card is known, or, in a free deal, a variable with one Boolean per rank."""
+        m, K, R = self.m, self.K, self.rules.ranks
         self.X: list[list] = [[], []]
         self.deal_bits: list[list[list]] = [[], []]
         for p in (0, 1):
@@ -184,30 +206,27 @@ class _Turns:
         if piles is None:  # a free deal: every dealt card a variable, each rank `suits` times
             for p in (0, 1):
                 for k in range(self.n[p]):
-                    bits = [B(f"d{p}_{k}_{v}") for v in range(R)]
+                    bits = [m.NewBoolVar(f"d{p}_{k}_{v}") for v in range(R)]
                     m.AddExactlyOne(bits)
                     if k < K:
                         m.Add(self.X[p][k] == sum(v * b for v, b in enumerate(bits)))
                     self.deal_bits[p].append(bits)
             for v in range(R):
-                m.Add(sum(bits[v] for p in (0, 1) for bits in self.deal_bits[p]) == rules.suits)
+                m.Add(sum(bits[v] for p in (0, 1) for bits in self.deal_bits[p]) == self.rules.suits)
 
-        def both(a, b, name):
-            c = B(name)
-            m.AddBoolAnd([a, b]).OnlyEnforceIf(c)
-            m.AddBoolOr([a.Not(), b.Not()]).OnlyEnforceIf(c.Not())
-            return c
-
-        def when(cond: bool, name: str):
-            c = B(name)
-            m.Add(c == int(cond))
-            return c
-
-        eq, gt, up, war, endt = [], [], [], [], []
-        for k in range(K):
+    def _faces(self) -> None:
+        """Per turn: the two cards equal or player 0's higher, the turn face up, a war, a trick end."""
+        m, fd = self.m, self.rules.face_down
+        B = m.NewBoolVar
+        self.eq: list = []
+        self.gt: list = []
+        self.up: list = []
+        self.war: list = []
+        self.endt: list = []
+        for k in range(self.K):
             x0, x1 = self.X[0][k], self.X[1][k]
             if isinstance(x0, int) and isinstance(x1, int):
-                e, g = when(x0 == x1, f"eq{k}"), when(x0 > x1, f"gt{k}")
+                e, g = self._when(x0 == x1, f"eq{k}"), self._when(x0 > x1, f"gt{k}")
             else:
                 e, g = B(f"eq{k}"), B(f"gt{k}")
                 m.Add(x0 == x1).OnlyEnforceIf(e)
@@ -219,155 +238,199 @@ class _Turns:
                 m.Add(u == 1)
             else:
                 # Face up after a trick ended, or fd face-down cards after a war (never both).
-                m.Add(u == endt[k - 1] + (war[k - fd - 1] if k - fd - 1 >= 0 else 0))
-            eq.append(e)
-            gt.append(g)
-            up.append(u)
-            war.append(both(u, e, f"war{k}"))
-            endt.append(both(u, e.Not(), f"end{k}"))
+                m.Add(u == self.endt[k - 1] + (self.war[k - fd - 1] if k - fd - 1 >= 0 else 0))
+            self.eq.append(e)
+            self.gt.append(g)
+            self.up.append(u)
+            self.war.append(self._both(u, e, f"war{k}"))
+            self.endt.append(self._both(u, e.Not(), f"end{k}"))
 
-        # Game flow: pre[k] the game reaches turn k inside the horizon; live[k] turn k is played.
-        pre = [B("pre0")]
-        m.Add(pre[0] == 1)
-        tc = [m.NewConstant(0)]
-        G = [[m.NewConstant(0)], [m.NewConstant(0)]]
-        st = []
-        live, le, wk = [], [[], []], [[], []]
-        lose, win, esc, last = [], [], [], []
-        for k in range(K):
-            s = m.NewIntVar(0, k, f"st{k}")
-            if k == 0:
-                m.Add(s == 0)
-            else:
-                m.Add(s == k).OnlyEnforceIf(endt[k - 1])
-                m.Add(s == st[k - 1]).OnlyEnforceIf(endt[k - 1].Not())
-            st.append(s)
-            out = []
-            for p in (0, 1):
-                o = B(f"out{p}_{k}")  # p's pile is empty (meaningful on a face-up turn)
-                m.Add(self.n[p] + 2 * G[p][k] <= k).OnlyEnforceIf(o)
-                m.Add(self.n[p] + 2 * G[p][k] >= k + 1).OnlyEnforceIf(o.Not())
-                out.append(o)
-            anyout = B(f"anyout{k}")
-            m.AddMaxEquality(anyout, out)
-            ended = B(f"ended{k}")
-            m.AddMultiplicationEquality(ended, [pre[k], up[k], anyout])
-            lv = B(f"live{k}")
-            m.Add(lv == pre[k] - ended)
-            ls, wn = B(f"lose{k}"), B(f"win{k}")
-            m.AddMultiplicationEquality(ls, [ended, out[0]])
-            m.Add(wn == ended - ls)
-            shorts = []
-            for p in (0, 1) if fd > 0 else ():
-                sh = B(f"short{p}_{k}")  # after its face-up card p holds at most fd cards
-                m.Add(self.n[p] + 2 * G[p][k] - k - 1 <= fd).OnlyEnforceIf(sh)
-                m.Add(self.n[p] + 2 * G[p][k] - k - 1 >= fd + 1).OnlyEnforceIf(sh.Not())
-                shorts.append(sh)
-            anyshort = B(f"anyshort{k}")
-            if shorts:
-                m.AddMaxEquality(anyshort, shorts)
-            else:
-                m.Add(anyshort == 0)
-            risky = B(f"risky{k}")  # a war runs short: the turns of the players fall out of step
-            m.AddMultiplicationEquality(risky, [lv, war[k], anyshort])
-            sl = B(f"shortloss{k}")
-            if fd > 0 and k + fd + 1 < K:
-                # Player 0 alone runs short and its last card does not beat player 1's: player 0
-                # is out of cards after this trick (a loss, or a draw if player 1 is out too), so it
-                # holds none at the horizon. Every other short war is taken optimistically.
-                after = self.n[0] + 2 * G[0][k] - k - 1  # player 0's cards after its face-up card
-                zero = B(f"zero{k}")
-                m.Add(after <= 0).OnlyEnforceIf(zero)
-                m.Add(after >= 1).OnlyEnforceIf(zero.Not())
-                t = m.NewIntVar(1, fd, f"lastat{k}")
-                m.Add(t == after).OnlyEnforceIf([shorts[0], zero.Not()])
-                last0 = m.NewIntVar(0, R - 1, f"last0_{k}")
-                m.AddElement(t - 1, self.X[0][k + 1 : k + fd + 1], last0)
-                beaten = B(f"beaten{k}")
-                m.Add(last0 <= self.X[1][k + fd + 1]).OnlyEnforceIf(beaten)
-                m.Add(last0 > self.X[1][k + fd + 1]).OnlyEnforceIf(beaten.Not())
-                loses = B(f"loses{k}")
-                m.AddMaxEquality(loses, [zero, beaten])
-                lits = [risky, shorts[0], shorts[1].Not(), loses]
-                m.AddBoolAnd(lits).OnlyEnforceIf(sl)
-                m.AddBoolOr([x.Not() for x in lits]).OnlyEnforceIf(sl.Not())
-            else:
-                m.Add(sl == 0)
-            es = B(f"esc{k}")
-            m.Add(es == risky - sl)
-            lek = both(lv, endt[k], f"le{k}")
-            final = B(f"final{k}")  # tc[k] == T - 1
-            m.Add(tc[k] == T - 1).OnlyEnforceIf(final)
-            m.Add(tc[k] != T - 1).OnlyEnforceIf(final.Not())
-            la = both(lek, final, f"last{k}")
-            w0 = both(lek, gt[k], f"wk0_{k}")
-            w1 = B(f"wk1_{k}")
-            m.Add(w1 == lek - w0)
-            nxt_tc = m.NewIntVar(0, T, f"tc{k + 1}")
-            m.Add(nxt_tc == tc[k] + lek)
-            tc.append(nxt_tc)
-            for p, w in ((0, w0), (1, w1)):
-                g = m.NewIntVar(0, K, f"G{p}_{k + 1}")
-                m.Add(g == G[p][k] + k + 1 - s).OnlyEnforceIf(w)
-                m.Add(g == G[p][k]).OnlyEnforceIf(w.Not())
-                G[p].append(g)
-                wk[p].append(w)
-            nxt = B(f"pre{k + 1}")
-            m.Add(nxt == lv - es - la - sl)
-            pre.append(nxt)
-            live.append(lv)
-            le[0].append(lek)
-            lose.extend((ls, sl))
-            win.append(wn)
-            esc.append(es)
-            last.append(la)
+    def _flow(self) -> None:
+        """Game flow: pre[k] the game reaches turn k inside the horizon; live[k] turn k is played;
+        st[k] the turn its trick started at; tc[k] the tricks done before it; G[p][k] the turns of the
+        tricks p won before it."""
+        m = self.m
+        self.pre = [m.NewBoolVar("pre0")]
+        m.Add(self.pre[0] == 1)
+        self.tc = [m.NewConstant(0)]
+        self.G = [[m.NewConstant(0)], [m.NewConstant(0)]]
+        self.st: list = []
+        self.live: list = []
+        self.le: list = []  # the turn is played and ends its trick
+        self.wk: list[list] = [[], []]  # the turn is played and ends a trick p wins
+        self._losses: list = []
+        self._wins: list = []
+        self._escapes: list = []
+        self._lasts: list = []
+        for k in range(self.K):
+            self._turn(k)
 
-        # Backward: each turn's trick end (K when it does not end inside the model) and who won it.
-        en: list = [None] * K
-        won: list[list] = [[None] * K, [None] * K]
+    def _turn(self, k: int) -> None:
+        """Turn k of the flow: its trick's start, whether a pile is empty (the game ends: won or lost),
+        a short war, the trick count and who gains the trick's turns."""
+        m, n = self.m, self.n
+        B = m.NewBoolVar
+        s = m.NewIntVar(0, k, f"st{k}")
+        if k == 0:
+            m.Add(s == 0)
+        else:
+            m.Add(s == k).OnlyEnforceIf(self.endt[k - 1])
+            m.Add(s == self.st[k - 1]).OnlyEnforceIf(self.endt[k - 1].Not())
+        self.st.append(s)
+        out = []
+        for p in (0, 1):
+            o = B(f"out{p}_{k}")  # p's pile is empty (meaningful on a face-up turn)
+            m.Add(n[p] + 2 * self.G[p][k] <= k).OnlyEnforceIf(o)
+            m.Add(n[p] + 2 * self.G[p][k] >= k + 1).OnlyEnforceIf(o.Not())
+            out.append(o)
+        anyout = B(f"anyout{k}")
+        m.AddMaxEquality(anyout, out)
+        ended = B(f"ended{k}")
+        m.AddMultiplicationEquality(ended, [self.pre[k], self.up[k], anyout])
+        lv = B(f"live{k}")
+        m.Add(lv == self.pre[k] - ended)
+        ls, wn = B(f"lose{k}"), B(f"win{k}")
+        m.AddMultiplicationEquality(ls, [ended, out[0]])
+        m.Add(wn == ended - ls)
+        es, sl = self._short_war(k, lv)
+        la = self._trick_done(k, lv, s)
+        nxt = B(f"pre{k + 1}")
+        m.Add(nxt == lv - es - la - sl)
+        self.pre.append(nxt)
+        self.live.append(lv)
+        self._losses.extend((ls, sl))
+        self._wins.append(wn)
+        self._escapes.append(es)
+        self._lasts.append(la)
+
+    def _short_war(self, k: int, lv: cp_model.IntVar) -> tuple[cp_model.IntVar, cp_model.IntVar]:
+        """A war on played turn k that runs short (the turns of the players fall out of step): (taken
+        optimistically, exactly a loss of player 0; see ``_short_loss``)."""
+        m, n, fd = self.m, self.n, self.rules.face_down
+        B = m.NewBoolVar
+        shorts = []
+        for p in (0, 1) if fd > 0 else ():
+            sh = B(f"short{p}_{k}")  # after its face-up card p holds at most fd cards
+            m.Add(n[p] + 2 * self.G[p][k] - k - 1 <= fd).OnlyEnforceIf(sh)
+            m.Add(n[p] + 2 * self.G[p][k] - k - 1 >= fd + 1).OnlyEnforceIf(sh.Not())
+            shorts.append(sh)
+        anyshort = B(f"anyshort{k}")
+        if shorts:
+            m.AddMaxEquality(anyshort, shorts)
+        else:
+            m.Add(anyshort == 0)
+        risky = B(f"risky{k}")  # a war runs short: the turns of the players fall out of step
+        m.AddMultiplicationEquality(risky, [lv, self.war[k], anyshort])
+        sl = self._short_loss(k, risky, shorts)
+        es = B(f"esc{k}")
+        m.Add(es == risky - sl)
+        return es, sl
+
+    def _short_loss(self, k: int, risky: cp_model.IntVar, shorts: list) -> cp_model.IntVar:
+        """Player 0 alone runs short and its last card does not beat player 1's: player 0 is out of
+        cards after this trick (a loss, or a draw if player 1 is out too), so it holds none at the
+        horizon. Every other short war is taken optimistically."""
+        m, fd, K = self.m, self.rules.face_down, self.K
+        B = m.NewBoolVar
+        sl = B(f"shortloss{k}")
+        if not (fd > 0 and k + fd + 1 < K):
+            m.Add(sl == 0)
+            return sl
+        after = self.n[0] + 2 * self.G[0][k] - k - 1  # player 0's cards after its face-up card
+        zero = B(f"zero{k}")
+        m.Add(after <= 0).OnlyEnforceIf(zero)
+        m.Add(after >= 1).OnlyEnforceIf(zero.Not())
+        t = m.NewIntVar(1, fd, f"lastat{k}")
+        m.Add(t == after).OnlyEnforceIf([shorts[0], zero.Not()])
+        last0 = m.NewIntVar(0, self.rules.ranks - 1, f"last0_{k}")
+        m.AddElement(t - 1, self.X[0][k + 1 : k + fd + 1], last0)
+        beaten = B(f"beaten{k}")
+        m.Add(last0 <= self.X[1][k + fd + 1]).OnlyEnforceIf(beaten)
+        m.Add(last0 > self.X[1][k + fd + 1]).OnlyEnforceIf(beaten.Not())
+        loses = B(f"loses{k}")
+        m.AddMaxEquality(loses, [zero, beaten])
+        lits = [risky, shorts[0], shorts[1].Not(), loses]
+        m.AddBoolAnd(lits).OnlyEnforceIf(sl)
+        m.AddBoolOr([x.Not() for x in lits]).OnlyEnforceIf(sl.Not())
+        return sl
+
+    def _trick_done(self, k: int, lv: cp_model.IntVar, s: cp_model.IntVar) -> cp_model.IntVar:
+        """A trick that ends on played turn k: counted, and its turns (k + 1 - start) gained by its
+        winner. Returns "the horizon's last trick ends here"."""
+        m, K = self.m, self.K
+        B = m.NewBoolVar
+        lek = self._both(lv, self.endt[k], f"le{k}")
+        final = B(f"final{k}")  # tc[k] == T - 1
+        m.Add(self.tc[k] == self.T - 1).OnlyEnforceIf(final)
+        m.Add(self.tc[k] != self.T - 1).OnlyEnforceIf(final.Not())
+        la = self._both(lek, final, f"last{k}")
+        w0 = self._both(lek, self.gt[k], f"wk0_{k}")
+        w1 = B(f"wk1_{k}")
+        m.Add(w1 == lek - w0)
+        nxt_tc = m.NewIntVar(0, self.T, f"tc{k + 1}")
+        m.Add(nxt_tc == self.tc[k] + lek)
+        self.tc.append(nxt_tc)
+        for p, w in ((0, w0), (1, w1)):
+            g = m.NewIntVar(0, K, f"G{p}_{k + 1}")
+            m.Add(g == self.G[p][k] + k + 1 - s).OnlyEnforceIf(w)
+            m.Add(g == self.G[p][k]).OnlyEnforceIf(w.Not())
+            self.G[p].append(g)
+            self.wk[p].append(w)
+        self.le.append(lek)
+        return la
+
+    def _trick_ends(self) -> None:
+        """Backward: each turn's trick end (K when it does not end inside the model) and who won it."""
+        m, K = self.m, self.K
+        self.en: list = [None] * K
+        self.won: list[list] = [[None] * K, [None] * K]
+        en, won, endt = self.en, self.won, self.endt
         for k in reversed(range(K)):
             e = m.NewIntVar(k, K, f"en{k}")
             m.Add(e == k).OnlyEnforceIf(endt[k])
             m.Add(e == (en[k + 1] if k + 1 < K else K)).OnlyEnforceIf(endt[k].Not())
             en[k] = e
             for p in (0, 1):
-                w = B(f"won{p}_{k}")
-                m.Add(w == wk[p][k]).OnlyEnforceIf(endt[k])
+                w = m.NewBoolVar(f"won{p}_{k}")
+                m.Add(w == self.wk[p][k]).OnlyEnforceIf(endt[k])
                 m.Add(w == (won[p][k + 1] if k + 1 < K else 0)).OnlyEnforceIf(endt[k].Not())
                 won[p][k] = w
 
-        # Pots into queues. dest(p, q, j): the slot of p's queue that X[q][j] goes to when p wins it.
-        dummy = [[m.NewIntVar(0, R - 1, f"dummy{p}_{i}") for i in range(2 * K)] for p in (0, 1)]
+    def _pots(self, player0_chooses: bool) -> None:
+        """Pots into queues. dest(p, q, j): the slot of p's queue that X[q][j] goes to when p wins it
+        (by the convention; player 0's, when it chooses, a free permutation of the pot)."""
+        m, K, n, rules = self.m, self.K, self.n, self.rules
+        dummy = [[m.NewIntVar(0, rules.ranks - 1, f"dummy{p}_{i}") for i in range(2 * K)] for p in (0, 1)]
         self.r0: list[list] = [[None] * K, [None] * K]
         all_r0 = []
         for j in range(K):  # the element constraints make this loop grow with the square of K
-            length = en[j] - st[j] + 1
+            length = self.en[j] - self.st[j] + 1
             for p in (0, 1):
-                base = self.n[p] + 2 * G[p][j]
+                base = n[p] + 2 * self.G[p][j]
                 chooses = p == 0 and player0_chooses
                 first = p if rules.pickup == "winner_first" else 1 - p  # whose cards go first
                 for q in (0, 1):
                     sentinel = K + 2 * j + q
                     if chooses:
-                        r = m.NewIntVar(self.n[0], self.n[0] + 5 * K + 2, f"r{q}_{j}")
-                        m.Add(r >= base).OnlyEnforceIf(won[0][j])
-                        m.Add(r <= base + 2 * length - 1).OnlyEnforceIf(won[0][j])
-                        m.Add(r == self.n[0] + 2 * K + sentinel).OnlyEnforceIf(won[0][j].Not())
+                        r = m.NewIntVar(n[0], n[0] + 5 * K + 2, f"r{q}_{j}")
+                        m.Add(r >= base).OnlyEnforceIf(self.won[0][j])
+                        m.Add(r <= base + 2 * length - 1).OnlyEnforceIf(self.won[0][j])
+                        m.Add(r == n[0] + 2 * K + sentinel).OnlyEnforceIf(self.won[0][j].Not())
                         self.r0[q][j] = r
                         all_r0.append(r)
-                        real, use = r, B(f"fit{p}{q}_{j}")
+                        real, use = r, m.NewBoolVar(f"fit{p}{q}_{j}")
                         m.Add(r <= K - 1).OnlyEnforceIf(use)
                         m.Add(r >= K).OnlyEnforceIf(use.Not())
                     else:
-                        real = base + j - st[j] + (0 if q == first else length)
-                        fits = B(f"fits{p}{q}_{j}")
+                        real = base + j - self.st[j] + (0 if q == first else length)
+                        fits = m.NewBoolVar(f"fits{p}{q}_{j}")
                         m.Add(real <= K - 1).OnlyEnforceIf(fits)
                         m.Add(real >= K).OnlyEnforceIf(fits.Not())
-                        use = both(won[p][j], fits, f"use{p}{q}_{j}")
-                    if self.n[p] >= K:
+                        use = self._both(self.won[p][j], fits, f"use{p}{q}_{j}")
+                    if n[p] >= K:
                         continue  # no slot beyond the dealt pile is ever turned inside the model
                     idx = m.NewIntVarFromDomain(
-                        cp_model.Domain.FromIntervals([[self.n[p], K - 1], [sentinel, sentinel]]),
+                        cp_model.Domain.FromIntervals([[n[p], K - 1], [sentinel, sentinel]]),
                         f"e{p}{q}_{j}",
                     )
                     m.Add(idx == real).OnlyEnforceIf(use)
@@ -376,27 +439,30 @@ class _Turns:
         if all_r0:
             m.AddAllDifferent(all_r0)
 
-        # Outcomes: exactly one of horizon reached, player 0 out, player 1 out, short war, overflow.
+    def _outcomes(self, optimistic: bool) -> None:
+        """Outcomes: exactly one of horizon reached, player 0 out, player 1 out, short war, overflow;
+        the cards player 0 holds at the end (every card, optimistically, after a short war or an
+        overflow; without ``optimistic`` those two are ruled out)."""
+        m, K, N = self.m, self.K, self.rules.num_cards
+        B = m.NewBoolVar
         self.done, self.lose, self.win = B("done"), B("lose"), B("win")
-        self.esc, self.over = B("esc"), pre[K]
-        m.Add(self.done == sum(last))
-        m.Add(self.lose == sum(lose))
-        m.Add(self.win == sum(win))
-        m.Add(self.esc == sum(esc))
+        self.esc, self.over = B("esc"), self.pre[K]
+        m.Add(self.done == sum(self._lasts))
+        m.Add(self.lose == sum(self._losses))
+        m.Add(self.win == sum(self._wins))
+        m.Add(self.esc == sum(self._escapes))
         m.Add(self.done + self.lose + self.win + self.esc + self.over == 1)
         if not optimistic:
             m.Add(self.esc == 0)
             m.Add(self.over == 0)
-        self.played = sum(live)
+        self.played = sum(self.live)
         self.held = m.NewIntVar(0, N, "held")
-        m.Add(self.held == self.n[0] + 2 * G[0][K] - self.played).OnlyEnforceIf(self.done)
+        m.Add(self.held == self.n[0] + 2 * self.G[0][K] - self.played).OnlyEnforceIf(self.done)
         m.Add(self.held == N).OnlyEnforceIf(self.win)
         m.Add(self.held == 0).OnlyEnforceIf(self.lose)
         m.Add(self.held == N).OnlyEnforceIf(self.esc)
         m.Add(self.held == N).OnlyEnforceIf(self.over)
-        self.eq, self.gt, self.up, self.war, self.endt = eq, gt, up, war, endt
-        self.live, self.le, self.tc, self.st, self.en, self.won = live, le[0], tc, st, en, won
-        self.wars = sum(both(live[k], war[k], f"lw{k}") for k in range(K))
+        self.wars = sum(self._both(self.live[k], self.war[k], f"lw{k}") for k in range(K))
 
     def pot_orders(self, solver: cp_model.CpSolver) -> list[tuple[int, ...]]:
         """Player 0's pots in the order taken, each as its cards sorted by their slots."""
