@@ -399,14 +399,14 @@ def test_full_deal_plan_replays_and_is_cached(tmp_path, monkeypatch) -> None:
     rules = R.Rules(players=3)
     deal = R.random_deal(rules, 0)
     cache = OracleCache(tmp_path)
-    result = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=1)
+    result = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=0.5)
     final = R.replay(rules, deal, result.plan)
     assert final.done and final.scores[1] == result.score <= result.bound
-    again = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=1)
+    again = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=0.5)
     assert cache.hits == 1 and again.score == result.score
     # a result cached by another oracle revision is not served
     monkeypatch.setattr(common, "ORACLE_REVISION", O.ORACLE_REVISION + 1)
-    O.solve_cached(deal, rules, 1, cache, width=4, time_limit=1)
+    O.solve_cached(deal, rules, 1, cache, width=4, time_limit=0.5)
     assert cache.hits == 1
     monkeypatch.undo()
     forged = type(result)(score=result.score + 1, bound=result.bound + 1, plan=result.plan)
