@@ -5,7 +5,6 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 import tabletop_gym  # noqa: F401
 from tabletop_gym.agents.dominion import BigMoney, SmithyBigMoney, play_game, solitaire_turns
@@ -19,15 +18,6 @@ from tabletop_gym.envs.dominion.env import (
     DominionEnv,
     DominionSolitaireEnv,
 )
-
-
-@pytest.mark.parametrize("make", [
-    lambda: DominionEnv(),
-    lambda: DominionSolitaireEnv(),
-    lambda: DominionEnv(["random", "big-money-ultimate"], seat=2, vp_shaping=0.1),
-])
-def test_check_env(make):
-    check_env(make(), skip_render_check=True)
 
 
 def test_make_both_ids_without_import():

@@ -24,7 +24,7 @@ from tabletop_gym.agents.policy import PlanAgent
 from tabletop_gym.core import OracleResult
 from tabletop_gym.envs.dominion import rules as DR
 from tabletop_gym.envs.dominion.env import DominionEnv, DominionSolitaireEnv
-from tabletop_gym.envs.modern_art.env import ModernArtEnv, observe
+from tabletop_gym.envs.modern_art.env import ModernArtEnv
 from tabletop_gym.envs.nmbr9.env import Nmbr9Env
 from tabletop_gym.envs.war.env import WarEnv
 from tabletop_gym.envs.war.rules import Deal as WarDeal
@@ -49,11 +49,6 @@ IDS = [f"{env_id.split('/')[1]}-{kwargs.get('observation', '')}{kwargs.get('hori
        for env_id, kwargs, _ in SETTINGS]
 
 
-def test_every_environment_id_is_covered() -> None:
-    registered = {i for i in gym.registry if i.startswith("tabletop/")}
-    assert registered == {env_id for env_id, _, _ in SETTINGS}
-
-
 def _random_episode(env: gym.Env, seed: int) -> list[dict[str, Any]]:
     """The infos of one episode played by a seeded random player, reset's first."""
     rng = np.random.default_rng(seed)
@@ -65,22 +60,6 @@ def _random_episode(env: gym.Env, seed: int) -> list[dict[str, Any]]:
         infos.append(info)
         done = terminated or truncated
     return infos
-
-
-@pytest.mark.parametrize("env_id, kwargs, public", SETTINGS, ids=IDS)
-def test_deal_only_on_the_last_step_unless_public_or_revealed(
-    env_id: str, kwargs: dict[str, Any], public: bool
-) -> None:
-    env = gym.make(env_id, **kwargs)
-    for seed in range(3):
-        infos = _random_episode(env, seed)
-        assert infos[-1]["deal"]  # evaluate, replay and solve read the final step's deal
-        assert all((info["deal"] != "") == public for info in infos[:-1]), [i["deal"] for i in infos]
-    # The opt-in shows it from reset on, the same deal all episode long.
-    revealed = gym.make(env_id, reveal_deal=True, **kwargs)
-    infos = _random_episode(revealed, 0)
-    assert all(info["deal"] == infos[-1]["deal"] for info in infos)
-    assert infos[-1]["deal"] == _random_episode(env, 0)[-1]["deal"]  # the opt-in changes no deal
 
 
 @pytest.mark.parametrize("env_id, kwargs, public", SETTINGS, ids=IDS)
@@ -321,24 +300,6 @@ def _swap_hidden_cards(env: ModernArtEnv, rng: np.random.Generator) -> bool:
     return False
 
 
-@pytest.mark.parametrize("players, rule_params", MODERN_ART)
-def test_modern_art_info_does_not_depend_on_opponents_hands(
-    players: int, rule_params: dict[str, Any]
-) -> None:
-    compared = 0
-    for seed in range(3):
-        env = ModernArtEnv(players=players, **rule_params)
-        rng = np.random.default_rng(seed)
-        for original in _modern_art_positions(env, seed, every=1):
-            twin = copy.deepcopy(original)
-            if not _swap_hidden_cards(twin, rng):
-                continue
-            first = (observe(original.state, original.seat), original._info())
-            first_twin = (observe(twin.state, twin.seat), twin._info())
-            compared += _play_alike(original, twin, first, first_twin, np.random.default_rng(seed))
-    assert compared > 20
-
-
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("players, rule_params", MODERN_ART)
 def test_modern_art_info_does_not_depend_on_the_cards_to_come(
@@ -396,32 +357,6 @@ def _dominion_perturbations(env: DominionEnv | DominionSolitaireEnv, rng: np.ran
             swapped.state.draw[p][at] = hand_card  # an opponent's hand against its draw pile
             variants.append(swapped)
     return variants
-
-
-@pytest.mark.parametrize("make", [
-    lambda: DominionSolitaireEnv(target=2, turn_limit=12),
-    lambda: DominionSolitaireEnv(kingdom="first-game", target=1, turn_limit=10),
-    lambda: DominionEnv(turn_limit=8),
-    lambda: DominionEnv(["big-money", "smithy-big-money"], seat=1, turn_limit=6),
-], ids=["solitaire", "solitaire-first-game", "versus", "versus-three"])
-def test_dominion_info_does_not_depend_on_hidden_state(make: Callable[[], Any]) -> None:
-    compared = 0
-    for seed in range(2):
-        env = make()
-        rng = np.random.default_rng(seed)
-        _, info = env.reset(seed=seed)
-        step = 0
-        while not env.state.done:
-            if step % 4 == 0:
-                for twin in _dominion_perturbations(env, rng):
-                    original = copy.deepcopy(env)
-                    compared += _play_alike(
-                        original, twin, (original.observation(), original._info()),
-                        (twin.observation(), twin._info()), np.random.default_rng(seed + step),
-                    )
-            _, _, _, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-            step += 1
-    assert compared > 20
 
 
 # -- agents that play from the deal ----------------------------------------------------------------

@@ -37,7 +37,7 @@ def test_solve_command_prints_plan_and_bound(capsys):
 
 
 def test_solve_command_over_every_deal(capsys):
-    assert main(["solve", "modern_art", "--free", "--width", "2", "--time-limit", "2"]) == 0
+    assert main(["solve", "modern_art", "--free", "--width", "2", "--time-limit", "1"]) == 0
     out = capsys.readouterr().out
     deal = next(line.split()[1] for line in out.splitlines() if line.startswith("deal"))
     plan = next(line for line in out.splitlines() if line.startswith("plan actions:"))

@@ -399,14 +399,14 @@ def test_full_deal_plan_replays_and_is_cached(tmp_path, monkeypatch) -> None:
     rules = R.Rules(players=3)
     deal = R.random_deal(rules, 0)
     cache = OracleCache(tmp_path)
-    result = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=1)
+    result = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=0.5)
     final = R.replay(rules, deal, result.plan)
     assert final.done and final.scores[1] == result.score <= result.bound
-    again = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=1)
+    again = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=0.5)
     assert cache.hits == 1 and again.score == result.score
     # a result cached by another oracle revision is not served
     monkeypatch.setattr(common, "ORACLE_REVISION", O.ORACLE_REVISION + 1)
-    O.solve_cached(deal, rules, 1, cache, width=4, time_limit=1)
+    O.solve_cached(deal, rules, 1, cache, width=4, time_limit=0.5)
     assert cache.hits == 1
     monkeypatch.undo()
     forged = type(result)(score=result.score + 1, bound=result.bound + 1, plan=result.plan)
@@ -513,7 +513,7 @@ def test_one_round_two_player_deals_are_solved_exactly(seed: int) -> None:
 def test_solve_realizes_relaxation_solutions_into_replayed_plans() -> None:
     rules = R.Rules(players=2)
     deal = R.random_deal(rules, 1)
-    result = O.solve(deal, rules, 0, width=8, time_limit=4)
+    result = O.solve(deal, rules, 0, width=8, time_limit=2)
     assert result.stats["plan_source"]
     final = R.replay(rules, deal, result.plan)
     assert final.done and final.scores[0] == result.score <= result.bound
@@ -525,11 +525,11 @@ def test_solve_depends_on_its_arguments_not_on_the_clock(monkeypatch) -> None:
     busier machine, because every limit counts work (CP-SAT's deterministic time, positions)."""
     rules = R.Rules(players=2, deals=(13, 6))
     deal = R.random_deal(rules, 0)
-    first = O.solve(deal, rules, 0, width=4, time_limit=3)
+    first = O.solve(deal, rules, 0, width=4, time_limit=1)
     assert not first.optimal and first.stats["plan_source"].startswith("relaxation")
     real, start = time.perf_counter, time.perf_counter()
     monkeypatch.setattr(time, "perf_counter", lambda: start + 100 * (real() - start))
-    again = O.solve(deal, rules, 0, width=4, time_limit=3)
+    again = O.solve(deal, rules, 0, width=4, time_limit=1)
     monkeypatch.undo()
     assert (again.score, again.bound, again.plan) == (first.score, first.bound, first.plan)
 
@@ -553,7 +553,7 @@ def test_replanning_goes_on_from_the_round_a_realization_stopped_at(players: int
         if position.round == 2:
             break
         position.apply(action)
-    reached = O.replanned(rules, cards, 0, position, seconds=5)
+    reached = O.replanned(rules, cards, 0, position, seconds=2)
     assert reached.done
     assert reached.history[: len(position.history)] == position.history
     assert R.replay(rules, cards, reached.history).scores == reached.scores
@@ -607,7 +607,7 @@ def test_realize_free_deals_and_plays_a_free_model_solution(
 
 def test_free_deal_plan_replays_below_its_bound() -> None:
     rules = R.Rules(players=2)
-    free = O.free_deal(rules, deals=1, width=2, time_limit=3, realized=1, node_limit=2_000)
+    free = O.free_deal(rules, deals=1, width=2, time_limit=1, realized=1, node_limit=2_000)
     final = R.replay(rules, free["deal"], free["plan"])
     assert final.done and final.scores[0] == free["score"] <= free["bound"]
     assert free["plan_source"]

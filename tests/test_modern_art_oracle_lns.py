@@ -89,7 +89,7 @@ def test_solve_gives_the_lns_what_realizing_and_planning_again_left(monkeypatch)
     lns_plan = solving.lns_plan
     monkeypatch.setattr(solving, "lns_plan", spy)
     deal = R.random_deal(TWO_ROUNDS, 1)
-    time_limit = 3.0
+    time_limit = 1.5
     result = O.solve(deal, TWO_ROUNDS, 0, width=8, time_limit=time_limit)
     assert result.score < result.bound  # else the LNS is not run
     assert len(given) == 1 and 0 < given[0] <= time_limit / 3 + time_limit / 6

@@ -154,7 +154,7 @@ def test_free_relaxation_bounds_every_play_of_random_small_variants() -> None:
 
 def test_known_draft_oracle_against_the_exact_search() -> None:
     proven = 0
-    for deal, grid, levels in _instances(2, 100, most_cards=7):
+    for deal, grid, levels in _instances(2, 50, most_cards=7):
         exact = search.solve_known(deal, grid, levels).score
         result = oracle.solve(deal, grid=grid, levels=levels, time_limit=1, exact_search=False)
         what = (str(deal), grid, levels, exact, result.score, result.bound, result.stats)
@@ -163,12 +163,12 @@ def test_known_draft_oracle_against_the_exact_search() -> None:
         assert not result.optimal or result.score == exact, what
         assert "model_plan" not in result.stats and "model" not in result.stats, what
         proven += result.optimal
-    assert proven >= 70
+    assert proven >= 35
 
 
 def test_free_draft_oracle_against_the_exact_search() -> None:
     proven = 0
-    for variant, grid, levels in _free_instances(3, 60):
+    for variant, grid, levels in _free_instances(3, 30):
         exact = search.solve_free(variant, grid, levels).score
         result = oracle.solve_free(variant, grid=grid, levels=levels, time_limit=1, exact_search=False)
         what = (str(variant), grid, levels, exact, result.score, result.bound, result.stats)
@@ -177,4 +177,4 @@ def test_free_draft_oracle_against_the_exact_search() -> None:
         assert not result.optimal or result.score == exact, what
         assert "model_plan" not in result.stats, what
         proven += result.optimal
-    assert proven >= 40
+    assert proven >= 20

@@ -153,24 +153,3 @@ def test_the_action_model_predict_returns_is_accepted() -> None:
     _, _, _, _, info = env.step(action)
     assert info["turn"] == 1
 
-
-@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
-def test_a_copied_or_pickled_environment_plays_on_like_the_original(how) -> None:
-    import copy
-    import pickle
-
-    env = gym.make("tabletop/Nmbr9-v0").unwrapped
-    env.reset(seed=1)
-    env.step(int(np.flatnonzero(env.action_masks())[0]))
-    other = copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
-    assert np.shares_memory(other.state.height, other.state._hflat)
-    rng = np.random.default_rng(0)
-    for _ in range(8):
-        legal = np.flatnonzero(env.action_masks())
-        assert np.array_equal(env.action_masks(), other.action_masks())
-        action = int(rng.choice(legal))
-        first, second = env.step(action), other.step(action)
-        assert all(np.array_equal(a, b) for a, b in zip(first[0].values(), second[0].values(), strict=True))
-        assert first[1:4] == second[1:4]
-        if first[2]:
-            break

@@ -85,7 +85,7 @@ def test_free_draft_matches_exhaustive_search() -> None:
 
 def test_plan_found_on_a_small_model_grid_replays_on_the_big_grid() -> None:
     deal = parse_deal("9876543210", Variant(9, 1, 10))
-    result = oracle.solve(deal, grid=20, time_limit=2, model_grid=12, model_levels=3)
+    result = oracle.solve(deal, grid=20, time_limit=1, model_grid=12, model_levels=3)
     assert oracle.check(deal, result, 20)
     assert result.bound == result.stats["relaxation_bound"] >= result.score
     state = replay(deal, result.plan, 20)

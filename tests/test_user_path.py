@@ -253,17 +253,3 @@ def test_numpy_seeds_are_seeds_and_negative_ones_are_named(env_id: str) -> None:
     with pytest.raises(ValueError, match="seed must be at least 0"):
         env.reset(seed=-1)
 
-
-@pytest.mark.parametrize("env_id", ENV_IDS)
-def test_an_unpickled_environment_samples_legal_actions(env_id: str) -> None:
-    import pickle
-
-    env = gym.make(env_id).unwrapped
-    env.reset(seed=3)
-    rng = np.random.default_rng(0)
-    # A position where some action is illegal, so that a plain Discrete would soon draw one.
-    while env.action_masks().all():
-        env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
-    other = pickle.loads(pickle.dumps(env))
-    legal = set(np.flatnonzero(other.action_masks()).tolist())
-    assert {int(other.action_space.sample()) for _ in range(50)} <= legal
