@@ -2,4 +2,5 @@
 
 ENV_ID = "tabletop/Dominion-v0"
 ENTRY_POINT = "tabletop_gym.envs.dominion.env:DominionEnv"
-EXTRA_ENVS = {"tabletop/DominionSolitaire-v0": "tabletop_gym.envs.dominion.env:DominionSolitaireEnv"}
+SOLITAIRE_ENV_ID = "tabletop/DominionSolitaire-v0"
+EXTRA_ENVS = {SOLITAIRE_ENV_ID: "tabletop_gym.envs.dominion.env:DominionSolitaireEnv"}

@@ -16,6 +16,7 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.cribbage import PROBE_RULES, CribbageGreedyAgent
 from tabletop_gym.agents.probe import probe_search
 from tabletop_gym.core import OracleCache, OracleResult
+from tabletop_gym.envs.cribbage import ENV_ID
 from tabletop_gym.envs.cribbage.env import render_text
 from tabletop_gym.envs.cribbage.rules import STACK_LIMIT, TARGET, CribbageState, parse_deal, random_deal
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
@@ -24,7 +25,6 @@ from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.probe import add_probe_arguments, probe_agent
 from tabletop_gym.training.terminal import ask_move
 
-ENV_ID = "tabletop/Cribbage-v0"
 # The probe counts at which bench reads the probe search's anytime curve.
 PROBE_COUNTS = (1, 10, 100, 1_000, 10_000)
 MAX_BENCH_DEALS = 100_000  # deals of one timing: each takes the oracle about a second

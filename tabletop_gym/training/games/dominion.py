@@ -29,6 +29,8 @@ import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.dominion import BOTS, BigMoney, make_bot, solitaire_turns, tournament, wilson
 from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
+from tabletop_gym.envs.dominion import ENV_ID as VERSUS_ENV_ID
+from tabletop_gym.envs.dominion import SOLITAIRE_ENV_ID as ENV_ID
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.env import deal_of_seed
 from tabletop_gym.oracles import dominion as oracle
@@ -37,8 +39,6 @@ from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
 
-ENV_ID = "tabletop/DominionSolitaire-v0"
-VERSUS_ENV_ID = "tabletop/Dominion-v0"
 SEED_PAIRINGS = (
     ("just-buy-money", "just-buy-money"),
     ("just-buy-money", "buy-money-and-duchy"),

@@ -14,6 +14,7 @@ import numpy as np
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text, check_int, quote_input
+from tabletop_gym.envs.modern_art import ENV_ID
 from tabletop_gym.envs.modern_art.bots import GreedyAgent
 from tabletop_gym.envs.modern_art.env import MAX_PLAYERS, ModernArtEnv
 from tabletop_gym.envs.modern_art.rules import (
@@ -48,7 +49,6 @@ from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
 
-ENV_ID = "tabletop/ModernArt-v0"
 SEED_FIGURES = {2: 301, 4: 295}  # the seed's relaxed MiniZinc maxima (no double/hidden/simultaneous/extra)
 # Command-line ceilings: beyond them a command would run for days.
 MAX_GAMES = 100_000

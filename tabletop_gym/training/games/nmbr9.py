@@ -16,6 +16,7 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, greedy_action, greedy_choice
 from tabletop_gym.agents.probe import ProbeRules
 from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
+from tabletop_gym.envs.nmbr9 import ENV_ID
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
     MAX_COPIES,
@@ -48,7 +49,6 @@ from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.probe import add_probe_arguments, probe_agent
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
 
-ENV_ID = "tabletop/Nmbr9-v0"
 STANDARD = "9-2-20"
 
 # The demo: 5 cards of the standard deck (values 0-9, two of each) on a 7x7 grid with two levels

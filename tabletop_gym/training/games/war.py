@@ -13,6 +13,7 @@ import numpy as np
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.war import ConventionAgent, GreedyAgent
 from tabletop_gym.core import OracleCache, OracleResult, quote_input
+from tabletop_gym.envs.war import ENV_ID
 from tabletop_gym.envs.war.rules import (
     DETERMINISTIC_PICKUPS,
     MAX_FACE_DOWN,
@@ -37,7 +38,6 @@ from tabletop_gym.training.bench import env_steps_per_second, write_report
 from tabletop_gym.training.games import GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
 
-ENV_ID = "tabletop/War-v0"
 EXACT_LIMIT = 20
 """Cards: above this the whole-game search is not offered by default (``--force-exact``). Up to 20
 cards it answers in about a second at most (12 cards: 200 deals in 0.5 s in all); at 26 most deals
