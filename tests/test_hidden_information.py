@@ -22,8 +22,7 @@ import pytest
 import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.agents.policy import PlanAgent
 from tabletop_gym.core import OracleResult
-from tabletop_gym.envs.dominion import rules as DR
-from tabletop_gym.envs.dominion.env import DominionEnv, DominionSolitaireEnv
+from tabletop_gym.envs.dominion.env import DominionSolitaireEnv
 from tabletop_gym.envs.modern_art.env import ModernArtEnv
 from tabletop_gym.envs.nmbr9.env import Nmbr9Env
 from tabletop_gym.envs.war.env import WarEnv
@@ -276,30 +275,6 @@ def _modern_art_positions(env: ModernArtEnv, seed: int, every: int) -> list[Mode
     return copies
 
 
-def _swap_hidden_cards(env: ModernArtEnv, rng: np.random.Generator) -> bool:
-    """Exchange a card of an opponent's hand with one of another opponent's hand or of the deck not
-    yet drawn (a card this seat cannot see). False if no such pair of different cards exists."""
-    state = env.state
-    others = [p for p in range(state.rules.players) if p != env.seat]
-    deck = list(state.deck)
-    places: list[tuple[str, int, int]] = [("deck", i, deck[i]) for i in range(state.top, len(deck))]
-    for p in others:
-        places += [("hand", p, kind) for kind, count in enumerate(state.hands[p]) for _ in range(count)]
-    rng.shuffle(places)
-    for i, first in enumerate(places):
-        for second in places[i + 1 :]:
-            if first[2] != second[2] and "hand" in (first[0], second[0]):
-                for (where, at, kind), new in ((first, second[2]), (second, first[2])):
-                    if where == "deck":
-                        deck[at] = new
-                    else:
-                        state.hands[at][kind] -= 1
-                        state.hands[at][new] += 1
-                state.deck = tuple(deck)
-                return True
-    return False
-
-
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("players, rule_params", MODERN_ART)
 def test_modern_art_info_does_not_depend_on_the_cards_to_come(
@@ -331,32 +306,6 @@ def test_modern_art_info_does_not_depend_on_the_cards_to_come(
 
 
 # -- Dominion: the seed of the shuffles, the order of the draw pile, the others' hands ----------------
-
-
-def _dominion_perturbations(env: DominionEnv | DominionSolitaireEnv, rng: np.random.Generator) -> list[Any]:
-    """Copies of ``env`` changed in what the agent cannot see."""
-    me = env.seat
-    other_seed = copy.deepcopy(env)
-    other_seed.seed_value = other_seed.state.seed = int(rng.integers(2**63))  # every shuffle to come
-    variants = [other_seed]
-    if len(set(env.state.draw[me])) > 1:
-        shuffled = copy.deepcopy(env)
-        while shuffled.state.draw[me] == env.state.draw[me]:
-            rng.shuffle(shuffled.state.draw[me])  # the order of the agent's own draw pile
-        variants.append(shuffled)
-    for p in range(env.num_players):
-        state = env.state
-        pairs = [(h, d) for h in range(DR.NUM_CARDS) if state.hand[p][h]
-                 for d in range(len(state.draw[p])) if state.draw[p][d] != h]
-        if p != me and pairs:
-            swapped = copy.deepcopy(env)
-            hand_card, at = pairs[int(rng.integers(len(pairs)))]
-            draw_card = swapped.state.draw[p][at]
-            swapped.state.hand[p][hand_card] -= 1
-            swapped.state.hand[p][draw_card] += 1
-            swapped.state.draw[p][at] = hand_card  # an opponent's hand against its draw pile
-            variants.append(swapped)
-    return variants
 
 
 # -- agents that play from the deal ----------------------------------------------------------------
