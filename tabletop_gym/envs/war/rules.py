@@ -412,7 +412,9 @@ class WarGame:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """The end of a simulated game: winner (0, 1, -1 draw), length in tricks, why it ended."""
+    """The end of a simulated game: ``winner`` 0, 1 or -1 (draw); ``tricks`` the completed tricks;
+    why it ended; for a cycle, the position at the start of trick ``cycle_start`` comes back every
+    ``cycle_period`` tricks, first at trick ``tricks = cycle_start + cycle_period``."""
 
     winner: int
     tricks: int
