@@ -8,15 +8,21 @@ before any work with a message that names the option (argparse adds ``argument -
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import sys
+import types
+import typing
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from tabletop_gym.core import quote_input
+from tabletop_gym.settings import Option, options_of
+
+S = TypeVar("S")
 
 SEED_MAX = 2**63 - 1
 MAX_DIGITS = 40  # more digits than any bound of any option has
@@ -197,3 +203,78 @@ def one_line(error: BaseException, limit: int = 500) -> str:
     text = str(error).strip()
     first = text.splitlines()[0] if text else type(error).__name__
     return first if len(first) <= limit else first[:limit] + "..."
+
+
+def _optional(kind: Any) -> tuple[Any, bool]:
+    """``int | None`` -> (int, True); ``int`` -> (int, False)."""
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    if typing.get_origin(kind) in (typing.Union, types.UnionType) and len(args) == 1:
+        return args[0], True
+    return kind, False
+
+
+def _flag_type(name: str, kind: Any, opt: Option) -> Callable[[str], Any] | None:
+    base, _ = _optional(kind)
+    if opt.choices is not None:
+        return None
+    if base is int:
+        return int_arg(None if opt.low is None else int(opt.low), None if opt.high is None else int(opt.high))
+    if base is float:
+        return float_arg(opt.low, opt.high, opt.low_open)
+    if base is Path:
+        return path_arg
+    if base is str:
+        return nonempty
+    raise TypeError(f"setting {name!r}: no command-line type for {kind!r}")
+
+
+def add_options(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    settings: type,
+    only: Iterable[str] | None = None,
+    skip: Iterable[str] = (),
+    help: Mapping[str, str] | None = None,
+) -> None:
+    """Flags for the fields of a settings dataclass declared with ``tabletop_gym.settings.option``:
+    ``--face-down`` for ``face_down``, typed and range-checked as the field is, its default the
+    field's. ``only``/``skip`` choose fields by name (in the dataclass's order); ``help`` replaces a
+    field's help where one command says more. :func:`settings_from` builds the dataclass back."""
+    chosen = None if only is None else set(only)
+    skipped = set(skip)
+    overrides = dict(help or {})
+    for field, opt, kind in options_of(settings):
+        if field.name in skipped or (chosen is not None and field.name not in chosen):
+            continue
+        flag = opt.flag or "--" + field.name.replace("_", "-")
+        text = overrides.get(field.name, opt.help)
+        default = field.default
+        if kind is bool:
+            parser.add_argument(flag, dest=field.name, action="store_true", default=default, help=text)
+            continue
+        if default is not None and "(default" not in text:
+            shown = f"{default:,}" if isinstance(default, int) and default >= 10_000 else default
+            text = f"{text} (default {shown})"
+        parser.add_argument(
+            flag,
+            dest=field.name,
+            type=_flag_type(field.name, kind, opt),
+            choices=opt.choices,
+            default=default,
+            metavar=opt.metavar,
+            help=text,
+        )
+    if chosen is not None:
+        missing = chosen - {f.name for f, _, _ in options_of(settings)}
+        if missing:
+            raise TypeError(f"{settings.__name__} has no option {', '.join(sorted(missing))}")
+
+
+def settings_from(settings: type[S], args: argparse.Namespace, **overrides: Any) -> S:
+    """The settings dataclass from parsed arguments: each field a flag of this command gave, the
+    field's own default for the rest (a command that does not offer an option takes its default).
+    This is the one place a namespace becomes settings; below it nothing reads ``args``."""
+    given = vars(args)
+    names = [f.name for f in dataclasses.fields(settings) if f.init]  # type: ignore[arg-type]
+    values = {name: given[name] for name in names if name in given}
+    values.update(overrides)
+    return settings(**values)
