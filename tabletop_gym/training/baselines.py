@@ -103,7 +103,7 @@ def _trained(
     from tabletop_gym.training.train import train
 
     config_path = folder / "config.json"
-    env_id, env_kwargs = spec.environment(args)
+    env_id, env_kwargs = spec.environment(spec.read(args))
     try:
         config = json.loads(config_path.read_text()) if config_path.is_file() else {}
     except (OSError, ValueError):
@@ -157,7 +157,7 @@ def run_suite(
     report = evaluate(spec, names, episodes, None, args, progress=progress, suite=suite)
     played = report["agents"]
     entries = suite.entries[: report["episodes"]]
-    worst = spec.worst_score(args) if spec.worst_score is not None else None
+    worst = spec.worst_score(spec.read(args)) if spec.worst_score is not None else None
     agents: dict[str, Any] = {}
     for name in bots:
         agents[name] = _agent_entry([played[name]["ratios"]], [played[name]["mean_score"]])
@@ -183,7 +183,7 @@ def run_suite(
         "deals": report["episodes"],
         "proven_optimal": optimal,
         "denominator": "optimum" if optimal == report["episodes"] else "bound",
-        "ratio": spec.ratio_name(args).format(best=best),  # what each deal's ratio divides
+        "ratio": spec.ratio_name(spec.read(args)).format(best=best),  # what each deal's ratio divides
         "mean_bound": float(np.mean([e.bound for e in entries])),
         "steps": steps,
         "training_aids": TRAINING_AIDS.get(suite.game, {}),

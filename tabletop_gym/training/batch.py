@@ -490,10 +490,10 @@ def solve_deal(game: str, args: argparse.Namespace, job: Job) -> dict[str, Any]:
     spec = get_game(game)
     if spec.oracle is None:
         raise ValueError(f"{game} has no per-deal oracle")
-    result = spec.oracle(job.deal, args)
+    result = spec.oracle(job.deal, spec.read(args))
     if result is None:
         raise ValueError(f"the {game} oracle does not serve these settings")
-    _, kwargs = spec.environment(args)
+    _, kwargs = spec.environment(spec.read(args))
     confirm_plan(game, kwargs, job.deal, result, job.where())
     data = result.to_json()
     return {
@@ -652,7 +652,7 @@ def run_batch(
     from tabletop_gym.training.games import get_game
 
     spec = get_game(game)
-    env_id, kwargs = spec.environment(args)
+    env_id, kwargs = spec.environment(spec.read(args))
     settings = settings_of(args, spec.oracle_ignores)
     check_output_file(out)
     # One run appends to a file at a time: two would each solve every deal and write it twice.
@@ -712,7 +712,8 @@ def presolve(
 
     from tabletop_gym.training.games import get_game
 
-    env_id, kwargs = get_game(game).environment(args)
+    spec = get_game(game)
+    env_id, kwargs = spec.environment(spec.read(args))
     jobs = read_jobs(seeds, env_id, kwargs)
     outcomes, where, finish = solve_many(game, args, jobs, ray_address, ray_cpus, cpus_per_deal)
     results: dict[str, OracleResult] = {}

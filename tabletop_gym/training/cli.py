@@ -521,7 +521,7 @@ def _demo(spec: GameSpec, args: argparse.Namespace) -> int:
 
     SeededGames(args.episodes, args.seed)  # the evaluation's deals, checked before the training
     out: Path = args.out
-    env_id, env_kwargs = spec.environment(args)
+    env_id, env_kwargs = spec.environment(spec.read(args))
     settings = ", ".join(f"{k}={v}" for k, v in env_kwargs.items()) or "default rules"
     if spec.oracle is not None:
         # Fail before training, not after it, when the oracle does not serve these settings; the
@@ -548,12 +548,12 @@ def _demo(spec: GameSpec, args: argparse.Namespace) -> int:
 def _first_deal_oracle(spec: GameSpec, args: argparse.Namespace) -> None:
     import gymnasium as gym
 
-    env_id, env_kwargs = spec.environment(args)
+    env_id, env_kwargs = spec.environment(spec.read(args))
     # The evaluation's first deal, which hidden-information games show at reset only on request.
     env = gym.make(env_id, **env_kwargs, reveal_deal=True)
     deal = env.reset(seed=args.seed)[1]["deal"]
     env.close()
-    spec.oracle(deal, args)
+    spec.oracle(deal, spec.read(args))
 
 
 if __name__ == "__main__":

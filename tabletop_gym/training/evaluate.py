@@ -40,7 +40,7 @@ def make_agent(
     ``suite`` the oracle plays the suite's stored plans (nothing is solved); results already
     ``solved`` (by deal) are played as they are."""
     if name in spec.agents:
-        return spec.agents[name](args)
+        return spec.agents[name](spec.read(args))
     if name == "oracle" and spec.oracle is not None and not spec.oracle_agent:
         raise ValueError(
             f"{spec.name}'s oracle plans every player's moves (the most your seat can get when everyone "
@@ -51,7 +51,7 @@ def make_agent(
         return PlanAgent(suite.result)
     if name == "oracle" and spec.oracle is not None:
         known = solved if solved is not None else {}
-        return PlanAgent(lambda deal: known[deal] if deal in known else spec.oracle(deal, args))
+        return PlanAgent(lambda deal: known[deal] if deal in known else spec.oracle(deal, spec.read(args)))
     if name and Path(name).exists():
         return load_policy(name)
     raise ValueError(
@@ -232,7 +232,7 @@ def _evaluate(
     repeated = sorted({n for n in agent_names if list(agent_names).count(n) > 1})
     if repeated:
         raise ValueError(f"agent {', '.join(repeated)} named twice: each agent is one row of the report")
-    env_id, env_kwargs = spec.environment(args)
+    env_id, env_kwargs = spec.environment(spec.read(args))
     env = gym.make(env_id, **env_kwargs)
     solved: dict[str, OracleResult] = {}  # filled by solve_first once every agent is known to fit
     agents = [(name, make_agent(spec, name, args, suite, solved)) for name in agent_names]
@@ -271,21 +271,21 @@ def _evaluate(
             unsolved = [d for d in dict.fromkeys(deals) if d not in oracle_results]
             quiet = not progress or not unsolved
             for deal in tqdm(unsolved, desc="oracle solving", disable=quiet, unit="deal"):
-                result = spec.oracle(deal, args)  # None: no oracle for these settings
+                result = spec.oracle(deal, spec.read(args))  # None: no oracle for these settings
                 if result is not None:
                     oracle_results[deal] = result
     env.close()
     if deal_env is not None:
         deal_env.close()
-    worst = spec.worst_score(args) if spec.worst_score is not None else None
+    worst = spec.worst_score(spec.read(args)) if spec.worst_score is not None else None
     for name, entry in report["agents"].items():
         results = [oracle_results.get(d) for d in entry["deals"]]
         entry.update(_summary(spec, entry["scores"], results, final_infos[name], worst))
     compared = [e for e in report["agents"].values() if "ratios" in e]
     if compared:
         best = "oracle optimum" if all(e["all_bounds_optimal"] for e in compared) else "oracle bound"
-        report["ratio"] = spec.ratio_name(args).format(best=best)  # what each deal's ratio is
-    references = spec.references(args) if spec.references is not None else {}
+        report["ratio"] = spec.ratio_name(spec.read(args)).format(best=best)  # what each deal's ratio is
+    references = spec.references(spec.read(args)) if spec.references is not None else {}
     if references:
         # Values of the settings themselves (not of a deal), e.g. what the best policy that does not
         # see the future averages: each agent's mean score over each.

@@ -92,7 +92,8 @@ def definition_args(spec: SuiteDefinition, cache: Path | None = None) -> argpars
 
 
 def _environment(spec_name: str, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
-    env_id, kwargs = get_game(spec_name).environment(args)
+    game = get_game(spec_name)
+    env_id, kwargs = game.environment(game.read(args))
     return env_id, normal(kwargs)
 
 
@@ -265,7 +266,7 @@ def _build(
         bar = tqdm(total=size, initial=len(entries), desc=suite_id, unit="deal", disable=quiet)
         for seed in range(len(entries), size):
             deal = deal_of_seed(env, seed)
-            result = game.oracle(deal, args)
+            result = game.oracle(deal, game.read(args))
             if result is None:
                 raise SuiteError(f"the {spec.game} oracle does not serve suite {suite_id}'s settings")
             confirm_plan(spec.game, kwargs, deal, result, f"seed {seed}")

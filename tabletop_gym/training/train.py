@@ -106,7 +106,7 @@ def _train(
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, 0)
     settings = {**DEFAULT_PPO, **spec.ppo, **(overrides or {})}
     net_arch = settings.pop("net_arch")
-    env_id, env_kwargs = spec.environment(args)
+    env_id, env_kwargs = spec.environment(spec.read(args))
     out.mkdir(parents=True, exist_ok=True)
     start_from = _resume_point(out, spec.name, env_id, env_kwargs) if resume else None
     torch.set_num_threads(1)  # small networks: one thread is fastest and leaves a core to the envs
@@ -242,7 +242,7 @@ def _check_fresh_start(out: Path, spec: GameSpec, args: argparse.Namespace) -> N
     another game's or settings' model, nor one whose settings its config.json no longer tells."""
     if not any((out / name).exists() for name in (CHECKPOINT, "model.zip")):
         return
-    env_id, env_kwargs = spec.environment(args)
+    env_id, env_kwargs = spec.environment(spec.read(args))
     earlier = _earlier_run(out, f"--out {out}")
     if earlier is None:
         raise ValueError(

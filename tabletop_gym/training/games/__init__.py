@@ -9,12 +9,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tabletop_gym.agents.base import Agent
 from tabletop_gym.core import OracleResult
+
+
+def _as_namespace(values: Mapping[str, Any]) -> Any:
+    return argparse.Namespace(**values)
 
 
 def _no_arguments(parser: argparse.ArgumentParser, command: str) -> None:
@@ -31,10 +35,16 @@ def _no_figures(
 class GameSpec:
     """A game as the command line sees it.
 
-    - ``agents``: named agent factories (``"random"``, ``"greedy"``...), each taking the parsed
-      command-line arguments.
-    - ``env_kwargs(args)``: keyword arguments for ``gym.make(env_id, ...)`` from the command line.
-    - ``oracle(deal, args)``: the (cached) oracle result for a deal string, or None if the game has
+    - ``settings(values)``: the game's typed settings (frozen dataclasses of its rules, its
+      environment's options and its oracle's limits) from values by field name: a command's parsed
+      arguments (``vars(args)``, other names ignored) or a suite's stored settings. Every callback
+      below that takes ``settings`` receives what this returns; :meth:`read` is how the shared
+      commands call it, once, at the edge.
+
+    - ``agents``: named agent factories (``"random"``, ``"greedy"``...), each taking the
+      settings.
+    - ``env_kwargs(settings)``: keyword arguments for ``gym.make(env_id, ...)``.
+    - ``oracle(deal, settings)``: the (cached) oracle result for a deal string, or None if the game has
       no per-deal oracle; evaluation divides scores by ``result.bound``.
     - ``add_arguments(parser, command)``: game options for a sub-command (``solve``, ``evaluate``...).
     - ``figures(scores, results, infos)``: game-specific evaluation figures (e.g. share reaching 61,
@@ -43,19 +53,19 @@ class GameSpec:
     - ``commands``: the game's implementation of ``play``, ``bench`` and any other sub-command
       (``tournament``, ``stats``), each ``fn(args) -> int`` (exit status).
     - ``ppo``: MaskablePPO settings that suit the game (override the defaults of ``train``).
-    - ``env_id_for(args)``: for a game with several environments, the one the command line asked
+    - ``env_id_for(settings)``: for a game with several environments, the one the command line asked
       for (e.g. Dominion's versus game with ``--opponents``); ``env_id`` otherwise.
     - ``demo``: argument defaults of ``tabletop-gym demo <game>`` (``steps``, ``episodes`` and game
       options): settings the game's oracle serves within a demo's time, stated in the README.
     - ``policy``: the stable-baselines3 policy for ``train``; None chooses from the observation
       space (``MultiInputPolicy`` for a ``Dict``, ``MlpPolicy`` otherwise).
-    - ``references(args)``: values of the settings that ``evaluate`` divides each agent's mean
+    - ``references(settings)``: values of the settings that ``evaluate`` divides each agent's mean
       score by, beside the per-deal oracle (Nmbr9: the expected value of the best policy that does
       not see the cards to come); an empty dict where there are none.
-    - ``ratio_name(args)``: what ``evaluate``'s per-deal ratio divides by what (``score_ratio``),
+    - ``ratio_name(settings)``: what ``evaluate``'s per-deal ratio divides by what (``score_ratio``),
       for the axis of its plot and the report, with ``{best}`` where the oracle's optimum (or bound)
       goes: "fewest turns ({best}) / turns taken", not "minus turns / optimum".
-    - ``worst_score(args)``: where a deal's score can be below 0, the worst score of any deal (War's
+    - ``worst_score(settings)``: where a deal's score can be below 0, the worst score of any deal (War's
       whole game: -1, a loss), the zero of ``evaluate``'s score/optimum scale; None where the plain
       ratio applies.
     - ``oracle_agent``: whether the oracle's plan can play the environment as the agent named
@@ -68,23 +78,28 @@ class GameSpec:
 
     name: str
     env_id: str
-    agents: dict[str, Callable[[argparse.Namespace], Agent]]
-    oracle: Callable[[str, argparse.Namespace], OracleResult] | None = None
-    env_kwargs: Callable[[argparse.Namespace], dict[str, Any]] = lambda args: {}
+    agents: dict[str, Callable[[Any], Agent]]
+    oracle: Callable[[str, Any], OracleResult] | None = None
+    env_kwargs: Callable[[Any], dict[str, Any]] = lambda settings: {}
     add_arguments: Callable[[argparse.ArgumentParser, str], None] = _no_arguments
     figures: Callable[
         [Sequence[float], Sequence[OracleResult | None], Sequence[dict[str, Any]]], dict[str, float]
     ] = _no_figures
     commands: dict[str, Callable[[argparse.Namespace], int]] = field(default_factory=dict)
-    ratio_name: Callable[[argparse.Namespace], str] = lambda args: "score / {best}"
+    ratio_name: Callable[[Any], str] = lambda settings: "score / {best}"
     ppo: dict[str, Any] = field(default_factory=dict)
-    env_id_for: Callable[[argparse.Namespace], str] | None = None
+    env_id_for: Callable[[Any], str] | None = None
     demo: dict[str, Any] = field(default_factory=dict)
     policy: str | None = None
-    references: Callable[[argparse.Namespace], dict[str, float]] | None = None
-    worst_score: Callable[[argparse.Namespace], float | None] | None = None
+    references: Callable[[Any], dict[str, float]] | None = None
+    worst_score: Callable[[Any], float | None] | None = None
     oracle_agent: bool = True
     oracle_ignores: frozenset[str] = frozenset()
+    settings: Callable[[Mapping[str, Any]], Any] = _as_namespace
+
+    def read(self, args: argparse.Namespace | Mapping[str, Any]) -> Any:
+        """The game's settings from parsed arguments (or values by field name)."""
+        return self.settings(vars(args) if isinstance(args, argparse.Namespace) else args)
 
     def agent_names(self) -> list[str]:
         """Every agent name ``evaluate --agent`` accepts for this game (a trained model's path aside):
@@ -92,10 +107,10 @@ class GameSpec:
         the error for an unknown name both read this list, so neither can drift from what is accepted."""
         return list(self.agents) + (["oracle"] if self.oracle is not None and self.oracle_agent else [])
 
-    def environment(self, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
-        """The environment id and keyword arguments that the command-line arguments select."""
-        env_id = self.env_id_for(args) if self.env_id_for is not None else self.env_id
-        return env_id, self.env_kwargs(args)
+    def environment(self, settings: Any) -> tuple[str, dict[str, Any]]:
+        """The environment id and keyword arguments that the settings (from :meth:`read`) select."""
+        env_id = self.env_id_for(settings) if self.env_id_for is not None else self.env_id
+        return env_id, self.env_kwargs(settings)
 
 
 def game_names() -> list[str]:
