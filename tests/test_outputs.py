@@ -4,6 +4,7 @@ resumed on settings that cannot be checked."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -223,3 +224,27 @@ def test_resuming_from_a_damaged_model_is_one_clear_line(name, damage, trained, 
     argv = ["train", *WAR, "--steps", "2048", "--n-envs", "2", "--resume", "--out", str(run), "--no-progress"]
     assert main(argv) == 2
     assert f"--resume: {run / name} is not a whole model saved by 'tabletop-gym train'" in _error(capsys)
+
+
+def test_training_without_tensorboard_leaves_nothing_in_the_temporary_folder(tmp_path, monkeypatch):
+    """SB3's default logger makes an empty SB3-<time> folder in the system's temporary folder at every
+    run that has no log folder of its own (no tensorboard installed)."""
+    import importlib.util
+    import tempfile
+
+    from tabletop_gym.training.games import get_game
+    from tabletop_gym.training.train import train
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "tensorboard" else real(name, *a)
+    )
+    spec = get_game("cribbage")
+    train(spec, 64, 0, tmp_path / "run", argparse.Namespace(), n_envs=1, progress=False,
+          overrides={"n_steps": 64, "batch_size": 64, "n_epochs": 1})
+    assert (tmp_path / "run" / "model.zip").exists()
+    assert [p.name for p in scratch.iterdir() if p.name.startswith("SB3-")] == []

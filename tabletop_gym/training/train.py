@@ -96,6 +96,7 @@ def _train(
         import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.env_util import make_vec_env
+        from stable_baselines3.common.logger import Logger
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ImportError("training needs the training extra: pip install 'tabletop-gym[train]'") from exc
     import tabletop_gym  # noqa: F401  (registers the environments)
@@ -139,6 +140,10 @@ def _train(
             policy_kwargs={"net_arch": net_arch},
             **settings,
         )
+    if tensorboard is None:
+        # SB3's default logger, without a log folder, makes an empty SB3-<time> folder in the system's
+        # temporary folder at every run; nothing is logged here, so give it none.
+        model.set_logger(Logger(folder=None, output_formats=[]))
     done_before = int(model.num_timesteps)
     callbacks = [_Checkpoint(out / CHECKPOINT, checkpoint_every)] if checkpoint_every else []
     config = {
