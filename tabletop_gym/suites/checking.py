@@ -17,16 +17,20 @@ from tabletop_gym.suites.definitions import SuiteError
 from tabletop_gym.suites.storage import SuiteEntry, as_tuple, normal
 
 
-def presentation_options(env_id: str) -> frozenset[str]:
+def presentation_options(env_id: str | None = None) -> frozenset[str]:
     """The arguments of environment ``env_id`` that change what the agent sees or how training is
     rewarded, never the deals or the scores (its class's ``PRESENTATION_OPTIONS``): a suite made
-    with one value serves every value."""
+    with one value serves every value. Without ``env_id``: those of every environment the package
+    registers."""
+    if env_id is None:
+        ids = [i for i, spec in gym.registry.items() if str(spec.entry_point).startswith("tabletop_gym.")]
+        return frozenset().union(*(presentation_options(i) for i in ids))
     entry_point = gym.spec(env_id).entry_point
     env_class = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
     return getattr(env_class, "PRESENTATION_OPTIONS", TabletopEnv.PRESENTATION_OPTIONS)
 
 
-def rules_kwargs(env_id: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+def rules_kwargs(env_id: str | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """Arguments of environment ``env_id`` as JSON gives them back, without those that change only
     what is shown or how training is rewarded (``presentation_options``): what decides the deals
     and scores."""
