@@ -360,3 +360,17 @@ def test_each_environment_declares_what_changes_only_what_is_shown():
     assert suites.rules_kwargs("tabletop/War-v0", war) == {"ranks": 6, "suits": 2}
     aids = {"target": 4, "province_reward": 1.0, "money_reward": 0.5}
     assert suites.rules_kwargs("tabletop/DominionSolitaire-v0", aids) == {"target": 4}
+
+
+def test_finding_a_suite_imports_only_its_games_spec():
+    # The id names the game: `suite check war-r6s2-v0` does not wait for Dominion's or Nmbr9's oracle.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from tabletop_gym.training import suites; suites.definition('war-r6s2-v0'); "
+        "print(sorted(m for m in sys.modules if m.startswith('tabletop_gym.training.games.')))"
+    )
+    root = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True)
+    assert done.stdout.strip() == "['tabletop_gym.training.games.war']"
