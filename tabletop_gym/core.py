@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import gymnasium as gym
 import numpy as np
@@ -690,6 +690,10 @@ class TabletopEnv(gym.Env):
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
     state: Any = None
     reveal_deal: bool = False
+    PRESENTATION_OPTIONS: ClassVar[frozenset[str]] = frozenset({"render_mode"})
+    """Arguments that change only what the agent is shown or how training is rewarded, never the
+    deals or the scores: a suite or a trained model made with one value serves every value. An
+    environment adds its own (War's ``observation``, Dominion's training aids)."""
     deal_is_public: bool = False
     """True where the observation shows every card of the deal, so that the deal string tells the
     player nothing about the game to come that the observation does not."""

@@ -166,3 +166,32 @@ def test_each_game_names_the_ratio_its_deals_are_scored_by(run):
     assert games["dominion"]["ratio"] == "fewest turns (oracle optimum) / turns taken"
     assert games["modern_art"]["ratio"] == "score / oracle bound"  # its plans are not optima
     assert games["cribbage"]["ratio"] == "score / oracle optimum"
+
+
+def test_each_games_baseline_gives_the_published_table():
+    # The suites, budgets, training aids and deals of the table in the docs are the games' own
+    # (GameSpec.baseline): the defaults of `tabletop-gym baselines` make that table again.
+    from pathlib import Path
+
+    from tabletop_gym.training.baselines import default_episodes, default_suites
+    from tabletop_gym.training.games import get_game
+
+    published = json.loads((Path(__file__).parents[1] / "docs" / "baselines.json").read_text())["games"]
+    assert default_suites() == [g["suite"] for g in published]
+    for game in published:
+        baseline = get_game(game["game"]).baseline
+        assert baseline.suite == game["suite"] and baseline.steps == game["steps"]
+        assert baseline.training_aids == game["training_aids"]
+        size = len(suites.load(game["suite"], replay=False))
+        assert (baseline.episodes or size) == game["deals"]
+    assert default_episodes() == {"war-r6s2-v0": 100}
+
+
+def test_a_baseline_names_one_of_its_games_suites():
+    import dataclasses
+
+    from tabletop_gym.training.games import Baseline, get_game
+
+    spec = get_game("cribbage")
+    with pytest.raises(ValueError, match="baseline suite war-r6s2-v0 is none of cribbage's suites"):
+        dataclasses.replace(spec, baseline=Baseline("war-r6s2-v0", 100))

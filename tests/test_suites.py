@@ -309,3 +309,68 @@ def test_an_unwritable_suite_folder_is_refused_before_any_solving(tmp_path, monk
     err = capsys.readouterr().err
     assert "the suite folder ($TABLETOP_GYM_SUITES)" in err and "is a file" in err
     assert len(err.splitlines()) == 1
+
+
+def test_every_suite_is_defined_by_its_games_spec():
+    from tabletop_gym.training.games import game_names, get_game
+
+    owned = {d.name: game for game in game_names() for d in get_game(game).suites}
+    assert set(suites.DEFINITIONS) == set(owned)
+    assert all(d.game == owned[n] for n, d in suites.DEFINITIONS.items())
+    for suite_id in suites.available():  # each shipped file's game defines it
+        meta = json.loads(suites.suite_path(suite_id).read_text())["meta"]
+        assert suites.definition(suite_id) in get_game(meta["game"]).suites
+    with pytest.raises(SuiteError, match="no suite named 'war-r7'; suites: cribbage, dominion, modern_art"):
+        suites.definition("war-r7-v0")
+
+
+def test_a_games_suites_are_named_after_the_game():
+    # definition() finds a suite through the game its id names, importing no other game.
+    import dataclasses
+
+    from tabletop_gym.training.games import get_game
+
+    spec = get_game("war")
+    stray = dataclasses.replace(spec.suites[0], name="cribbage-h26")
+    with pytest.raises(ValueError, match="suite 'cribbage-h26' \\(war\\) is not named after game 'war'"):
+        dataclasses.replace(spec, suites=(stray,))
+    with pytest.raises(ValueError, match="defines a suite name twice"):
+        dataclasses.replace(spec, suites=spec.suites + spec.suites[:1])
+
+
+def test_each_environment_declares_what_changes_only_what_is_shown():
+    # Suites and trained models ignore these options: a typo, or an option the environment does
+    # not take, would make the comparison ignore nothing, or the wrong thing.
+    import inspect
+
+    import gymnasium as gym
+    from gymnasium.envs.registration import load_env_creator
+
+    ids = [i for i, s in gym.registry.items() if str(s.entry_point).startswith("tabletop_gym.envs.")]
+    assert len(ids) >= 6
+    for env_id in ids:
+        taken = inspect.signature(load_env_creator(gym.spec(env_id).entry_point).__init__).parameters
+        assert "render_mode" in suites.presentation_options(env_id) <= set(taken), env_id
+    assert suites.presentation_options("tabletop/War-v0") == {"render_mode", "observation"}
+    dominion = suites.presentation_options("tabletop/DominionSolitaire-v0")
+    assert dominion == {"render_mode", "province_reward", "money_reward"}
+    assert suites.presentation_options() == {"render_mode", "observation", "province_reward", "money_reward"}
+    # The hidden observation is served by the full one's suite; the deck size tells suites apart.
+    war = {"ranks": 6, "suits": 2, "observation": "hidden", "render_mode": "ansi"}
+    assert suites.rules_kwargs("tabletop/War-v0", war) == {"ranks": 6, "suits": 2}
+    aids = {"target": 4, "province_reward": 1.0, "money_reward": 0.5}
+    assert suites.rules_kwargs("tabletop/DominionSolitaire-v0", aids) == {"target": 4}
+
+
+def test_finding_a_suite_imports_only_its_games_spec():
+    # The id names the game: `suite check war-r6s2-v0` does not wait for Dominion's or Nmbr9's oracle.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from tabletop_gym.training import suites; suites.definition('war-r6s2-v0'); "
+        "print(sorted(m for m in sys.modules if m.startswith('tabletop_gym.training.games.')))"
+    )
+    root = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True)
+    assert done.stdout.strip() == "['tabletop_gym.training.games.war']"

@@ -8,11 +8,13 @@ checksum must match its content, its environment must be today's, every deal mus
 the environment and every plan must replay through the game's engine to the score it states.
 Any failure raises ``SuiteError``: a suite that no longer replays is never used silently.
 
-The package is in three parts: ``definitions`` (what each suite is made of), ``storage`` (the
-file, and where suites are kept) and ``checking`` (replay through the engines). A definition's
-settings are command-line settings, read by a game's ``GameSpec``: ``load``, ``build``, ``resolve``
-and ``evaluate`` need that, so they live in ``tabletop_gym.training.suites``, which also offers every
-name of this package (``from tabletop_gym.training import suites``).
+The package is in three parts: ``definitions`` (what a suite is made of, and how its id reads),
+``storage`` (the file, and where suites are kept) and ``checking`` (replay through the engines). It
+names no game: each game declares its suites beside its ``GameSpec`` (``GameSpec.suites``), whose
+settings are command-line settings, read by that ``GameSpec``. Finding a suite by its id
+(``definition``), ``load``, ``build``, ``resolve`` and ``evaluate`` need that, so they live in
+``tabletop_gym.training.suites``, which also offers every name of this package (``from
+tabletop_gym.training import suites``).
 
 ``build`` makes or resumes a suite (entries already written are kept; the file is rewritten
 atomically as it grows), and a complete suite's numbers never change under its id: a different
@@ -22,14 +24,14 @@ user-built, and ``load`` finds it by id when the package ships none of that id.
 """
 
 from tabletop_gym.suites.checking import (
-    PRESENTATION_KEYS,
     REPLAY,
     confirm_plan,
     deal_of_seed,
     oracle_revision,
+    presentation_options,
     rules_kwargs,
 )
-from tabletop_gym.suites.definitions import DEFINITIONS, SuiteDefinition, SuiteError, definition
+from tabletop_gym.suites.definitions import SuiteDefinition, SuiteError, split_id
 from tabletop_gym.suites.storage import (
     FORMAT,
     Suite,
@@ -44,16 +46,13 @@ from tabletop_gym.suites.storage import (
 
 __all__ = [
     "FORMAT",
-    "PRESENTATION_KEYS",
     "REPLAY",
     "SuiteError",
     "SuiteDefinition",
     "SuiteEntry",
     "Suite",
-    "DEFINITIONS",
     "available",
     "data_dir",
-    "definition",
     "suite_path",
     "user_dir",
     "user_suite_path",
@@ -61,5 +60,7 @@ __all__ = [
     "oracle_revision",
     "deal_of_seed",
     "confirm_plan",
+    "presentation_options",
     "rules_kwargs",
+    "split_id",
 ]

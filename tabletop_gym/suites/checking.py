@@ -9,21 +9,33 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
 
 import tabletop_gym
-from tabletop_gym.core import OracleResult
+from tabletop_gym.core import OracleResult, TabletopEnv
 from tabletop_gym.suites.definitions import SuiteError
 from tabletop_gym.suites.storage import SuiteEntry, as_tuple, normal
 
-# Environment arguments that change what the agent sees or how training is shaped, never the deals
-# or the scores: a suite made with one value serves every value.
-PRESENTATION_KEYS = frozenset({"observation", "province_reward", "money_reward", "render_mode"})
+
+def presentation_options(env_id: str | None = None) -> frozenset[str]:
+    """The arguments of environment ``env_id`` that change what the agent sees or how training is
+    rewarded, never the deals or the scores (its class's ``PRESENTATION_OPTIONS``): a suite made
+    with one value serves every value. Without ``env_id``: those of every environment the package
+    registers."""
+    if env_id is None:
+        ids = [i for i, spec in gym.registry.items() if str(spec.entry_point).startswith("tabletop_gym.")]
+        return frozenset().union(*(presentation_options(i) for i in ids))
+    entry_point = gym.spec(env_id).entry_point
+    env_class = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
+    return getattr(env_class, "PRESENTATION_OPTIONS", TabletopEnv.PRESENTATION_OPTIONS)
 
 
-def rules_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """Environment arguments as JSON gives them back, without those that change only what is
-    shown or how training is rewarded (``PRESENTATION_KEYS``): what decides the deals and scores."""
-    return {k: v for k, v in normal(dict(kwargs)).items() if k not in PRESENTATION_KEYS}
+def rules_kwargs(env_id: str | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments of environment ``env_id`` as JSON gives them back, without those that change only
+    what is shown or how training is rewarded (``presentation_options``): what decides the deals
+    and scores."""
+    shown = presentation_options(env_id)
+    return {k: v for k, v in normal(dict(kwargs)).items() if k not in shown}
 
 
 def oracle_revision(game: str) -> str:

@@ -32,20 +32,9 @@ from tabletop_gym.core import atomic_output, atomic_write_text, check_int, hold_
 from tabletop_gym.training.arguments import MAX_STEPS
 from tabletop_gym.training.evaluate import score_ratio
 
-# One suite per game: the environment each game's demo trains on, with proven optima where the
-# oracle gives them (Cribbage, War 6x2, Nmbr9 9-2-5) and plans with proven bounds elsewhere.
-DEFAULT_SUITES = ("cribbage-v0", "war-r6s2-v0", "dominion-v0", "nmbr9-small-v0", "modern_art-2p-v0")
-# Environment steps per training run: about 1-3 minutes of one core per run on this 2-core machine.
-BUDGETS = {"cribbage": 100_000, "war": 50_000, "dominion": 100_000, "nmbr9": 50_000, "modern_art": 100_000}
-# Training aids of the environments (rewards that shape learning but change neither the deals nor the
-# scores, which evaluation reads from info["score"]): with the Dominion solitaire's plain -1 a turn,
-# MaskablePPO stays at random play's level after 100,000 steps (0.25 of the optimum); with a reward
-# per Province and the money-density shaping it learns big money's level (0.88) in the same budget.
-TRAINING_AIDS = {"dominion": {"province_reward": 1.0, "money_reward": 1.0}}
-# Deals played per suite where the whole suite costs too much to play: a game of War on 12 cards
-# asks about 1,900 decisions (a pickup order at every trick won), so its 1,000 deals would take each
-# agent hours; the first 100 keep the interval near +-0.1.
-DEFAULT_EPISODES = {"war-r6s2-v0": 100}
+# Each game's suite, training budget, training aids and deals to play are its own (``GameSpec.baseline``,
+# beside the game in training/games/<game>.py); a game without one trains for this many steps.
+DEFAULT_STEPS = 50_000
 # Agents that search rather than act on what they observe (the probe reads the deal, the Nmbr9
 # policy runs an expectimax): references of another kind, left out of a table of policies.
 SEARCHERS = frozenset({"probe", "optimal-policy"})
@@ -138,8 +127,10 @@ def run_suite(
     definition = suites.definition(suite.id)
     spec = get_game(suite.game)
     args = suites.definition_args(definition)
-    steps = BUDGETS.get(suite.game, 50_000) if steps is None else steps
-    train_args = argparse.Namespace(**{**vars(args), **TRAINING_AIDS.get(suite.game, {})})
+    baseline = spec.baseline
+    steps = (baseline.steps if baseline is not None else DEFAULT_STEPS) if steps is None else steps
+    aids = dict(baseline.training_aids) if baseline is not None else {}
+    train_args = argparse.Namespace(**{**vars(args), **aids})
     runs: list[tuple[str, Path]] = []
     train_seconds: list[float] = []
     for seed in range(seeds):
@@ -152,8 +143,8 @@ def run_suite(
         train_seconds.append(seconds)
     bots = [name for name in spec.agents if name not in SEARCHERS]
     names = bots + [str(path) for _, path in runs]
-    if episodes is None:
-        episodes = DEFAULT_EPISODES.get(suite.id)
+    if episodes is None and baseline is not None and baseline.suite == suite.id:
+        episodes = baseline.episodes
     report = evaluate(spec, names, episodes, None, args, progress=progress, suite=suite)
     played = report["agents"]
     entries = suite.entries[: report["episodes"]]
@@ -186,7 +177,7 @@ def run_suite(
         "ratio": spec.ratio_name(spec.read(args)).format(best=best),  # what each deal's ratio divides
         "mean_bound": float(np.mean([e.bound for e in entries])),
         "steps": steps,
-        "training_aids": TRAINING_AIDS.get(suite.game, {}),
+        "training_aids": aids,
         "seeds": seeds,
         "bots": bots,
         "agents": agents,
@@ -231,16 +222,33 @@ def aggregate(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def default_suites() -> list[str]:
+    """The suite of each game that has a ``baseline``, in the order of its column in the table."""
+    from tabletop_gym.training.games import game_names, get_game
+
+    baselines = [b for b in (get_game(name).baseline for name in game_names()) if b is not None]
+    return [b.suite for b in sorted(baselines, key=lambda b: b.column)]
+
+
+def default_episodes() -> dict[str, int]:
+    """Deals played of each game's baseline suite where not the whole suite (by suite id)."""
+    from tabletop_gym.training.games import game_names, get_game
+
+    baselines = [get_game(name).baseline for name in game_names()]
+    return {b.suite: b.episodes for b in baselines if b is not None and b.episodes is not None}
+
+
 def run_baselines(
-    suite_ids: Sequence[str] = DEFAULT_SUITES,
+    suite_ids: Sequence[str] | None = None,
     seeds: int = 3,
     steps: int | None = None,
     out: Path = Path("runs/baselines"),
     episodes: int | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Train and evaluate every suite; writes ``baselines.json``, ``baselines.md`` and
-    ``baselines.png`` to ``out`` and returns the report."""
+    """Train and evaluate every suite (default: each game's baseline suite, ``default_suites()``);
+    writes ``baselines.json``, ``baselines.md`` and ``baselines.png`` to ``out`` and returns the report."""
+    suite_ids = default_suites() if suite_ids is None else suite_ids
     seeds = check_int("seeds", seeds, 1, 100)
     if steps is not None:
         steps = check_int("steps", steps, 1, MAX_STEPS)

@@ -230,14 +230,15 @@ def _suite_list(text: str) -> list[str]:
 
 
 def _add_baselines_command(commands: argparse._SubParsersAction) -> None:
-    from tabletop_gym.training.baselines import DEFAULT_SUITES
+    from tabletop_gym.training.baselines import default_episodes, default_suites
 
+    suites = default_suites()  # each game's own (GameSpec.baseline)
     sub = commands.add_parser("baselines", help=HELP["baselines"])
     sub.add_argument(
         "--suites",
         type=_suite_list,
-        default=list(DEFAULT_SUITES),
-        help=f"comma-separated suite ids (default {','.join(DEFAULT_SUITES)})",
+        default=suites,
+        help=f"comma-separated suite ids (default {','.join(suites)})",
     )
     sub.add_argument("--seeds", type=int_arg(1, 100), default=3, help="training seeds per game (default 3)")
     sub.add_argument(
@@ -250,7 +251,9 @@ def _add_baselines_command(commands: argparse._SubParsersAction) -> None:
         "--episodes",
         type=int_arg(1, MAX_EPISODES),
         default=None,
-        help="play only each suite's first N deals (default all; war-r6s2-v0: 100)",
+        help="play only each suite's first N deals (default all"
+        + "".join(f"; {suite}: {n}" for suite, n in default_episodes().items())
+        + ")",
     )
     sub.add_argument("--out", type=path_arg, default=Path("runs/baselines"), help="report and models folder")
     sub.add_argument("--no-progress", action="store_true", help="no progress bars")

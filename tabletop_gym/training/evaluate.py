@@ -89,7 +89,9 @@ def _check_policy_fits(
         return
     from tabletop_gym.suites import rules_kwargs
 
-    trained, here = rules_kwargs(config["env_kwargs"]), rules_kwargs(env_kwargs)
+    # The run may have been made on another environment (refused below by its id) or another version
+    # of this one: what any of the package's environments declares shown or rewarded only is left out.
+    trained, here = rules_kwargs(None, config["env_kwargs"]), rules_kwargs(None, env_kwargs)
     keys = sorted(k for k in trained.keys() | here.keys() if trained.get(k) != here.get(k))
     differ = [f"{k}={trained.get(k)!r} there, {here.get(k)!r} here" for k in keys]
     if config.get("env_id", env_id) != env_id:

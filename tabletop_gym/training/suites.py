@@ -23,21 +23,15 @@ from tqdm import tqdm
 
 from tabletop_gym.core import check_int, hold_output
 from tabletop_gym.suites.checking import (
-    PRESENTATION_KEYS,
     REPLAY,
     check_entries,
     confirm_plan,
     deal_of_seed,
     oracle_revision,
+    presentation_options,
     rules_kwargs,
 )
-from tabletop_gym.suites.definitions import (
-    DEFINITIONS,
-    SuiteDefinition,
-    SuiteError,
-    definition,
-    split_id,
-)
+from tabletop_gym.suites.definitions import SuiteDefinition, SuiteError, split_id
 from tabletop_gym.suites.storage import (
     FORMAT,
     Suite,
@@ -53,13 +47,11 @@ from tabletop_gym.suites.storage import (
     user_suite_path,
     write_file,
 )
-from tabletop_gym.training.games import get_game
+from tabletop_gym.training.games import game_names, get_game, suite_game
 
 __all__ = [
     # the layer below's public names, offered here too
     "FORMAT",
-    "DEFINITIONS",
-    "PRESENTATION_KEYS",
     "REPLAY",
     "Suite",
     "SuiteDefinition",
@@ -69,20 +61,47 @@ __all__ = [
     "confirm_plan",
     "data_dir",
     "deal_of_seed",
-    "definition",
     "oracle_revision",
+    "presentation_options",
     "rules_kwargs",
     "suite_path",
     "user_built",
     "user_dir",
     "user_suite_path",
-    # what needs the command line's view of a game
+    # what needs the command line's view of a game (and DEFINITIONS, built when asked for)
     "build",
+    "definition",
     "definition_args",
+    "definitions",
     "evaluate",
     "load",
     "resolve",
 ]
+
+
+def definitions() -> dict[str, SuiteDefinition]:
+    """Every suite definition by name, collected from each game's ``GameSpec`` (``suites``)."""
+    return {suite.name: suite for game in game_names() for suite in get_game(game).suites}
+
+
+def __getattr__(name: str) -> Any:
+    # ``DEFINITIONS`` as it was when one shared table held them: built when asked for, since it
+    # imports every game's GameSpec, where finding one suite imports only its own game's.
+    if name == "DEFINITIONS":
+        return definitions()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def definition(suite_id: str) -> SuiteDefinition:
+    """The definition of a suite id (any version of a known name), from the ``GameSpec`` of the game
+    the id names (``war-r6s2-v0``: War's)."""
+    name, _ = split_id(suite_id)
+    game = suite_game(name)
+    if game in game_names():
+        for suite in get_game(game).suites:
+            if suite.name == name:
+                return suite
+    raise SuiteError(f"no suite named {name!r}; suites: {', '.join(sorted(definitions()))}")
 
 
 def definition_args(spec: SuiteDefinition, cache: Path | None = None) -> argparse.Namespace:
@@ -139,8 +158,8 @@ def load(suite: str | Path, replay: bool = True) -> Suite:
         )
     env_id, kwargs = _environment(spec.game, definition_args(spec))
     if meta.get("game") != spec.game or meta.get("env_id") != env_id or rules_kwargs(
-        meta.get("env_kwargs", {})
-    ) != rules_kwargs(kwargs):
+        env_id, meta.get("env_kwargs", {})
+    ) != rules_kwargs(env_id, kwargs):
         raise SuiteError(
             f"suite {suite_id} was made for {meta.get('env_id')} with {meta.get('env_kwargs')}, but its "
             f"definition now gives {env_id} with {kwargs}: build a new version"
@@ -207,7 +226,9 @@ def _build(
                 f"{path} holds {meta.get('id')} made with {meta.get('settings')}, not {suite_id} with "
                 f"{spec.settings}: build a new version"
             )
-        if meta.get("env_id") != env_id or rules_kwargs(meta.get("env_kwargs", {})) != rules_kwargs(kwargs):
+        if meta.get("env_id") != env_id or rules_kwargs(env_id, meta.get("env_kwargs", {})) != rules_kwargs(
+            env_id, kwargs
+        ):
             raise SuiteError(
                 f"{path} was made for {meta.get('env_id')} with {meta.get('env_kwargs')}, but {suite_id}'s "
                 f"definition now gives {env_id} with {kwargs}: build a new version"
@@ -289,15 +310,14 @@ def resolve(game: str, suite: str, args: argparse.Namespace) -> Suite:
     that version whose environment is the one the command line selects), a suite id, or a suite
     file's path. Its environment must be the command line's (its options say which)."""
     if re.fullmatch(r"v[0-9]+", suite):
-        names = [d.name for d in DEFINITIONS.values() if d.game == game]
-        wanted = rules_kwargs(_environment(game, args)[1])
-        env_id = _environment(game, args)[0]
-        for name in names:
-            d = DEFINITIONS[name]
+        own = get_game(game).suites
+        env_id, kwargs = _environment(game, args)
+        wanted = rules_kwargs(env_id, kwargs)
+        for d in own:
             d_env, d_kwargs = _environment(game, definition_args(d))
-            if d_env == env_id and rules_kwargs(d_kwargs) == wanted:
-                return load(f"{name}-{suite}")
-        choices = "; ".join(f"{n}-{suite} ({DEFINITIONS[n].options})" for n in names) or "none"
+            if d_env == env_id and rules_kwargs(d_env, d_kwargs) == wanted:
+                return load(f"{d.name}-{suite}")
+        choices = "; ".join(f"{d.name}-{suite} ({d.options})" for d in own) or "none"
         raise SuiteError(
             f"no {suite} suite of {game} for these settings ({env_id}, {wanted}); {game}'s suites: {choices}"
         )
@@ -305,10 +325,10 @@ def resolve(game: str, suite: str, args: argparse.Namespace) -> Suite:
     if loaded.game != game:
         raise SuiteError(f"suite {loaded.id} is a {loaded.game} suite, not {game}")
     env_id, kwargs = _environment(game, args)
-    if env_id != loaded.env_id or rules_kwargs(kwargs) != rules_kwargs(loaded.env_kwargs):
+    if env_id != loaded.env_id or rules_kwargs(env_id, kwargs) != rules_kwargs(env_id, loaded.env_kwargs):
         raise SuiteError(
             f"suite {loaded.id} was made for {loaded.env_id} with {loaded.meta.get('options')}; the command "
-            f"line selects {env_id} with {rules_kwargs(kwargs)}: give the suite's options"
+            f"line selects {env_id} with {rules_kwargs(env_id, kwargs)}: give the suite's options"
         )
     return loaded
 
@@ -330,6 +350,6 @@ def evaluate(
     spec = definition(suite.id)
     args = argparse.Namespace(**{**spec.settings, **settings, "cache": None})
     env_id, kwargs = _environment(spec.game, args)
-    if env_id != suite.env_id or rules_kwargs(kwargs) != rules_kwargs(suite.env_kwargs):
+    if env_id != suite.env_id or rules_kwargs(env_id, kwargs) != rules_kwargs(env_id, suite.env_kwargs):
         raise SuiteError(f"settings {settings} change the rules of suite {suite.id}")
     return run(get_game(spec.game), list(agents), None, None, args, out=out, progress=progress, suite=suite)

@@ -346,6 +346,9 @@ class DominionSolitaireEnv(_DominionBase):
       an agent, never for an agent being evaluated (default False).
     """
 
+    # The training aids: they shape the reward, never the deals or `info["score"]`.
+    PRESENTATION_OPTIONS = TabletopEnv.PRESENTATION_OPTIONS | {"province_reward", "money_reward"}
+
     def __init__(self, kingdom: Any = "", target: int = R.DEFAULT_TARGET, turn_limit: int = 60,
                  province_reward: float = 0.0, money_reward: float = 0.0,
                  render_mode: str | None = None, reveal_deal: bool = False) -> None:

@@ -128,6 +128,9 @@ class WarEnv(TabletopEnv):
     argument (`InvalidDealError` for the rules).
     """
 
+    # The hidden observation shows less of the same deals and scores: a suite serves both.
+    PRESENTATION_OPTIONS = TabletopEnv.PRESENTATION_OPTIONS | {"observation"}
+
     def __init__(
         self,
         render_mode: str | None = None,

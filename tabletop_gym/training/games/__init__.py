@@ -15,6 +15,7 @@ from typing import Any
 
 from tabletop_gym.agents.base import Agent
 from tabletop_gym.core import OracleResult
+from tabletop_gym.suites.definitions import SuiteDefinition, split_id
 
 
 def _as_namespace(values: Mapping[str, Any]) -> Any:
@@ -29,6 +30,28 @@ def _no_figures(
     scores: Sequence[float], results: Sequence[OracleResult | None], infos: Sequence[dict[str, Any]]
 ) -> dict[str, float]:
     return {}
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """How ``tabletop-gym baselines`` trains and plays a game.
+
+    - ``suite``: the suite id the game is benchmarked on (the environment its demo trains on).
+    - ``steps``: environment steps per training run (``--steps`` overrides it for every game).
+    - ``training_aids``: environment options that shape training's reward but change neither the
+      deals nor the scores (options the environment lists in ``PRESENTATION_OPTIONS``); evaluation
+      plays without them.
+    - ``episodes``: deals of ``suite`` played where the whole suite costs too much to play; None
+      plays them all (``--episodes`` overrides it).
+    - ``column``: where the game's column stands in the default table (the games in the order they
+      joined the benchmark, which the published table keeps).
+    """
+
+    suite: str
+    steps: int
+    training_aids: dict[str, Any] = field(default_factory=dict)
+    episodes: int | None = None
+    column: int = 0
 
 
 @dataclass(frozen=True)
@@ -74,6 +97,10 @@ class GameSpec:
     - ``oracle_ignores``: options of ``solve`` that the per-deal oracle never reads (Nmbr9's
       ``--max-positions`` and ``--no-hindsight`` serve ``--unknown`` only): left out of the settings
       each line of ``solve --deals`` answers, so changing them does not make a results file foreign.
+    - ``suites``: the game's certified suite definitions (``tabletop-gym suite build NAME-vN``), each
+      named after the game (``war``, ``war-r6s2``) so that a suite id says which game defines it.
+    - ``baseline``: how ``tabletop-gym baselines`` trains and plays the game; None leaves it out of
+      the default table.
     """
 
     name: str
@@ -96,6 +123,21 @@ class GameSpec:
     oracle_agent: bool = True
     oracle_ignores: frozenset[str] = frozenset()
     settings: Callable[[Mapping[str, Any]], Any] = _as_namespace
+    suites: tuple[SuiteDefinition, ...] = ()
+    baseline: Baseline | None = None
+
+    def __post_init__(self) -> None:
+        # A suite id names its game (``definition`` finds a suite by it, importing that game only).
+        names = [suite.name for suite in self.suites]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.name} defines a suite name twice: {names}")
+        for suite in self.suites:
+            if suite.game != self.name or suite_game(suite.name) != self.name:
+                raise ValueError(f"suite {suite.name!r} ({suite.game}) is not named after game {self.name!r}")
+        if self.baseline is not None:
+            name, _ = split_id(self.baseline.suite)
+            if name not in {suite.name for suite in self.suites}:
+                raise ValueError(f"baseline suite {self.baseline.suite} is none of {self.name}'s suites")
 
     def read(self, args: argparse.Namespace | Mapping[str, Any]) -> Any:
         """The game's settings from parsed arguments (or values by field name)."""
@@ -111,6 +153,11 @@ class GameSpec:
         """The environment id and keyword arguments that the settings (from :meth:`read`) select."""
         env_id = self.env_id_for(settings) if self.env_id_for is not None else self.env_id
         return env_id, self.env_kwargs(settings)
+
+
+def suite_game(name: str) -> str:
+    """The game a suite name (or id) belongs to: the name up to its first dash."""
+    return name.split("-", 1)[0]
 
 
 def game_names() -> list[str]:

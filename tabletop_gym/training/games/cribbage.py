@@ -19,9 +19,10 @@ from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage import ENV_ID
 from tabletop_gym.envs.cribbage.env import render_text
 from tabletop_gym.envs.cribbage.rules import STACK_LIMIT, TARGET, CribbageState, parse_deal, random_deal
+from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
-from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.games import Baseline, GameSpec
 from tabletop_gym.training.probe import add_probe_arguments, probe_agent
 from tabletop_gym.training.terminal import ask_move
 
@@ -255,6 +256,23 @@ def _probe_curve(args: argparse.Namespace, optima: Sequence[int]) -> dict[str, f
     return report
 
 
+# Certified suites of the game (`tabletop-gym suite build NAME-vN`); their settings are command-line
+# settings of this game. Their shipped files pin every word here (ids, notes, checksums).
+SUITES = (
+    SuiteDefinition(
+        "cribbage",
+        "cribbage",
+        {},
+        "(default rules)",
+        1000,
+        300,
+        "every result a proven optimum",
+        "(about 2 s of CPU a deal on the shared 2-core machine)",
+    ),
+)
+# `tabletop-gym baselines`: about 1-3 minutes of one core a training run on the shared 2-core machine.
+BASELINE = Baseline(suite="cribbage-v0", steps=100_000, column=1)
+
 SPEC = GameSpec(
     name="cribbage",
     env_id=ENV_ID,
@@ -268,4 +286,6 @@ SPEC = GameSpec(
     figures=_figures,
     commands={"solve": _solve_command, "play": _play, "bench": _bench},
     ppo={"n_steps": 256, "batch_size": 512, "n_epochs": 4, "learning_rate": 5e-4},
+    suites=SUITES,
+    baseline=BASELINE,
 )

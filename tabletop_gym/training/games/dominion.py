@@ -34,9 +34,10 @@ from tabletop_gym.envs.dominion import SOLITAIRE_ENV_ID as ENV_ID
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.env import deal_of_seed
 from tabletop_gym.oracles import dominion as oracle
+from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import MAX_WORK_LIMIT, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
-from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.games import Baseline, GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
 
 SEED_PAIRINGS = (
@@ -675,6 +676,32 @@ def _bot_agent(name: str):
     return lambda args: make_bot(name)
 
 
+# Certified suites of the game (`tabletop-gym suite build NAME-vN`); their settings are command-line
+# settings of this game. Their shipped files pin every word here (ids, notes, checksums).
+SUITES = (
+    SuiteDefinition(
+        "dominion",
+        "dominion",
+        {"oracle_work_limit": 3_000_000},
+        "(default: solitaire, treasure supply, 4 Provinces)",
+        200,
+        100,
+        "the oracle's default work limit, 3,000,000 search nodes per deal (a bound, not an optimum, "
+        "where it stops first)",
+        "(about 1.7 s of CPU a deal)",
+    ),
+)
+# `tabletop-gym baselines` trains with training aids (rewards that shape learning but change neither
+# the deals nor the scores, which evaluation reads from info["score"]): with the solitaire's plain -1 a
+# turn, MaskablePPO stays at random play's level after 100,000 steps (0.25 of the optimum); with a
+# reward per Province and the money-density shaping it learns big money's level (0.88) in the same budget.
+BASELINE = Baseline(
+    suite="dominion-v0",
+    steps=100_000,
+    training_aids={"province_reward": 1.0, "money_reward": 1.0},
+    column=3,
+)
+
 SPEC = GameSpec(
     name="dominion",
     env_id=ENV_ID,
@@ -692,4 +719,6 @@ SPEC = GameSpec(
     ppo={"n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4, "gamma": 1.0,
          "gae_lambda": 0.95, "ent_coef": 0.01, "net_arch": [128, 128]},
     demo=DEMO,
+    suites=SUITES,
+    baseline=BASELINE,
 )

@@ -44,9 +44,10 @@ from tabletop_gym.envs.modern_art.rules import (
     symbol_of,
 )
 from tabletop_gym.oracles import modern_art as oracle
+from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import WORK_LIMIT_NOTE, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
-from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.games import Baseline, GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
 
 SEED_FIGURES = {2: 301, 4: 295}  # the seed's relaxed MiniZinc maxima (no double/hidden/simultaneous/extra)
@@ -602,6 +603,33 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+# Certified suites of the game (`tabletop-gym suite build NAME-vN`); their settings are command-line
+# settings of this game. Their shipped files pin every word here (ids, notes, checksums).
+SUITES = (
+    SuiteDefinition(
+        "modern_art-2p",
+        "modern_art",
+        {"players": 2, "width": 8, "time_limit": 2.0},
+        "--players 2",
+        50,
+        4,
+        "beam width 8 and 2 s of work per deal: plans and proven bounds, "
+        "not optima (a full game leaves a gap even at 30 s)",
+    ),
+    SuiteDefinition(
+        "modern_art-3p",
+        "modern_art",
+        {"players": 3, "width": 8, "time_limit": 2.0},
+        "--players 3",
+        50,
+        4,
+        "beam width 8 and 2 s of work per deal: plans and proven bounds, "
+        "not optima (a full game leaves a gap even at 30 s)",
+    ),
+)
+# `tabletop-gym baselines`: the 2-player game, scored against proven bounds.
+BASELINE = Baseline(suite="modern_art-2p-v0", steps=100_000, column=5)
+
 SPEC = GameSpec(
     name="modern_art",
     env_id=ENV_ID,
@@ -618,6 +646,8 @@ SPEC = GameSpec(
     # about 2,900 steps a second there: the whole demo takes about a minute and a half on 2 cores.
     demo={"players": 2, "rounds": 1, "width": 32, "time_limit": 10.0, "steps": 100_000, "episodes": 30},
     oracle_agent=False,
+    suites=SUITES,
+    baseline=BASELINE,
 )
 
 __all__ = ["SPEC", "gym"]

@@ -43,9 +43,10 @@ from tabletop_gym.oracles.nmbr9.unknown import (
     hindsight_mean,
     solve_unknown,
 )
+from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import WORK_LIMIT_NOTE, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb
-from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.games import Baseline, GameSpec
 from tabletop_gym.training.probe import add_probe_arguments, probe_agent
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
 
@@ -716,6 +717,32 @@ def _probe_rules(args: argparse.Namespace) -> ProbeRules[Nmbr9State]:
     )
 
 
+# Certified suites of the game (`tabletop-gym suite build NAME-vN`); their settings are command-line
+# settings of this game. Their shipped files pin every word here (ids, notes, checksums).
+SUITES = (
+    SuiteDefinition(
+        "nmbr9",
+        "nmbr9",
+        {"time_limit": 3.0},
+        "(default: 9-2-20 on a 20x20 grid)",
+        50,
+        5,
+        "plans and proven bounds with 3 s of work per deal, not optima "
+        "(the standard game leaves a large gap even at 300 s)",
+    ),
+    SuiteDefinition(
+        "nmbr9-small",
+        "nmbr9",
+        {"variant": "9-2-5", "grid": 7, "levels": 2, "time_limit": 8.0},
+        "--variant 9-2-5 --grid 7 --levels 2",
+        50,
+        50,
+        "5 cards on a 7x7 grid with 2 levels (the demo's settings), where the oracle proves optima",
+    ),
+)
+# `tabletop-gym baselines`: the demo's 9-2-5 on a 7x7 grid, where the oracle proves optima.
+BASELINE = Baseline(suite="nmbr9-small-v0", steps=50_000, column=4)
+
 SPEC = GameSpec(
     name="nmbr9",
     env_id=ENV_ID,
@@ -732,4 +759,6 @@ SPEC = GameSpec(
     demo=DEMO,
     references=_references,
     oracle_ignores=frozenset({"max_positions", "no_hindsight"}),
+    suites=SUITES,
+    baseline=BASELINE,
 )
