@@ -285,7 +285,7 @@ def _plan_by_turn(deal: str, plan: Sequence[int], target: int, kingdom: str) -> 
             turns[-1].append(f"buy {R.CARD_NAMES[action]}")
         elif not any(t.startswith("buy") for t in turns[-1]):
             turns[-1].append("buy nothing")
-        state.step(action)
+        state.apply(action)
         if state.turns[0] == len(turns) and not state.done:
             turns.append([])
     return [" ".join(t) for t in turns if t]
@@ -412,7 +412,7 @@ class _Narrator:
                 phrase = _phrase(decision, action)
                 if phrase:
                     group["phrases"].append(phrase)
-            shadow.step(action)
+            shadow.apply(action)
         if group is not None:
             lines.append(self._line(group))
         self.told = len(state.history)
