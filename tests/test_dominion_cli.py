@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
@@ -40,12 +41,8 @@ def test_spec_oracle_and_figures(tmp_path):
     spec = get_game("dominion")
     assert spec.env_id == "tabletop/DominionSolitaire-v0"
 
-    class Args:
-        target = 2
-        cache = str(tmp_path)
-        oracle_time_limit = 60.0
-
-    result = spec.oracle("5", Args())
+    args = argparse.Namespace(target=2, cache=str(tmp_path), oracle_time_limit=60.0)
+    result = spec.oracle("5", spec.read(args))
     assert isinstance(result, OracleResult) and result.optimal
     figures = spec.figures([result.score, result.score - 2], [result, result], [{}, {}])
     assert figures["mean_extra_turns"] == pytest.approx(1.0)
@@ -141,8 +138,8 @@ def test_valid_edge_values_are_taken_as_given():
                               "--money-reward", "0"])
     assert (args.target, args.province_reward, args.money_reward) == (8, 0.0, 0.0)
     spec = get_game("dominion")
-    assert spec.env_kwargs(args)["target"] == 8  # never replaced by the default 4
-    assert spec.env_kwargs(args)["money_reward"] == 0.0
+    assert spec.env_kwargs(spec.read(args))["target"] == 8  # never replaced by the default 4
+    assert spec.env_kwargs(spec.read(args))["money_reward"] == 0.0
     args = parser.parse_args(["play", "dominion", "--seed", "0", "--target", "1"])
     assert args.seed == 0 and args.target == 1
     args = parser.parse_args(["tournament", "dominion", "--players", "big-money", "--games", "1"])
@@ -156,9 +153,9 @@ def test_kingdom_defaults_follow_the_game():
     versus = parser.parse_args(["evaluate", "dominion", "--agent", "greedy", "--opponents", "big-money"])
     treasure_versus = parser.parse_args(["evaluate", "dominion", "--agent", "greedy", "--opponents",
                                          "big-money", "--kingdom", ""])
-    assert spec.env_kwargs(solitaire)["kingdom"] == ""
-    assert spec.env_kwargs(versus)["kingdom"] == "first-game"
-    assert spec.env_kwargs(treasure_versus)["kingdom"] == ""  # "" is a choice, not a missing value
+    assert spec.env_kwargs(spec.read(solitaire))["kingdom"] == ""
+    assert spec.env_kwargs(spec.read(versus))["kingdom"] == "first-game"
+    assert spec.env_kwargs(spec.read(treasure_versus))["kingdom"] == ""  # "" is a choice, not a missing value
 
 
 @pytest.mark.parametrize("deal", ["²", "-3", "1" * 100_000, "18446744073709551616"])
