@@ -192,3 +192,29 @@ def test_evaluate_the_oracle_where_it_cannot_serve_is_a_one_line_error(tmp_path,
     assert code != 0
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and "oracle" in lines[0] and "Traceback" not in err
+
+
+def test_settings_are_read_by_field_name_from_a_command_or_a_suite():
+    from tabletop_gym.envs.dominion.rules import DominionRules
+    from tabletop_gym.oracles.dominion import DominionLimits
+
+    spec = get_game("dominion")
+    stored = spec.read({"oracle_work_limit": 3_000_000})  # the dominion suite's settings
+    assert stored.rules == DominionRules() and stored.limits == DominionLimits()
+    assert stored.opponents == () and stored.cache is None
+    assert spec.environment(stored) == (spec.env_id, {"target": 4, "kingdom": "", "province_reward": 0.0,
+                                                      "money_reward": 0.0})
+    versus = spec.read(build_parser().parse_args(["evaluate", "dominion", "--agent", "greedy",
+                                                  "--opponents", "big-money,random"]))
+    assert versus.rules == DominionRules(3, "first-game", None)
+    assert spec.environment(versus) == ("tabletop/Dominion-v0", {"opponents": ["big-money", "random"],
+                                                                  "kingdom": "first-game"})
+    assert spec.oracle("5", versus) is None  # evaluate scores the versus game by win rate
+    play = spec.read(build_parser().parse_args(["play", "dominion"]))
+    assert play.limits.oracle_work_limit == DominionLimits.oracle_work_limit // 4  # play answers quickly
+    with pytest.raises(ValueError, match="--target sets the"):
+        spec.read({"opponents": "big-money", "target": 3})
+    with pytest.raises(ValueError, match="oracle_time_limit"):
+        DominionLimits(oracle_time_limit=float("nan"))
+    with pytest.raises(ValueError, match="oracle_work_limit"):
+        DominionLimits(oracle_work_limit=0)

@@ -315,3 +315,31 @@ def test_replay_reproduces_a_game():
         s.apply(rng.choice(s.legal_actions()))
     again = R.replay(R.DominionRules(2, None, None, 20), 77, [a for _, a in s.history])
     assert again.done and again.owned == s.owned and again.turns == s.turns
+
+
+def test_rules_are_checked_and_read_back_by_field_name():
+    from tabletop_gym.settings import as_dict, from_dict
+
+    assert R.DominionRules() == R.DominionRules(1, "", R.DEFAULT_TARGET, None)  # the solitaire benchmark
+    with pytest.raises(ValueError, match="solitaire game"):
+        R.DominionRules(2)  # a target against others: the game would ignore it
+    with pytest.raises(ValueError, match="players"):
+        R.DominionRules(5, "", None)
+    with pytest.raises(ValueError, match="unknown card"):
+        R.DominionRules(kingdom="smithy,nothing")
+    with pytest.raises(ValueError, match="turn_limit"):
+        R.DominionRules(turn_limit=0)
+    assert R.DominionRules(1, "", None).target == R.DEFAULT_TARGET  # as the state reads a missing target
+    rules = R.DominionRules(3, ["Smithy", "militia"], None, 20)
+    assert rules.kingdom == ("Smithy", "militia") and hash(rules)  # a list becomes a tuple: hashable
+    assert rules.cards == (R.MILITIA, R.SMITHY)
+    assert from_dict(R.DominionRules, as_dict(rules)) == rules
+
+
+def test_a_state_says_its_rules_and_replay_starts_from_them():
+    rules = R.DominionRules(2, "first-game", None, 30)
+    state = R.replay(rules, "42", [])
+    assert state.rules == R.DominionRules(2, R.FIRST_GAME, None, 30)
+    assert R.replay(state.rules, 42, []).hand == state.hand == DominionState(2, None, 42, None, 30).hand
+    with pytest.raises(IllegalActionError):
+        R.replay(R.DominionRules(), 5, [R.PASS, R.PROVINCE])  # no hand of the starting deck makes $8
