@@ -38,6 +38,9 @@ The checks (the environment principles of the project's design):
   environment on their deals, reach the score the oracle states.
 - ``check_hidden_information``: games that differ only in what the player may not see give the
   same info while the player sees the same thing (from the position where they part on).
+- ``check_engine`` (on the engine of ``envs/<game>/rules.py``, not an environment id): the engine
+  contract, ``legal_actions()``, ``apply``, ``done``, ``copy()``, ``scores()`` and the module's
+  ``replay(rules, deal, plan)``, agree with one another over a game played at random.
 
 What the kit asks of an environment beyond Gymnasium's API (``tabletop_gym.core.TabletopEnv`` gives
 most of it):
@@ -68,6 +71,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
+import importlib
 import json
 import pickle
 import warnings
@@ -91,6 +96,7 @@ __all__ = [
     "check_info_schema",
     "check_plans_replay",
     "check_hidden_information",
+    "check_engine",
     "shipped_suites",
 ]
 
@@ -922,6 +928,107 @@ def check_hidden_information(
             "episodes, or a hidden_twins that changes something)"
         )
     return compared
+
+
+# -- the engine ---------------------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` compares by content (numbers, text, arrays, containers of them, frozen
+    rules): the parts of an engine's state that a copy or a replay must reproduce."""
+    if value is None or isinstance(value, (bool, int, float, str, np.ndarray, np.generic)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _engine_state(state: Any) -> dict[str, Any]:
+    """What two states of an engine must agree on: the contract's answers, and every attribute that
+    compares by content."""
+    attributes = {k: copy.deepcopy(v) for k, v in getattr(state, "__dict__", {}).items() if _plain(v)}
+    return {"legal_actions": list(state.legal_actions()), "scores": list(state.scores()),
+            "done": bool(state.done), **attributes}
+
+
+def _refuses_illegal(
+    check: _Check, replay: Any, rules: Any, deal: Any, plan: list[int], legal: list[int], seed: int
+) -> None:
+    illegal = next(a for a in range(max(legal) + 2) if a not in legal)
+    try:
+        replay(rules, deal, [*plan, illegal])
+    except (ValueError, RuntimeError):
+        return
+    check.fail(f"replay of a plan ending with the illegal action {illegal} did not raise", seed, len(plan))
+
+
+def check_engine(
+    rules: Any,
+    deal: Any,
+    *,
+    replay: Any = None,
+    seed: int = 0,
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> int:
+    """The engine contract of ``envs/<game>/rules.py`` on one game of ``rules`` dealt by ``deal``,
+    played with random legal actions (drawn from ``seed``) to its end or ``max_steps`` actions:
+
+    - ``replay(rules, deal, [])`` is the start; ``legal_actions()`` is a nonempty list of ints until
+      ``done`` (a bool) and empty after; ``scores()`` a list of numbers, one a seat, at every step;
+    - ``copy()`` gives an independent state: each legal action ``apply``-ed to a copy works and leaves
+      the original as it was;
+    - ``replay(rules, deal, plan)`` of the actions played reaches the same state (the contract's
+      answers and every attribute that compares by content), and an illegal action in a plan raises.
+
+    ``replay`` defaults to the ``replay`` of the module that defines ``type(rules)`` (the engine's own).
+    Returns the number of actions played; a failure is a ``ContractError`` naming the step."""
+    if replay is None:
+        replay = getattr(importlib.import_module(type(rules).__module__), "replay", None)
+        if replay is None:
+            raise TypeError(f"{type(rules).__module__} has no replay(rules, deal, plan)")
+    check = _Check("engine", type(rules).__name__, {"rules": rules, "deal": deal})
+    rng = np.random.default_rng(seed)
+    with check.running("replay(rules, deal, [])"):
+        state = replay(rules, deal, [])
+    plan: list[int] = []
+    while True:
+        step = len(plan)
+        with check.running("the contract's answers", seed, step):
+            legal, scores, done = state.legal_actions(), state.scores(), state.done
+        if not isinstance(done, bool):
+            check.fail(f"done is {_brief(done)}, not a bool", seed, step)
+        if not isinstance(scores, list) or not scores or not all(
+            isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores
+        ):
+            check.fail(f"scores() is {_brief(scores)}, not a list of numbers", seed, step)
+        if not isinstance(legal, list) or not all(isinstance(a, int) for a in legal):
+            check.fail(f"legal_actions() is {_brief(legal)}, not a list of ints", seed, step)
+        if done != (not legal):
+            check.fail(f"done is {done} with legal actions {_brief(legal)}", seed, step)
+        if done or step >= max_steps:
+            break
+        before = _engine_state(state)
+        for action in legal:
+            with check.running(f"apply({action}) on a copy", seed, step):
+                state.copy().apply(action)
+            if not _same(_engine_state(state), before):
+                check.fail(f"apply({action}) on a copy changed the original", seed, step)
+        if step % 64 == 0:  # a replay costs the whole plan: now and then is enough
+            _refuses_illegal(check, replay, rules, deal, plan, legal, seed)
+        action = int(rng.choice(legal))
+        with check.running(f"apply({action})", seed, step):
+            state.apply(action)
+        plan.append(action)
+    with check.running("replay(rules, deal, plan)", seed, len(plan)):
+        again = replay(rules, deal, plan)
+    if not _same(_engine_state(again), _engine_state(state)):
+        mine, theirs = _engine_state(state), _engine_state(again)
+        key = next(k for k in mine.keys() | theirs.keys() if not _same(mine.get(k), theirs.get(k)))
+        check.fail(f"replay of the {len(plan)} actions played differs in {key}: "
+                   f"{_values(theirs.get(key), mine.get(key))}", seed, len(plan))
+    return len(plan)
 
 
 def check_environment(

@@ -21,6 +21,7 @@ from gymnasium import spaces
 import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym import testing
 from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace, TabletopEnv
+from tabletop_gym.envs.dominion.rules import DominionRules, DominionState
 
 ROOT = str(Path(__file__).resolve().parents[1])
 
@@ -113,6 +114,54 @@ def test_oracle_plans_replay_in_the_environment(env_id: str) -> None:
         assert testing.shipped_suites(env_id) == []
         return
     assert testing.check_plans_replay(env_id, every_seat=PLANS[env_id] == "every_seat") >= 2
+
+
+# -- the engine contract: each engine's state and replay (tabletop_gym.testing.check_engine) -------
+
+# Rules and a deal of each engine, small enough to play to the end quickly.
+ENGINES: list[tuple[Any, Any]] = [
+    (DominionRules(), "5"),  # the solitaire benchmark: treasure game, 4 Provinces
+    (DominionRules(1, "first-game", 1, 12), 7),  # every card's choices, cut at 12 turns
+    (DominionRules(3, "first-game", None, 5), "11"),  # three players: Militia's victims, Moat
+]
+
+
+@pytest.mark.parametrize(
+    "rules, deal", ENGINES, ids=[f"{type(r).__name__}-{i}" for i, (r, _) in enumerate(ENGINES)]
+)
+def test_engine_keeps_the_contract(rules: Any, deal: Any) -> None:
+    assert testing.check_engine(rules, deal) > 10
+
+
+class _SharedCopy(DominionState):
+    def copy(self) -> DominionState:
+        return self  # not a copy: what is applied to it happens to the original
+
+
+def _replay_with(cls: type, skip_illegal: bool = False, drop_last: bool = False) -> Any:
+    def replay(rules: DominionRules, deal: Any, plan: list[int]) -> DominionState:
+        state = cls(rules.players, rules.kingdom, deal, rules.target, rules.turn_limit)
+        for i, action in enumerate(plan):
+            legal = action in state.legal_actions()
+            if (skip_illegal and not legal) or (drop_last and legal and i == len(plan) - 1):
+                continue
+            state.apply(action)
+        return state
+
+    return replay
+
+
+@pytest.mark.parametrize(
+    ("replay", "message"),
+    [
+        (_replay_with(_SharedCopy), "on a copy changed the original"),
+        (_replay_with(DominionState, skip_illegal=True), "illegal action [0-9]+ did not raise"),
+        (_replay_with(DominionState, drop_last=True), "replay of the [0-9]+ actions played differs"),
+    ],
+)
+def test_engine_check_fails_where_the_contract_is_broken(replay: Any, message: str) -> None:
+    with pytest.raises(testing.ContractError, match=message):
+        testing.check_engine(DominionRules(), "5", replay=replay)
 
 
 # -- the kit's own tests: a tiny game, and broken copies of it -------------------------------------

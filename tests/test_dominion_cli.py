@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
@@ -40,12 +41,8 @@ def test_spec_oracle_and_figures(tmp_path):
     spec = get_game("dominion")
     assert spec.env_id == "tabletop/DominionSolitaire-v0"
 
-    class Args:
-        target = 2
-        cache = str(tmp_path)
-        oracle_time_limit = 60.0
-
-    result = spec.oracle("5", Args())
+    args = argparse.Namespace(target=2, cache=str(tmp_path), oracle_time_limit=60.0)
+    result = spec.oracle("5", spec.read(args))
     assert isinstance(result, OracleResult) and result.optimal
     figures = spec.figures([result.score, result.score - 2], [result, result], [{}, {}])
     assert figures["mean_extra_turns"] == pytest.approx(1.0)
@@ -141,8 +138,8 @@ def test_valid_edge_values_are_taken_as_given():
                               "--money-reward", "0"])
     assert (args.target, args.province_reward, args.money_reward) == (8, 0.0, 0.0)
     spec = get_game("dominion")
-    assert spec.env_kwargs(args)["target"] == 8  # never replaced by the default 4
-    assert spec.env_kwargs(args)["money_reward"] == 0.0
+    assert spec.env_kwargs(spec.read(args))["target"] == 8  # never replaced by the default 4
+    assert spec.env_kwargs(spec.read(args))["money_reward"] == 0.0
     args = parser.parse_args(["play", "dominion", "--seed", "0", "--target", "1"])
     assert args.seed == 0 and args.target == 1
     args = parser.parse_args(["tournament", "dominion", "--players", "big-money", "--games", "1"])
@@ -156,9 +153,9 @@ def test_kingdom_defaults_follow_the_game():
     versus = parser.parse_args(["evaluate", "dominion", "--agent", "greedy", "--opponents", "big-money"])
     treasure_versus = parser.parse_args(["evaluate", "dominion", "--agent", "greedy", "--opponents",
                                          "big-money", "--kingdom", ""])
-    assert spec.env_kwargs(solitaire)["kingdom"] == ""
-    assert spec.env_kwargs(versus)["kingdom"] == "first-game"
-    assert spec.env_kwargs(treasure_versus)["kingdom"] == ""  # "" is a choice, not a missing value
+    assert spec.env_kwargs(spec.read(solitaire))["kingdom"] == ""
+    assert spec.env_kwargs(spec.read(versus))["kingdom"] == "first-game"
+    assert spec.env_kwargs(spec.read(treasure_versus))["kingdom"] == ""  # "" is a choice, not a missing value
 
 
 @pytest.mark.parametrize("deal", ["²", "-3", "1" * 100_000, "18446744073709551616"])
@@ -195,3 +192,29 @@ def test_evaluate_the_oracle_where_it_cannot_serve_is_a_one_line_error(tmp_path,
     assert code != 0
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and "oracle" in lines[0] and "Traceback" not in err
+
+
+def test_settings_are_read_by_field_name_from_a_command_or_a_suite():
+    from tabletop_gym.envs.dominion.rules import DominionRules
+    from tabletop_gym.oracles.dominion import DominionLimits
+
+    spec = get_game("dominion")
+    stored = spec.read({"oracle_work_limit": 3_000_000})  # the dominion suite's settings
+    assert stored.rules == DominionRules() and stored.limits == DominionLimits()
+    assert stored.opponents == () and stored.cache is None
+    assert spec.environment(stored) == (spec.env_id, {"target": 4, "kingdom": "", "province_reward": 0.0,
+                                                      "money_reward": 0.0})
+    versus = spec.read(build_parser().parse_args(["evaluate", "dominion", "--agent", "greedy",
+                                                  "--opponents", "big-money,random"]))
+    assert versus.rules == DominionRules(3, "first-game", None)
+    assert spec.environment(versus) == ("tabletop/Dominion-v0", {"opponents": ["big-money", "random"],
+                                                                  "kingdom": "first-game"})
+    assert spec.oracle("5", versus) is None  # evaluate scores the versus game by win rate
+    play = spec.read(build_parser().parse_args(["play", "dominion"]))
+    assert play.limits.oracle_work_limit == DominionLimits.oracle_work_limit // 4  # play answers quickly
+    with pytest.raises(ValueError, match="--target sets the"):
+        spec.read({"opponents": "big-money", "target": 3})
+    with pytest.raises(ValueError, match="oracle_time_limit"):
+        DominionLimits(oracle_time_limit=float("nan"))
+    with pytest.raises(ValueError, match="oracle_work_limit"):
+        DominionLimits(oracle_work_limit=0)

@@ -208,3 +208,33 @@ def test_the_environment_module_does_not_import_the_agents_at_load():
     modules = [node.module or "" for node in top_level if isinstance(node, ast.ImportFrom)]
     modules += [alias.name for node in top_level if isinstance(node, ast.Import) for alias in node.names]
     assert not [m for m in modules if m.startswith("tabletop_gym.agents")]
+
+
+def test_score_plan_is_the_score_the_environment_gives_the_plan():
+    from tabletop_gym.envs.dominion.env import score_plan
+
+    kwargs = {"target": 2, "kingdom": "smithy", "province_reward": 1.0}
+    env = DominionSolitaireEnv(**kwargs)
+    obs, info = env.reset(seed=3)
+    bot, plan = SmithyBigMoney(), []
+    done = False
+    while not done:
+        plan.append(bot.act(obs, info))
+        obs, _, terminated, truncated, info = env.step(plan[-1])
+        done = terminated or truncated
+    assert score_plan(info["deal"], plan, **kwargs) == info["score"] < 0
+    assert score_plan(int(info["deal"]), plan, **kwargs) == info["score"]  # the parsed deal too
+    with pytest.raises(ValueError, match="stops before the episode ends"):
+        score_plan(info["deal"], plan[:-1], **kwargs)
+    with pytest.raises(IllegalActionError):
+        score_plan(info["deal"], [R.PROVINCE, *plan], **kwargs)
+    with pytest.raises(TypeError):
+        score_plan(info["deal"], plan, opponents="big-money")  # the game against bots has no plans
+    # A game cut off at the turn limit scores as the environment says: minus the limit.
+    cut = DominionSolitaireEnv(target=2, turn_limit=3)
+    cut.reset(options={"deal": info["deal"]})
+    passes = []
+    while not cut.state.done:
+        passes.append(R.PASS)
+        *_, cut_info = cut.step(R.PASS)
+    assert score_plan(info["deal"], passes, target=2, turn_limit=3) == cut_info["score"] == -3

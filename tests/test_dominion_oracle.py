@@ -20,7 +20,7 @@ def brute_force_turns(seed: int, target: int, max_turns: int = 30) -> int:
         for state in level:
             for action in state.legal_actions():
                 child = state.copy()
-                child.step(action)
+                child.apply(action)
                 if child.done:
                     return turn
                 key = (tuple(child.draw[0]), tuple(child.discard[0]),

@@ -28,7 +28,7 @@ def brute_force_turns(seed: int, target: int, kingdom: str, max_turns: int = 20)
             state = stack.pop()
             for action in state.legal_actions():
                 child = state.copy()
-                child.step(action)
+                child.apply(action)
                 if child.done:
                     return turn
                 key = _key(child)
@@ -79,7 +79,7 @@ def _turn_starts(seed: int, plan, target: int, kingdom: tuple[int, ...], search:
     positions = [position()]
     for action in plan:
         turns = state.turns[0]
-        state.step(action)
+        state.apply(action)
         if state.turns[0] > turns and not state.done:
             positions.append(position())
     return positions
@@ -176,7 +176,7 @@ def test_remodel_gains_a_province_from_a_gold_in_the_model_as_in_the_engine():
     state.hand[0][R.REMODEL], state.hand[0][R.GOLD], state.hand[0][R.COPPER] = 1, 1, 3
     state._start_turn()
     for action in (R.REMODEL, R.GOLD, R.PROVINCE):
-        state.step(action)
+        state.apply(action)
     assert state.owned[0][R.PROVINCE] == 1 and state.trash[R.GOLD] == 1
 
 

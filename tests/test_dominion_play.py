@@ -145,7 +145,7 @@ def test_narration_tells_actions_buys_and_discards_from_the_engine_record():
     views = [PlayerView(state, p) for p in range(2)]
     lines: list[str] = []
     while not state.done and sum(state.turns) < 30:
-        state.step(bots[state.decider].choose(views[state.decider]))
+        state.apply(bots[state.decider].choose(views[state.decider]))
         lines += narrator.news(state)
     assert lines and all(line.startswith("bot 1 (militia)") for line in lines)
     assert any("plays Militia" in line for line in lines)

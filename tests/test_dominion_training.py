@@ -33,7 +33,7 @@ def test_train_a_few_hundred_steps_then_evaluate_the_saved_model(tmp_path):
                       progress=False)
     for entry in report["agents"].values():
         assert len(entry["scores"]) == 2 and entry["all_bounds_optimal"]
-        bounds = [spec.oracle(deal, args).bound for deal in entry["deals"]]
+        bounds = [spec.oracle(deal, spec.read(args)).bound for deal in entry["deals"]]
         # Minus turns: no play beats the oracle's fewest turns on its seed.
         assert all(s <= b for s, b in zip(entry["scores"], bounds, strict=True))
         assert 0 < entry["mean_ratio"] <= 1 and entry["mean_turns"] >= entry["mean_fewest_turns"]

@@ -81,7 +81,7 @@ def play_game(
     """Play one game to its end, bot ``i`` in seat ``i``; returns the final state."""
     state = DominionState(len(bots), kingdom, seed, target, turn_limit)
     views = [PlayerView(state, p) for p in range(len(bots))]
-    step = state.step
+    step = state.apply
     while state.decision != rules.GAME_OVER:
         p = state.decider
         step(bots[p].choose(views[p]))

@@ -74,12 +74,9 @@ def _replay_war(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float
 
 
 def _replay_dominion(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
-    from tabletop_gym.oracles.dominion import replay_turns
+    from tabletop_gym.envs.dominion.env import score_plan
 
-    try:
-        return float(-replay_turns(deal, plan, kwargs["target"], kwargs.get("kingdom", "")))
-    except AssertionError as error:  # replay_turns says so when the plan falls short of the target
-        raise ValueError(str(error)) from None
+    return score_plan(deal, plan, **kwargs)
 
 
 def _replay_nmbr9(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:

@@ -55,6 +55,10 @@ _DOC_SPACES = """
 """
 
 
+SOLITAIRE_TURN_LIMIT = 60  # the solitaire episode's truncation, in turns
+VERSUS_TURN_LIMIT = 100  # the game against bots': turns per player
+
+
 def deal_of_seed(seed: int) -> str:
     """The deal that ``reset(seed=seed)`` plays in either Dominion environment (the episode seed of
     the randomness model, which ``reset(options={"deal": ...})`` and the oracle take): the command
@@ -216,7 +220,7 @@ class DominionEnv(_DominionBase):
     """
 
     def __init__(self, opponents: str | Agent | Sequence[str | Agent] = "big-money", kingdom: Any = None,
-                 seat: int = 0, vp_shaping: float = 0.0, turn_limit: int = 100,
+                 seat: int = 0, vp_shaping: float = 0.0, turn_limit: int = VERSUS_TURN_LIMIT,
                  render_mode: str | None = None, reveal_deal: bool = False) -> None:
         single = isinstance(opponents, (str, DominionBot)) or _is_agent(opponents)
         names = [opponents] if single else list(opponents)
@@ -248,7 +252,7 @@ class DominionEnv(_DominionBase):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         a = self._check_action(action)
         state = self.state
-        state.step(a)
+        state.apply(a)
         self._play_bots()
         reward = 0.0
         if self.vp_shaping:
@@ -272,17 +276,17 @@ class DominionEnv(_DominionBase):
             p = state.decider
             player = self._bots[p]
             if isinstance(player, DominionBot):
-                state.step(player.choose(self._views[p]))
+                state.apply(player.choose(self._views[p]))
             else:
                 # What an agent in seat p would get from the environment: its observation and mask
                 # (the engine refuses an illegal answer, naming the legal ones).
                 mask = state.action_mask().astype(np.int8)
                 action = player.act(observe(state, p), {"action_mask": mask})
-                state.step(action.item() if isinstance(action, np.ndarray) and action.ndim == 0 else action)
+                state.apply(action.item() if isinstance(action, np.ndarray) and action.ndim == 0 else action)
 
     def _vp_margin(self) -> int:
-        s = self.state.scores()
-        return s[self.seat] - max(v for p, v in enumerate(s) if p != self.seat)
+        state = self.state
+        return state.vp(self.seat) - max(state.vp(p) for p in range(state.num_players) if p != self.seat)
 
     def _info(self) -> dict[str, Any]:
         info = super()._info()
@@ -349,7 +353,8 @@ class DominionSolitaireEnv(_DominionBase):
     # The training aids: they shape the reward, never the deals or `info["score"]`.
     PRESENTATION_OPTIONS = TabletopEnv.PRESENTATION_OPTIONS | {"province_reward", "money_reward"}
 
-    def __init__(self, kingdom: Any = "", target: int = R.DEFAULT_TARGET, turn_limit: int = 60,
+    def __init__(self, kingdom: Any = R.DominionRules.kingdom, target: int = R.DominionRules.target,
+                 turn_limit: int = SOLITAIRE_TURN_LIMIT,
                  province_reward: float = 0.0, money_reward: float = 0.0,
                  render_mode: str | None = None, reveal_deal: bool = False) -> None:
         super().__init__(1, kingdom, render_mode, turn_limit, check_int("target", target, 1, R.MAX_TARGET),
@@ -371,7 +376,7 @@ class DominionSolitaireEnv(_DominionBase):
         state = self.state
         before, provinces = state.turns[0], state.owned[0][R.PROVINCE]
         density = self._density() if self.money_reward else 0.0
-        state.step(a)
+        state.apply(a)
         reward = -float(state.turns[0] - before)
         if self.province_reward:
             reward += self.province_reward * (state.owned[0][R.PROVINCE] - provinces)
@@ -387,6 +392,29 @@ class DominionSolitaireEnv(_DominionBase):
     def _info(self) -> dict[str, Any]:
         info = super()._info()
         state = self.state
-        info["score"] = -(self.turn_limit if state.unreachable else state.turns[0])
+        info["score"] = _solitaire_score(state)
         info["provinces"] = self.state.owned[0][R.PROVINCE]
         return info
+
+    @property
+    def rules(self) -> R.DominionRules:
+        """The rules of this environment's games (the kingdom as card ids)."""
+        return R.DominionRules(1, self.kingdom, self.target, self.turn_limit)
+
+
+def _solitaire_score(state: R.DominionState) -> int:
+    """Minus the turns taken; minus the turn limit once the target is unreachable (ending a game
+    that way must never pay)."""
+    return -(state.turn_limit if state.unreachable else state.turns[0])
+
+
+def score_plan(deal: str | int, plan: Sequence[Any], **env_kwargs: Any) -> float:
+    """The episode score (``info["score"]`` at the end) that the solitaire environment made with
+    ``env_kwargs`` gives a play of ``plan`` on ``deal``, replayed through the engine: how suites and
+    batch results confirm an oracle's plan. Raises ``ValueError`` on an illegal action or a plan
+    that stops before the episode ends."""
+    rules = DominionSolitaireEnv(**env_kwargs).rules  # the environment's defaults and checks
+    state = R.replay(rules, deal, plan)
+    if not state.done:
+        raise ValueError("the plan stops before the episode ends")
+    return float(_solitaire_score(state))

@@ -10,7 +10,7 @@ id, since their order never matters; only the draw pile is an ordered list (its 
 Every decision, whether a phase asks it (which Action to play, what to buy) or a card does (Cellar's
 discards, Militia's victims, Moat, Mine, Remodel, Workshop), goes through one interface:
 ``state.decision`` (its kind), ``state.decider`` (the player who answers), ``state.legal_actions()``
-and ``state.step(action)``. An action is a card id ("choose a card of this type": play it, buy it,
+and ``state.apply(action)``. An action is a card id ("choose a card of this type": play it, buy it,
 discard it, trash it, gain it, reveal it) or ``PASS`` ("done": stop playing Actions, end the buy
 phase, stop discarding to Cellar, do not reveal Moat, trash nothing with Mine). Decisions with a
 single possible answer that is not a real choice are skipped: the action phase with no Action card
@@ -20,11 +20,14 @@ Treasures are played automatically at the start of the buy phase (never worse wi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, check_int, quote_input
+from tabletop_gym.settings import option
 
 # --- cards -----------------------------------------------------------------------------------------
 CARD_NAMES = (
@@ -153,6 +156,45 @@ def supply_sizes(num_players: int, kingdom: Sequence[int] = FIRST_GAME) -> list[
     for card in kingdom:
         sizes[card] = 10
     return sizes
+
+
+@dataclasses.dataclass(frozen=True)
+class DominionRules:
+    """What a game is, besides its deal (the seed): the players, the kingdom, the solitaire Province
+    target and the turn limit. The defaults are the solitaire benchmark (one player, the treasure and
+    victory supply, 4 Provinces, no turn limit); a game of 2-4 players has no target (``target=None``)
+    and ends as Dominion does.
+
+    ``kingdom`` is kept as given (names separated by commas, ``"first-game"``, ``""`` for none, or a
+    sequence of card names or ids), so that settings read back as they were written; ``cards`` is
+    the sorted card ids it names. Every value is checked here, with the parameter named."""
+
+    players: int = 1
+    kingdom: str | tuple[int | str, ...] | None = ""
+    target: int | None = option(
+        DEFAULT_TARGET, f"solitaire: Provinces to own, 1-{MAX_TARGET}", low=1, high=MAX_TARGET
+    )
+    turn_limit: int | None = None
+
+    def __post_init__(self) -> None:
+        players = check_int("players", self.players, 1, MAX_PLAYERS)
+        kingdom = self.kingdom
+        if kingdom is not None and not isinstance(kingdom, str):
+            kingdom = tuple(kingdom)  # a list would make the rules unhashable
+        parse_kingdom(kingdom)
+        target = check_int("target", self.target, 1, MAX_TARGET, optional=True)
+        if players == 1 and target is None:
+            target = DEFAULT_TARGET
+        if target is not None and players != 1:
+            raise ValueError("a Province target is for the solitaire game (num_players=1) only")
+        for name, value in (("players", players), ("kingdom", kingdom), ("target", target),
+                            ("turn_limit", check_int("turn_limit", self.turn_limit, 1, optional=True))):
+            object.__setattr__(self, name, value)
+
+    @property
+    def cards(self) -> tuple[int, ...]:
+        """The kingdom cards as sorted ids."""
+        return parse_kingdom(self.kingdom)
 
 
 # --- randomness model ------------------------------------------------------------------------------
@@ -401,8 +443,10 @@ class DominionState:
     def is_legal(self, action: int) -> bool:
         return action in self.legal_actions()
 
-    def step(self, action: int) -> None:
-        """Answer the current decision with ``action`` (a card id or ``PASS``)."""
+    def apply(self, action: int) -> None:
+        """Answer the current decision with ``action`` (a card id or ``PASS``); returns nothing (the
+        state changes in place). An illegal action raises ``IllegalActionError`` naming the legal
+        ones; a finished game raises ``GameOverError``."""
         d = self.decision
         if d == GAME_OVER:
             raise GameOverError("the game is over")
@@ -597,6 +641,16 @@ class DominionState:
         else:
             self._next_victim()
 
+    @classmethod
+    def start(cls, rules: DominionRules, deal: int | str) -> DominionState:
+        """The position at the start of the game of ``rules`` dealt by ``deal`` (the seed)."""
+        return cls(rules.players, rules.kingdom, deal, rules.target, rules.turn_limit)
+
+    @property
+    def rules(self) -> DominionRules:
+        """The rules this game is played by (the kingdom as card ids)."""
+        return DominionRules(self.num_players, self.kingdom, self.target, self.turn_limit)
+
     def copy(self) -> DominionState:
         """An independent copy of the position (for search and tests)."""
         other = DominionState.__new__(DominionState)
@@ -611,17 +665,19 @@ class DominionState:
         owned = self.owned[p]
         return owned[ESTATE] + 3 * owned[DUCHY] + 6 * owned[PROVINCE] - owned[CURSE]
 
-    def scores(self) -> list[int]:
-        return [self.vp(p) for p in range(self.num_players)]
+    def scores(self) -> list[float]:
+        """Each player's victory points so far, as the game counts them (the engine contract's score;
+        the winner is decided by these and the tie-break on turns, ``winners``)."""
+        return [float(self.vp(p)) for p in range(self.num_players)]
 
     def vp_level(self) -> bool:
         """True when the leaders are level on VP (before the tie-break on turns)."""
-        s = self.scores()
+        s = [self.vp(p) for p in range(self.num_players)]
         return s.count(max(s)) > 1
 
     def winners(self) -> list[int]:
         """Most VP; among those tied, the fewest turns; the rest share the victory."""
-        s = self.scores()
+        s = [self.vp(p) for p in range(self.num_players)]
         best = max(s)
         tied = [p for p in range(self.num_players) if s[p] == best]
         fewest = min(self.turns[p] for p in tied)
@@ -669,11 +725,11 @@ def action_name(action: int) -> str:
     return "pass" if action == PASS else CARD_NAMES[action]
 
 
-def replay(plan: Iterable[int], seed: int | str = 0, num_players: int = 1,
-           kingdom: str | Iterable[int | str] | None = (), target: int | None = None,
-           turn_limit: int | None = None) -> DominionState:
-    """Answer every decision with the plan's actions in order; raises on an illegal one."""
-    state = DominionState(num_players, kingdom, seed, target, turn_limit)
+def replay(rules: DominionRules, deal: int | str, plan: Iterable[Any]) -> DominionState:
+    """The game of ``rules`` dealt by ``deal`` (the seed, as a deal string or an integer) after
+    answering every decision with the plan's actions in order; raises ``IllegalActionError`` on an
+    illegal one (``GameOverError`` on one past the end)."""
+    state = DominionState.start(rules, deal)
     for action in plan:
-        state.step(action)
+        state.apply(action)
     return state

@@ -55,10 +55,11 @@ Scores follow the package convention (higher is better, ``bound`` an upper bound
 The code, one module per part: ``treasure`` (the treasure game's search), ``kingdom`` (the search
 with kingdom cards: its model of a turn and its iteration), ``bounds`` (the kingdom search's lower
 bound, from what the engine's tables say each card can do), ``plans`` (the bots' and the beams'
-plans), ``oracle`` (``solve``: the searches seeded by the plans, results replayed, the cache) and
-``common`` (what they share). What each card does is read from the engine (``rules.PLUS_CARDS``,
-``rules.PLUS_ACTIONS``, ``rules.PLUS_BUYS``, ``rules.PLUS_COINS``, ``rules.COINS``, ...), never
-written here a second time.
+plans), ``oracle`` (``solve``: the searches seeded by the plans, results replayed, the cache),
+``limits`` (``DominionLimits``: the work and wall-clock time a deal may take, as the command line
+offers them) and ``common`` (what they share). What each card does is read from the engine
+(``rules.PLUS_CARDS``, ``rules.PLUS_ACTIONS``, ``rules.PLUS_BUYS``, ``rules.PLUS_COINS``,
+``rules.COINS``, ...), never written here a second time.
 """
 
 from tabletop_gym.oracles.dominion.common import (
@@ -70,6 +71,7 @@ from tabletop_gym.oracles.dominion.common import (
     replay_turns,
 )
 from tabletop_gym.oracles.dominion.kingdom import _KingdomSearch
+from tabletop_gym.oracles.dominion.limits import DominionLimits
 from tabletop_gym.oracles.dominion.oracle import (
     _seed_plans,
     _solve_kingdom,
@@ -82,7 +84,7 @@ from tabletop_gym.oracles.dominion.plans import beam_plan
 
 # The package's API as the single module had it (tests reach some private helpers through it too).
 __all__ = [
-    "DEFAULT_WORK_LIMIT", "GAME", "SUPPORTED_KINGDOM", "Plan",
+    "DEFAULT_WORK_LIMIT", "GAME", "SUPPORTED_KINGDOM", "DominionLimits", "Plan",
     "beam_plan", "cache_variant", "check", "oracle_kingdom", "replay_turns", "solve", "solve_cached",
     "_KingdomSearch", "_seed_plans", "_solve_kingdom",
 ]  # fmt: skip

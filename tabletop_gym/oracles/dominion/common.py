@@ -18,6 +18,8 @@ SUPPORTED_KINGDOM = R.KINGDOM_CARDS
 # machine, so the default is about a minute. Counting work instead of seconds gives the same answer on
 # every machine.
 DEFAULT_WORK_LIMIT = 3_000_000
+MAX_WORK_LIMIT = 10**12  # the most work a command line may ask for: weeks of search, more is a typo
+MAX_TIME_LIMIT = 86_400.0  # a day: a longer wall-clock limit is a typo, not a request
 PROVINCE_COINS = R.COST[R.PROVINCE]  # the coins a Province costs: what a turn must make to buy one
 # What each Treasure makes (the engine's table, as constants for the searches' hot paths).
 COPPER_COINS, SILVER_COINS, GOLD_COINS = (R.COINS[t] for t in R.TREASURES)
@@ -33,7 +35,7 @@ def oracle_kingdom(kingdom: Any) -> tuple[int, ...]:
 
 def replay_turns(seed: int | str, plan: Any, target: int = R.DEFAULT_TARGET, kingdom: Any = ()) -> int:
     """Replay a plan through the engine; the turns it takes to own the target (raises if it fails)."""
-    state = R.replay(plan, seed, 1, R.parse_kingdom(kingdom), target=target)
+    state = R.replay(R.DominionRules(1, R.parse_kingdom(kingdom), target), seed, plan)
     if not state.done or state.unreachable or state.owned[0][R.PROVINCE] < target:
         raise AssertionError(f"the plan does not reach {target} Provinces on seed {seed}")
     return state.turns[0]

@@ -13,11 +13,12 @@ final infos (``result``) when given them.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -28,14 +29,24 @@ import numpy as np
 import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.dominion import BOTS, BigMoney, make_bot, solitaire_turns, tournament, wilson
-from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
+from tabletop_gym.core import (
+    InvalidDealError,
+    OracleCache,
+    OracleResult,
+    atomic_write_text,
+    check_float,
+    quote_input,
+)
 from tabletop_gym.envs.dominion import ENV_ID as VERSUS_ENV_ID
 from tabletop_gym.envs.dominion import SOLITAIRE_ENV_ID as ENV_ID
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.env import deal_of_seed
+from tabletop_gym.envs.dominion.rules import DominionRules
 from tabletop_gym.oracles import dominion as oracle
+from tabletop_gym.oracles.dominion import DominionLimits
+from tabletop_gym.settings import options_of
 from tabletop_gym.suites.definitions import SuiteDefinition
-from tabletop_gym.training.arguments import MAX_WORK_LIMIT, float_arg, int_arg, nonempty, path_arg, seed_arg
+from tabletop_gym.training.arguments import add_options, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import Baseline, GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
@@ -45,74 +56,108 @@ SEED_PAIRINGS = (
     ("just-buy-money", "buy-money-and-duchy"),
     ("just-buy-money", "buy-money-and-duchy-and-estate"),
 )
-# The oracle's limits are work (its search nodes), not seconds, so every machine gets the same answer;
-# a wall-clock limit is available, off by default.
-ORACLE_WORK = oracle.DEFAULT_WORK_LIMIT  # about a minute a deal (solve, evaluate, demo, bench)
-PLAY_ORACLE_WORK = oracle.DEFAULT_WORK_LIMIT // 4  # at the end of ``play`` the comparison must come quickly
+# The oracle's limits (``DominionLimits``) are work, its search nodes, not seconds, so every machine
+# gets the same answer: about a minute a deal by default (solve, evaluate, demo, bench); at the end of
+# ``play`` the comparison must come quickly.
+PLAY_ORACLE_WORK = DominionLimits.oracle_work_limit // 4
 MAX_REWARD_WEIGHT = 1000.0  # a shaping weight past this swamps the -1 a turn it shapes: a typo
+# The training aids' weights where train and demo are not told otherwise (every other command plays
+# the plain environment, without them): a random start rarely reaches the target, so -1 a turn alone
+# is flat.
+TRAIN_PROVINCE_REWARD = 1.0
+TRAIN_MONEY_REWARD = 3.0
 # The demo: 2 Provinces in the treasure game, which the oracle proves in well under a second a deal
 # (median about 0.05 s, at most 0.3 s over deals 0-7 on a busy 2-core machine). 100,000 steps train
 # in about a minute there, enough for the agent to reach big money's turns (it does by 60,000).
 DEMO = {"steps": 100_000, "episodes": 100, "target": 2}
 
 
-def _target(args: argparse.Namespace) -> int:
-    return getattr(args, "target", R.DEFAULT_TARGET)
+@dataclasses.dataclass(frozen=True)
+class DominionSettings:
+    """What Dominion's commands need, built once from the command line (``SPEC.read``).
+
+    ``rules``: the game played, the solitaire benchmark (one player, ``target`` Provinces) or, with
+    ``opponents`` (bot names), the game against them (one player more than bots, no target).
+    ``limits``: the oracle's. ``province_reward`` and ``money_reward``: the solitaire environment's
+    training aids (none outside ``train`` and ``demo``). ``cache``: the oracle cache folder (None:
+    the default one)."""
+
+    rules: DominionRules = DominionRules()
+    limits: DominionLimits = DominionLimits()
+    opponents: tuple[str, ...] = ()
+    province_reward: float = 0.0
+    money_reward: float = 0.0
+    cache: Path | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("province_reward", "money_reward"):
+            object.__setattr__(self, name, check_float(name, getattr(self, name), 0, MAX_REWARD_WEIGHT))
+        if self.rules.players != len(self.opponents) + 1:
+            raise ValueError(f"{len(self.opponents)} bots make a game of {len(self.opponents) + 1} players, "
+                             f"not {self.rules.players}")
 
 
-def _opponents(args: argparse.Namespace) -> list[str]:
-    """The bots of the versus game; none means the solitaire game."""
-    text = getattr(args, "opponents", None)
+def _bot_list(text: Any) -> tuple[str, ...]:
+    """The bots of the versus game, from ``--opponents`` text or a sequence; none means solitaire."""
     if text is None:
-        return []
-    return [o.strip() for o in text.split(",") if o.strip()] if isinstance(text, str) else list(text)
+        return ()
+    return tuple(o.strip() for o in text.split(",") if o.strip()) if isinstance(text, str) else tuple(text)
 
 
-def _kingdom(args: argparse.Namespace) -> str:
-    """The kingdom of the command line; without ``--kingdom``, none in solitaire (the oracle's
-    treasure game) and the first-game set against bots."""
-    kingdom = getattr(args, "kingdom", None)
-    if kingdom is None:
-        return "first-game" if _opponents(args) else ""
-    return kingdom
+def _named(cls: type, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values that name a field of ``cls`` (a command's other options are not its business)."""
+    names = {f.name for f in dataclasses.fields(cls) if f.init}
+    return {k: v for k, v in values.items() if k in names}
 
 
-def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
-    cache_dir = getattr(args, "cache", None)
-    return oracle.solve_cached(deal, _target(args), OracleCache(cache_dir) if cache_dir is not None else None,
-                               time_limit=getattr(args, "oracle_time_limit", None), kingdom=_kingdom(args),
-                               work_limit=getattr(args, "oracle_work_limit", ORACLE_WORK))
-
-
-def _env_id(args: argparse.Namespace) -> str:
-    return VERSUS_ENV_ID if _opponents(args) else ENV_ID
-
-
-def _oracle(deal: str, args: argparse.Namespace) -> OracleResult | None:
-    """The solitaire oracle; None (no optimum column) in the versus game, which evaluate scores by
-    win rate instead."""
-    if _opponents(args):
-        return None
-    return _solve(deal, args)
-
-
-def _check_versus(args: argparse.Namespace) -> None:
-    """The Province target belongs to the solitaire game: against bots it would be ignored."""
-    if _opponents(args) and getattr(args, "target", R.DEFAULT_TARGET) != R.DEFAULT_TARGET:
+def _settings(values: Mapping[str, Any]) -> DominionSettings:
+    """The settings from values by field name (a command's parsed arguments, a suite's settings).
+    Without a kingdom, the solitaire game has none (the oracle's treasure game) and the game against
+    bots the first-game set. The Province target belongs to the solitaire game: against bots it would
+    be ignored, so a target other than the default is refused there."""
+    opponents = _bot_list(values.get("opponents"))
+    target = values.get("target", DominionRules.target)
+    if opponents and target != DominionRules.target:
         raise ValueError(
             "--target sets the solitaire game's Provinces; against bots (--opponents) the game ends as "
             "Dominion's does (the Provinces or three piles gone): give one of them"
         )
+    kingdom = values.get("kingdom")
+    if kingdom is None:
+        kingdom = "first-game" if opponents else DominionRules.kingdom
+    rules = DominionRules(1 + len(opponents), kingdom, None if opponents else target)
+    cache = values.get("cache")
+    aids = {k: values[k] for k in ("province_reward", "money_reward") if k in values}
+    return DominionSettings(rules, DominionLimits(**_named(DominionLimits, values)), opponents,
+                            cache=None if cache is None else Path(cache), **aids)
 
 
-def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    _check_versus(args)
-    if _opponents(args):
-        return {"opponents": _opponents(args), "kingdom": _kingdom(args)}
+def _solve(deal: str, settings: DominionSettings) -> OracleResult:
+    rules, limits = settings.rules, settings.limits
+    cache = OracleCache(settings.cache) if settings.cache is not None else None
+    return oracle.solve_cached(deal, rules.target, cache, time_limit=limits.oracle_time_limit,
+                               kingdom=rules.kingdom, work_limit=limits.oracle_work_limit)
+
+
+def _env_id(settings: DominionSettings) -> str:
+    return VERSUS_ENV_ID if settings.opponents else ENV_ID
+
+
+def _oracle(deal: str, settings: DominionSettings) -> OracleResult | None:
+    """The solitaire oracle; None (no optimum column) in the versus game, which evaluate scores by
+    win rate instead."""
+    if settings.opponents:
+        return None
+    return _solve(deal, settings)
+
+
+def _env_kwargs(settings: DominionSettings) -> dict[str, Any]:
+    rules = settings.rules
+    if settings.opponents:
+        return {"opponents": list(settings.opponents), "kingdom": rules.kingdom}
     # The Province reward only shapes training (scores are minus the turns either way).
-    return {"target": _target(args), "kingdom": _kingdom(args),
-            "province_reward": float(getattr(args, "province_reward", 0.0)),
-            "money_reward": float(getattr(args, "money_reward", 0.0))}
+    return {"target": rules.target, "kingdom": rules.kingdom, "province_reward": settings.province_reward,
+            "money_reward": settings.money_reward}
 
 
 def _bot_names(low: int, high: int):
@@ -153,9 +198,7 @@ def _oracle_kingdom_arg(text: str) -> str:
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "play", "evaluate", "train", "demo", "bench"):
-        parser.add_argument("--target", type=int_arg(1, R.MAX_TARGET), default=R.DEFAULT_TARGET,
-                            help=f"solitaire: Provinces to own, 1-{R.MAX_TARGET} "
-                                 f"(default {R.DEFAULT_TARGET})")
+        add_options(parser, DominionRules, only=["target"])
     if command in ("solve", "evaluate", "train", "demo", "play"):
         parser.add_argument("--kingdom", type=_kingdom_arg, default=None,
                             help="kingdom cards, comma-separated (default: none in solitaire, the "
@@ -165,20 +208,21 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                             help=f"1-{R.MAX_PLAYERS - 1} comma-separated bots ({', '.join(BOTS)}): play "
                                  "the versus game against them (default: none, the solitaire game)")
     if command in ("train", "demo"):
-        parser.add_argument("--province-reward", type=float_arg(0, MAX_REWARD_WEIGHT), default=1.0,
-                            help="training reward per Province bought, besides -1 a turn (default 1; "
-                                 "a random start rarely reaches the target, so -1 a turn alone is flat)")
-        parser.add_argument("--money-reward", type=float_arg(0, MAX_REWARD_WEIGHT), default=3.0,
-                            help="training: weight of the money-density shaping (default 3; 0 = none)")
+        parser.add_argument("--province-reward", type=float_arg(0, MAX_REWARD_WEIGHT),
+                            default=TRAIN_PROVINCE_REWARD,
+                            help=f"training reward per Province bought, besides -1 a turn (default "
+                                 f"{TRAIN_PROVINCE_REWARD:g}; a random start rarely reaches the target, so "
+                                 "-1 a turn alone is flat)")
+        parser.add_argument("--money-reward", type=float_arg(0, MAX_REWARD_WEIGHT),
+                            default=TRAIN_MONEY_REWARD,
+                            help=f"training: weight of the money-density shaping (default "
+                                 f"{TRAIN_MONEY_REWARD:g}; 0 = none)")
     if command in ("solve", "evaluate", "demo", "play", "bench"):
-        default = PLAY_ORACLE_WORK if command == "play" else ORACLE_WORK
-        parser.add_argument("--oracle-work-limit", type=int_arg(1, 10**12), default=default,
-                            help=f"the oracle's work per deal (search nodes; about 50,000 a second) before "
-                                 f"it reports a bound; the same answer on every machine (default {default})")
-        parser.add_argument("--oracle-time-limit", type=float_arg(0, MAX_WORK_LIMIT, low_open=True),
-                            default=None,
-                            help="also stop the oracle after this many seconds per deal (default none: a "
-                                 "wall-clock limit makes the answer depend on the machine)")
+        # play's own default (the answer must come quickly at the end of a game), said in its help.
+        work = PLAY_ORACLE_WORK if command == "play" else DominionLimits.oracle_work_limit
+        work_help = next(o.help for f, o, _ in options_of(DominionLimits) if f.name == "oracle_work_limit")
+        add_options(parser, DominionLimits, help={"oracle_work_limit": f"{work_help} (default {work})"})
+        parser.set_defaults(oracle_work_limit=work)
     if command in ("solve", "evaluate", "demo", "play"):
         parser.add_argument("--cache", type=path_arg, default=None,
                             help="oracle cache folder (default ~/.cache/tabletop-gym)")
@@ -263,17 +307,16 @@ def _deal(args: argparse.Namespace) -> str:
 def _deal_text(deal: str, args: argparse.Namespace) -> str:
     """The deal as solve and play print it (``--deal`` replays it): with the seed that chose it, if
     one did."""
-    seed = getattr(args, "seed", None)
-    return deal if getattr(args, "deal", None) is not None or seed is None else f"{deal} (seed {seed})"
+    return deal if args.deal is not None or args.seed is None else f"{deal} (seed {args.seed})"
 
 
 _INNER_VERBS = {R.CELLAR_DISCARD: "discard", R.MINE_TRASH: "trash", R.MINE_GAIN: "gain to hand",
                 R.REMODEL_TRASH: "trash", R.REMODEL_GAIN: "gain", R.WORKSHOP_GAIN: "gain"}
 
 
-def _plan_by_turn(deal: str, plan: Sequence[int], target: int, kingdom: str) -> list[str]:
+def _plan_by_turn(deal: str, plan: Sequence[int], rules: DominionRules) -> list[str]:
     """The plan's decisions grouped by turn, as text (replayed through the engine)."""
-    state = R.DominionState(1, kingdom, deal, target)
+    state = R.DominionState.start(rules, deal)
     turns: list[list[str]] = [[]]
     for action in plan:
         decision = state.decision
@@ -286,7 +329,7 @@ def _plan_by_turn(deal: str, plan: Sequence[int], target: int, kingdom: str) -> 
             turns[-1].append(f"buy {R.CARD_NAMES[action]}")
         elif not any(t.startswith("buy") for t in turns[-1]):
             turns[-1].append("buy nothing")
-        state.step(action)
+        state.apply(action)
         if state.turns[0] == len(turns) and not state.done:
             turns.append([])
     return [" ".join(t) for t in turns if t]
@@ -297,17 +340,18 @@ def _bots_for(kingdom: str) -> list[str]:
 
 
 def _solve_command(args: argparse.Namespace) -> int:
+    settings = SPEC.read(args)
+    rules = settings.rules
     deal = _deal(args)
-    result = _solve(deal, args)
+    result = _solve(deal, settings)
     status = "proven optimal" if result.optimal else f"best found; proven at least {-result.bound} turns"
-    kingdom = _kingdom(args)
-    cards = ", ".join(R.CARD_NAMES[c] for c in R.parse_kingdom(kingdom)) or "none"
+    cards = ", ".join(R.CARD_NAMES[c] for c in rules.cards) or "none"
     print(f"deal     {_deal_text(deal, args)}; kingdom: {cards}")
-    print(f"turns    {-result.score} to own {_target(args)} Provinces ({status}) in {result.seconds:.2f} s")
-    for i, text in enumerate(_plan_by_turn(deal, result.plan, _target(args), kingdom), 1):
+    print(f"turns    {-result.score} to own {rules.target} Provinces ({status}) in {result.seconds:.2f} s")
+    for i, text in enumerate(_plan_by_turn(deal, result.plan, rules), 1):
         print(f"turn {i:2d}  {text}")
-    for bot in _bots_for(kingdom):
-        print(f"{bot} on this deal: {solitaire_turns(bot, int(deal), _target(args), kingdom)} turns")
+    for bot in _bots_for(rules.kingdom):
+        print(f"{bot} on this deal: {solitaire_turns(bot, int(deal), rules.target, rules.kingdom)} turns")
     return 0
 
 
@@ -386,8 +430,7 @@ class _Narrator:
     decision each recorded answer was for."""
 
     def __init__(self, state: R.DominionState, seat: int, names: dict[int, str]) -> None:
-        self.shadow = R.DominionState(state.num_players, state.kingdom, state.seed, state.target,
-                                      state.turn_limit)
+        self.shadow = R.DominionState.start(state.rules, state.seed)
         self.seat = seat
         self.names = names
         self.told = 0
@@ -413,7 +456,7 @@ class _Narrator:
                 phrase = _phrase(decision, action)
                 if phrase:
                     group["phrases"].append(phrase)
-            shadow.step(action)
+            shadow.apply(action)
         if group is not None:
             lines.append(self._line(group))
         self.told = len(state.history)
@@ -446,13 +489,13 @@ def _phrase(decision: int, action: int) -> str:
 
 
 def _play(args: argparse.Namespace) -> int:
-    _check_versus(args)
-    opponents = _opponents(args)
-    kingdom = _kingdom(args)
-    target = _target(args)
+    settings = SPEC.read(args)
+    opponents = settings.opponents
+    kingdom = settings.rules.kingdom
+    target = settings.rules.target
     deal = _deal(args)
     if opponents:
-        env = gym.make(VERSUS_ENV_ID, opponents=opponents, kingdom=kingdom).unwrapped
+        env = gym.make(VERSUS_ENV_ID, opponents=list(opponents), kingdom=kingdom).unwrapped
     else:
         env = gym.make(ENV_ID, kingdom=kingdom, target=target).unwrapped
     env.reset(options={"deal": deal})
@@ -480,7 +523,7 @@ def _play(args: argparse.Namespace) -> int:
     if opponents:
         _versus_summary(state, seat, names)
     else:
-        _solitaire_summary(state, deal, args)
+        _solitaire_summary(state, deal, settings)
     return 0
 
 
@@ -495,16 +538,16 @@ def _versus_summary(state: R.DominionState, seat: int, names: dict[int, str]) ->
         print(f"stopped in turn {state.turns[state.player] + 1}. VP so far: {scores}; turns: {turns}")
 
 
-def _solitaire_summary(state: R.DominionState, deal: str, args: argparse.Namespace) -> None:
-    target = _target(args)
-    kingdom = _kingdom(args)
+def _solitaire_summary(state: R.DominionState, deal: str, settings: DominionSettings) -> None:
+    target = settings.rules.target
+    kingdom = settings.rules.kingdom
     provinces = state.owned[0][R.PROVINCE]
     if state.done and not state.truncated:
         print(f"game over after {state.turns[0]} turns: {provinces} Provinces, {state.vp(0)} VP")
     else:
         why = "cut off at the turn limit" if state.done else "stopped"
         print(f"{why} after {state.turns[0]} turns: {provinces} of {target} Provinces, {state.vp(0)} VP")
-    result = _solve(deal, args)
+    result = _solve(deal, settings)
     proven = "" if result.optimal else " (a lower bound: the oracle stopped at its work limit)"
     bots = "; ".join(f"{bot}: {solitaire_turns(bot, int(deal), target, kingdom)}"
                      for bot in _bots_for(kingdom))
@@ -557,7 +600,7 @@ def _bench_deals(args: argparse.Namespace, count: int) -> list[int]:
     """The deals the bench plays: those of seeds 0..count-1 (what ``reset(seed=s)``, ``evaluate
     --seed 0`` and ``solve --deals 0:count`` play), or with ``--deal-numbers`` the deals numbered
     0..count-1 themselves (``solve --deal D``), on which the README's figures were measured."""
-    if getattr(args, "deal_numbers", False):
+    if args.deal_numbers:
         return list(range(count))
     return [int(deal_of_seed(s)) for s in range(count)]
 
@@ -570,19 +613,20 @@ def _timed_solve(job: tuple[int, int, str, int, float | None]) -> tuple[OracleRe
     return result, time.process_time() - start
 
 
-def _oracle_timing(args: argparse.Namespace, kingdom: str) -> dict[str, Any]:
+def _oracle_timing(args: argparse.Namespace, settings: DominionSettings, kingdom: str) -> dict[str, Any]:
     """The oracle on the bench's deals of a kingdom (``_bench_deals``): proven share, times (wall and
     CPU, medians), work, the fewest turns found and proven, and their distribution (the clairvoyant
     turn distribution where every deal is proven), beside the best bot's turns."""
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
-    target = _target(args)
+    target = settings.rules.target
+    limits = settings.limits
     cards = oracle.oracle_kingdom(kingdom)
     label = "oracle_" + ("_".join(R.CARD_NAMES[c].lower() for c in cards) if cards else "treasure")
     if cards == R.FIRST_GAME:
         label = "oracle_first_game"
     deals = _bench_deals(args, args.deals)
-    jobs = [(deal, target, kingdom, args.oracle_work_limit, args.oracle_time_limit) for deal in deals]
+    jobs = [(deal, target, kingdom, limits.oracle_work_limit, limits.oracle_time_limit) for deal in deals]
     # Deals in parallel processes: every answer depends on the work limit only, not on the timing.
     with ProcessPoolExecutor(args.jobs) as pool:
         solved = list(tqdm(pool.map(_timed_solve, jobs), total=len(jobs), desc=label, unit="deal"))
@@ -593,7 +637,7 @@ def _oracle_timing(args: argparse.Namespace, kingdom: str) -> dict[str, Any]:
     proven = sum(r.optimal for r in results)
     return {
         f"{label}_seeds": args.deals,
-        f"{label}_work_limit": args.oracle_work_limit,
+        f"{label}_work_limit": limits.oracle_work_limit,
         f"{label}_proven_optimal": proven,
         f"{label}_proven_share": proven / args.deals,
         f"{label}_median_seconds": statistics.median(r.seconds for r in results),
@@ -627,7 +671,8 @@ def _bench(args: argparse.Namespace) -> int:
     """Bots' solitaire turns, games per second, the seed's pairings, oracle times, env steps/s."""
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
-    target = _target(args)
+    settings = SPEC.read(args)
+    target = settings.rules.target
     # Which deals the per-deal figures are over: see _bench_deals.
     numbering = "deal numbers 0..N-1" if args.deal_numbers else "deals of seeds 0..N-1 (reset(seed=s))"
     report: dict[str, Any] = {"target": target, "deals": numbering}
@@ -659,7 +704,7 @@ def _bench(args: argparse.Namespace) -> int:
             f"{names[0]}_as_first_player_win_rate": first["win_rate"],
         }
     for kingdom in args.oracle_kingdom if args.oracle_kingdom is not None else DEFAULT_ORACLE_KINGDOMS:
-        report.update(_oracle_timing(args, kingdom))
+        report.update(_oracle_timing(args, settings, kingdom))
     report["solitaire_env_steps_per_second_median"] = statistics.median(
         [env_steps_per_second(gym.make(ENV_ID).unwrapped, args.env_steps, s) for s in range(3)])
     width = max(len(k) for k in report)
@@ -673,7 +718,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _bot_agent(name: str):
-    return lambda args: make_bot(name)
+    return lambda settings: make_bot(name)
 
 
 # Certified suites of the game (`tabletop-gym suite build NAME-vN`); their settings are command-line
@@ -705,7 +750,7 @@ BASELINE = Baseline(
 SPEC = GameSpec(
     name="dominion",
     env_id=ENV_ID,
-    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: BigMoney(),
+    agents={"random": lambda settings: RandomAgent(), "greedy": lambda settings: BigMoney(),
             **{name: _bot_agent(name) for name in BOTS if name != "random"}},
     oracle=_oracle,
     env_kwargs=_env_kwargs,
@@ -713,7 +758,7 @@ SPEC = GameSpec(
     add_arguments=_add_arguments,
     figures=_figures,
     commands={"solve": _solve_command, "play": _play, "bench": _bench, "tournament": _tournament},
-    ratio_name=lambda args: "fewest turns ({best}) / turns taken",  # the score is minus the turns
+    ratio_name=lambda settings: "fewest turns ({best}) / turns taken",  # the score is minus the turns
     # Episodes are long (20-60 decisions, one reward per turn): rollouts of 256 steps in each of the
     # 8 environments hold several whole episodes; gamma 1 because the return is the turn count itself.
     ppo={"n_steps": 256, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4, "gamma": 1.0,
@@ -721,4 +766,5 @@ SPEC = GameSpec(
     demo=DEMO,
     suites=SUITES,
     baseline=BASELINE,
+    settings=_settings,
 )
