@@ -38,6 +38,9 @@ The checks (the environment principles of the project's design):
   environment on their deals, reach the score the oracle states.
 - ``check_hidden_information``: games that differ only in what the player may not see give the
   same info while the player sees the same thing (from the position where they part on).
+- ``check_engine`` (on the engine, not the environment: ``check_engine(rules, deal)``): the engine
+  contract every ``envs/<game>/rules.py`` offers (``legal_actions()``, ``apply(action)``, ``done``,
+  ``scores()``, ``copy()`` on the state, and ``replay(rules, deal, plan)`` beside the rules class).
 
 What the kit asks of an environment beyond Gymnasium's API (``tabletop_gym.core.TabletopEnv`` gives
 most of it):
@@ -70,6 +73,7 @@ import contextlib
 import copy
 import json
 import pickle
+import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
@@ -91,6 +95,7 @@ __all__ = [
     "check_info_schema",
     "check_plans_replay",
     "check_hidden_information",
+    "check_engine",
     "shipped_suites",
 ]
 
@@ -922,6 +927,66 @@ def check_hidden_information(
             "episodes, or a hidden_twins that changes something)"
         )
     return compared
+
+
+def check_engine(rules: Any, deal: Any, *, seed: int = 0, max_steps: int = DEFAULT_MAX_STEPS) -> int:
+    """The engine contract on one game of ``deal`` under ``rules``, played by random legal actions
+    drawn with ``seed``, through the ``replay`` of the module that defines the rules' class:
+    ``replay(rules, deal, [])`` is the start; until ``done`` (or ``max_steps`` actions),
+    ``legal_actions()`` is a nonempty list, ``apply`` of each legal action works on a ``copy()``
+    and leaves the original as it was (its legal actions, scores and ``done``), and ``scores()`` is a
+    list of numbers; ``replay(rules, deal, plan)`` of the actions played reaches the same scores and
+    ``done``. Returns how many actions were played; ``ContractError`` names the rules, the step and
+    what failed. ``rules`` must make the game follow from the deal and the plan alone (no hidden dice)."""
+    module = sys.modules[type(rules).__module__]
+    name = f"{type(rules).__name__} ({module.__name__})"
+
+    def fail(message: str, step: int | None = None) -> NoReturn:
+        at = f" at step {step}" if step is not None else ""
+        raise ContractError(f"{name}: check_engine failed{at}: {message}")
+
+    replay = getattr(module, "replay", None)
+    if not callable(replay):
+        fail("its module has no replay(rules, deal, plan)")
+
+    def seen(state: Any, step: int) -> tuple[Any, ...]:
+        scores = state.scores()
+        if not isinstance(scores, list) or not scores or not all(
+            isinstance(x, (int, float, np.integer, np.floating)) for x in scores
+        ):
+            fail(f"scores() gave {_brief(scores)}; expected a nonempty list of numbers", step)
+        if not isinstance(state.done, (bool, np.bool_)):
+            fail(f"done is {_brief(state.done)}; expected a bool", step)
+        return list(state.legal_actions()), [float(x) for x in scores], bool(state.done)
+
+    rng = np.random.default_rng(seed)
+    state = replay(rules, deal, [])
+    plan: list[Any] = []
+    step = 0
+    while not state.done and step < max_steps:
+        before = seen(state, step)
+        legal = before[0]
+        if not legal:
+            fail("legal_actions() is empty before the game is done", step)
+        for action in legal:
+            twin = state.copy()
+            try:
+                twin.apply(action)
+            except Exception as error:
+                fail(f"apply({action!r}) of a legal action on a copy raised {type(error).__name__}: {error}",
+                     step)
+            seen(twin, step + 1)
+            if seen(state, step) != before:
+                fail(f"apply({action!r}) on a copy changed the original: the copy is not independent", step)
+        action = legal[int(rng.integers(len(legal)))]
+        state.apply(action)
+        plan.append(action)
+        step += 1
+    again = replay(rules, deal, plan)
+    if seen(again, step)[1:] != seen(state, step)[1:]:
+        fail(f"replay(rules, deal, plan) of the {len(plan)} actions played reached scores/done "
+             f"{seen(again, step)[1:]}, not {seen(state, step)[1:]}")
+    return len(plan)
 
 
 def check_environment(

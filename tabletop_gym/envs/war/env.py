@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +30,7 @@ from tabletop_gym.envs.war.rules import (
     WarRules,
     parse_deal,
     random_deal,
+    replay,
 )
 
 OBSERVATIONS = ("full", "hidden")
@@ -158,9 +161,7 @@ class WarEnv(TabletopEnv):
                 "use at least 2 ranks and 3 cards"
             )
         self.horizon = horizon
-        # The horizon is the engine's own trick limit, so the engine decides where the episode stops.
-        limit = self.rules.max_tricks if horizon is None else min(self.rules.max_tricks, horizon)
-        self._engine_rules = self.rules.replace(max_tricks=limit)
+        self._engine_rules = _episode_rules(self.rules, horizon)
         self.observation_mode = observation
         n = self.rules.num_cards
         self.num_cards = n
@@ -210,12 +211,12 @@ class WarEnv(TabletopEnv):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         game = self._require_game()
-        if game.over:
+        if game.done:
             raise GameOverError(f"the episode has ended ({result_text(game, self.horizon)}); call reset()")
-        game.choose(self._action_index(action))  # raises IllegalActionError naming the legal ranks
+        game.apply(self._action_index(action))  # raises IllegalActionError naming the legal ranks
         terminated = truncated = False
         reward = 0.0
-        if game.over:
+        if game.done:
             truncated = game.state.end_reason == MAX_TRICKS
             terminated = not truncated
         if self.horizon is not None:
@@ -224,7 +225,7 @@ class WarEnv(TabletopEnv):
             cards = game.state.horizon_cards(0)
             reward = float(cards - self._cards)
             self._cards = cards
-        elif game.over:
+        elif game.done:
             reward = float(game.outcome(0))
         return self._observation(), reward, terminated, truncated, self._info()
 
@@ -252,7 +253,7 @@ class WarEnv(TabletopEnv):
         None under the full observation, which shows both piles, nor where no two such cards
         differ."""
         game = self.game
-        if self.observation_mode == "full" or game is None or game.over:
+        if self.observation_mode == "full" or game is None or game.done:
             return []
         state = game.state
         # Dealt cards are never put back: those not yet turned are still the top of each pile.
@@ -331,13 +332,34 @@ class WarEnv(TabletopEnv):
             "tricks": state.tricks,
             "cards": cards,
             "result": result,
-            "game_over": game.over,
+            "game_over": game.done,
             # The cards each player put on the table this trick, in played order (none when no
             # pickup is pending): what the pickup conventions are defined on. A fixed shape, padded
             # with -1, so that every info of the environment stacks into one array.
             "pots": self._pots(state.pots if game.awaiting else ((), ())),
         }
-        return self._add_deal(info, self._deal_text, game.over)
+        return self._add_deal(info, self._deal_text, game.done)
+
+
+def _episode_rules(rules: WarRules, horizon: int | None) -> WarRules:
+    """The rules the engine plays an episode by: the horizon is the engine's own trick limit, so the
+    engine decides where the episode stops."""
+    return rules if horizon is None else rules.replace(max_tricks=min(rules.max_tricks, horizon))
+
+
+def score_plan(deal: str, plan: Sequence[int], **env_kwargs: Any) -> float:
+    """The episode score (``info["score"]`` at its end) that ``WarEnv(**env_kwargs)`` gives ``plan``,
+    player 0's decisions, on ``deal``, through the engine's ``replay``: the result (+1/0/-1), or with
+    a ``horizon`` the cards held. Options that only change what is shown (``observation``...) are
+    ignored. ValueError if the plan stops before the episode ends; IllegalActionError on an illegal
+    decision."""
+    names = {f.name for f in dataclasses.fields(WarRules)}
+    rules = WarRules(**{k: v for k, v in env_kwargs.items() if k in names})
+    horizon = check_int("horizon", env_kwargs.get("horizon"), 1, MAX_TRICKS_LIMIT, optional=True)
+    game = replay(_episode_rules(rules, horizon), deal, plan)
+    if not game.done:
+        raise ValueError("the plan stops before the episode ends")
+    return float(game.outcome(0) if horizon is None else game.state.horizon_cards(0))
 
 
 REASONS = {
@@ -363,7 +385,7 @@ def render_text(game: WarGame, horizon: int | None = None) -> str:
         lines.append(f"table: you played {cards(state.pots[0])}, player 1 played {cards(state.pots[1])}")
         left = sorted(r for r, n in state.to_place.items() for _ in range(n))
         lines.append(f"pot still to place under your pile: {cards(left)}")
-    if state.over:
+    if state.done:
         lines.append(f"game over: {result_text(game, horizon)}")
     return "\n".join(lines)
 

@@ -7,11 +7,14 @@ tricks with wars and running out, the pickup conventions, the end of the game (a
 Ranks are integers 0..ranks-1 (0 is the lowest, ``2``); suits never matter, so a pile is a sequence
 of ranks, top card first. ``WarState`` plays one trick at a time; ``WarGame`` drives a whole game,
 deciding every pickup by convention except those of a controlled player, whose pickups wait for
-``choose(rank)`` card by card.
+``apply(rank)`` card by card. ``WarGame`` offers the engine contract every game shares
+(``legal_actions()``, ``apply(action)``, ``done``, ``scores()``, ``copy()``, and ``replay(rules,
+deal, plan)`` here).
 """
 
 from __future__ import annotations
 
+import copy as _copy
 import random as _random
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
@@ -213,7 +216,7 @@ class WarState:
         return cls(rules, [deque(deal.piles[0]), deque(deal.piles[1])])
 
     @property
-    def over(self) -> bool:
+    def done(self) -> bool:
         return self.winner is not None
 
     def position(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -244,7 +247,7 @@ class WarState:
 
     def play_trick(self) -> int | None:
         """Play the next trick up to its pickup; return the taker, or None if the game ended."""
-        if self.over:
+        if self.done:
             raise GameOverError(f"the game is over ({self.end_reason})")
         if self.taker is not None:
             raise ValueError("the last pot has not been picked up yet")
@@ -272,7 +275,7 @@ class WarState:
         self.tricks += 1
         return taker
 
-    def legal_ranks(self) -> list[int]:
+    def legal_actions(self) -> list[int]:
         """Ranks the taker may put under the pile next (those still in the pot)."""
         return sorted(r for r, n in self.to_place.items() if n > 0)
 
@@ -280,7 +283,7 @@ class WarState:
         if self.taker is None:
             raise IllegalActionError(rank, [], "no pot is being picked up")
         if not isinstance(rank, (int, np.integer)) or self.to_place.get(int(rank), 0) == 0:
-            raise IllegalActionError(rank, self.legal_ranks(), "that rank is not in the pot")
+            raise IllegalActionError(rank, self.legal_actions(), "that rank is not in the pot")
         rank = int(rank)
         self.to_place[rank] -= 1
         if self.to_place[rank] == 0:
@@ -297,7 +300,7 @@ class WarState:
 
     def stop_if_limit(self) -> bool:
         """Between tricks: end the game as a draw if ``max_tricks`` tricks have been played."""
-        if not self.over and self.taker is None and self.tricks >= self.rules.max_tricks:
+        if not self.done and self.taker is None and self.tricks >= self.rules.max_tricks:
             # A player holding every card has already won: that is decided at the next trick.
             if self.piles[0] and self.piles[1]:
                 self._end(-1, MAX_TRICKS)
@@ -311,7 +314,7 @@ class WarGame:
     With ``controlled=None`` the game runs to its end at once (a simulation); under deterministic
     rules a repeated position ends it as a draw (``cycle_start``/``cycle_period`` say where). With a
     controlled player the game stops at each pickup of theirs where the choice matters (the pot
-    holds more than one distinct rank and the other player still has cards); ``choose(rank)``
+    holds more than one distinct rank and the other player still has cards); ``apply(rank)``
     places one card and plays on. Other pots are placed automatically.
     """
 
@@ -341,13 +344,13 @@ class WarGame:
         self.advance()
 
     @property
-    def over(self) -> bool:
-        return self.state.over
+    def done(self) -> bool:
+        return self.state.done
 
     @property
     def awaiting(self) -> bool:
         """True when the controlled player must choose the next card of their pot."""
-        return not self.over and self.state.taker is not None and self.state.taker == self.controlled
+        return not self.done and self.state.taker is not None and self.state.taker == self.controlled
 
     def outcome(self, player: int = 0) -> int:
         """+1 if ``player`` won, -1 if they lost, 0 for a draw or a game still going on."""
@@ -356,21 +359,35 @@ class WarGame:
             return 0
         return 1 if w == player else -1
 
-    def legal_ranks(self) -> list[int]:
-        return self.state.legal_ranks() if self.awaiting else []
+    def legal_actions(self) -> list[int]:
+        """The ranks the controlled player may put under their pile next (none unless ``awaiting``)."""
+        return self.state.legal_actions() if self.awaiting else []
+
+    def scores(self) -> list[float]:
+        """The cards each player holds (pot cards still to place included): every card once a player
+        has won, none once they have lost; what a horizon scores."""
+        return [float(self.state.horizon_cards(p)) for p in (0, 1)]
+
+    def copy(self) -> WarGame:
+        """An independent copy: its moves leave this game as it is (the random convention's generator
+        is copied too, so both draw the same pickups from here)."""
+        return _copy.deepcopy(self)
 
     def action_mask(self) -> np.ndarray:
         mask = np.zeros(self.rules.ranks, dtype=bool)
-        for r in self.legal_ranks():
+        for r in self.legal_actions():
             mask[r] = True
         return mask
 
-    def choose(self, rank: int) -> None:
-        if self.over:
+    def apply(self, rank: int) -> None:
+        """Put a pot card of ``rank`` under the controlled player's pile, then play on to their next
+        decision or the end (returns nothing). Raises IllegalActionError naming the legal ranks, or
+        GameOverError once the game is over."""
+        if self.done:
             raise GameOverError(f"the game is over ({self.state.end_reason})")
         if not self.awaiting:
             raise IllegalActionError(rank, [], "no pickup decision is pending")
-        legal = self.state.legal_ranks()
+        legal = self.state.legal_actions()
         if not isinstance(rank, (int, np.integer)) or int(rank) not in legal:
             raise IllegalActionError(rank, legal, "that rank is not in the pot")
         self.state.place(int(rank))
@@ -380,7 +397,7 @@ class WarGame:
     def advance(self) -> None:
         """Play on until the controlled player has a real choice or the game ends."""
         state = self.state
-        while not state.over:
+        while not state.done:
             if state.taker is None:
                 if self._between_tricks():
                     return
@@ -432,11 +449,13 @@ def play_game(deal: Deal, rules: WarRules = DEFAULT_RULES, seed: int | None = No
     return GameRecord(s.winner, s.tricks, s.end_reason, s.wars, game.cycle_start, game.cycle_period)
 
 
-def replay(deal: Deal, rules: WarRules, choices: Iterable[int], seed: int | None = None) -> WarGame:
-    """Play ``choices`` (player 0's decisions, as ``WarGame.choose`` takes them) from the start."""
-    game = WarGame(deal, rules, controlled=0, seed=seed)
-    for rank in choices:
-        game.choose(rank)
+def replay(rules: WarRules, deal: str | Deal, plan: Iterable[int], seed: int | None = None) -> WarGame:
+    """The game after ``plan`` (player 0's decisions, as ``WarGame.apply`` takes them) from the start
+    of ``deal`` (a deal string or a parsed deal) under ``rules``; IllegalActionError on an illegal
+    decision. ``seed`` seeds player 1's pickups under the random convention."""
+    game = WarGame(parse_deal(deal, rules), rules, controlled=0, seed=seed)
+    for rank in plan:
+        game.apply(rank)
     return game
 
 

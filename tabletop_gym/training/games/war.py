@@ -442,7 +442,7 @@ def _play(args: argparse.Namespace) -> int:
             print(_play_summary(env, info, "you stopped"))
             return 0
         rank = _rank_of(answer, alphabet)
-        legal = game.legal_ranks()
+        legal = game.legal_actions()
         if rank is None:
             other = _rank_of(answer, RANK_CHARS)
             why = (
@@ -483,7 +483,7 @@ def _play_summary(env: Any, info: dict[str, Any], how: str) -> str:
         f"{how} after {state.tricks} trick(s) and {state.wars} war(s): you hold {info['cards']} of {n} "
         f"cards, player 1 holds {n - info['cards']}."
     ]
-    if state.over:
+    if state.done:
         lines.append(f"result: {result_text(game, env.horizon)}")
     best = _cheap_oracle_text(info["deal"], env)
     if best:
