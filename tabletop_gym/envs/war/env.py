@@ -34,6 +34,8 @@ from tabletop_gym.envs.war.rules import (
 )
 
 OBSERVATIONS = ("full", "hidden")
+"""What player 0 sees (the class docstring says how): both piles in order, or what a real player
+knows. The first is the default."""
 MAX_DRAWS = 1000
 """Deals drawn at most by one ``reset`` before the rules are declared to give player 0 no decision.
 Under rules where a decision is rare this could in principle give up on rules that have one; with
@@ -134,12 +136,12 @@ class WarEnv(TabletopEnv):
     def __init__(
         self,
         render_mode: str | None = None,
-        ranks: int = 13,
-        suits: int = 4,
-        face_down: int = 3,
-        pickup: str = "winner_first",
-        max_tricks: int = 10_000,
-        observation: str = "full",
+        ranks: int = WarRules.ranks,
+        suits: int = WarRules.suits,
+        face_down: int = WarRules.face_down,
+        pickup: str = WarRules.pickup,
+        max_tricks: int = WarRules.max_tricks,
+        observation: str = OBSERVATIONS[0],
         horizon: int | None = None,
         reveal_deal: bool = False,
     ) -> None:

@@ -15,10 +15,11 @@ deal, plan)`` here).
 from __future__ import annotations
 
 import copy as _copy
+import dataclasses
 import random as _random
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from tabletop_gym.core import (
     make_rng,
     quote_input,
 )
+from tabletop_gym.settings import option
 
 RANK_CHARS = "23456789TJQKA"
 PICKUPS = ("winner_first", "loser_first", "high_first", "random")
@@ -51,28 +53,30 @@ MAX_TRICKS_LIMIT = 1_000_000
 
 @dataclass(frozen=True)
 class WarRules:
-    """The parameters of the rules; defaults are the project's (docs/rules/war.md)."""
+    """The parameters of the rules; defaults are the project's (docs/rules/war.md). Each field is also
+    a command-line flag (``--face-down`` for ``face_down``) with the range and choices declared here."""
 
-    ranks: int = 13
-    suits: int = 4
-    face_down: int = 3
-    pickup: str = "winner_first"
-    max_tricks: int = 10_000
+    ranks: int = option(13, f"ranks in the deck, 1-{len(RANK_CHARS)}", low=1, high=len(RANK_CHARS))
+    suits: int = option(4, f"cards of each rank, 1-{MAX_SUITS}", low=1, high=MAX_SUITS)
+    face_down: int = option(3, f"face-down cards in a war, 0-{MAX_FACE_DOWN}", low=0, high=MAX_FACE_DOWN)
+    pickup: str = option("winner_first", "player 1's convention", choices=PICKUPS)
+    max_tricks: int = option(
+        10_000, f"a draw after this many tricks, 1-{MAX_TRICKS_LIMIT:,}", low=1, high=MAX_TRICKS_LIMIT
+    )
 
     def __post_init__(self) -> None:
         # Numpy integers are welcome (and stored as Python ints, so variants and JSON read the same);
-        # bools, floats and out-of-range values are refused with the parameter named.
-        for name, low, high in (
-            ("ranks", 1, len(RANK_CHARS)),
-            ("suits", 1, MAX_SUITS),
-            ("face_down", 0, MAX_FACE_DOWN),
-            ("max_tricks", 1, MAX_TRICKS_LIMIT),
-        ):
+        # bools, floats and out-of-range values are refused with the parameter named, in the ranges
+        # the fields declare (the flags' ranges).
+        for f in fields(self):
+            declared = f.metadata["option"]
+            if declared.choices is not None:
+                continue
             try:
-                value = check_int(name, getattr(self, name), low, high)
+                value = check_int(f.name, getattr(self, f.name), int(declared.low), int(declared.high))
             except ValueError as error:
                 raise InvalidDealError(str(error)) from None
-            object.__setattr__(self, name, value)
+            object.__setattr__(self, f.name, value)
         if self.ranks * self.suits < 2:
             raise InvalidDealError("a deck needs at least 2 cards (ranks * suits >= 2)")
         if not isinstance(self.pickup, str) or self.pickup not in PICKUPS:
@@ -96,9 +100,7 @@ class WarRules:
         return f"r{self.ranks}s{self.suits}f{self.face_down}-{self.pickup}-m{self.max_tricks}"
 
     def replace(self, **changes: object) -> WarRules:
-        values = {f: getattr(self, f) for f in ("ranks", "suits", "face_down", "pickup", "max_tricks")}
-        values.update(changes)
-        return WarRules(**values)  # type: ignore[arg-type]
+        return dataclasses.replace(self, **changes)
 
 
 DEFAULT_RULES = WarRules()

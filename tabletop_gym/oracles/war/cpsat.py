@@ -59,7 +59,7 @@ from tabletop_gym.envs.war.rules import (
     parse_deal,
     replay,
 )
-from tabletop_gym.oracles.war.limits import MAX_MODEL_TRICKS, MAX_MODEL_TURNS
+from tabletop_gym.oracles.war.limits import MAX_MODEL_TRICKS, MAX_MODEL_TURNS, WarLimits
 from tabletop_gym.oracles.war.search import plan_for_orders
 
 MODEL_PICKUPS = ("winner_first", "loser_first")  # conventions whose pot order is linear in the turns
@@ -523,7 +523,7 @@ def solve_horizon_cpsat(
     deal: Deal | str,
     tricks: int,
     rules: WarRules = DEFAULT_RULES,
-    time_limit: float = 60.0,
+    time_limit: float = WarLimits.time_limit,
     workers: int = 2,
     extra_wars: int = 3,
 ) -> OracleResult:
@@ -634,7 +634,7 @@ def solve_horizon_best(
     deal: Deal | str,
     tricks: int,
     rules: WarRules = DEFAULT_RULES,
-    time_limit: float = 60.0,
+    time_limit: float = WarLimits.time_limit,
     workers: int = 2,
     max_nodes: int = 20_000,
 ) -> OracleResult:

@@ -35,12 +35,9 @@ from tabletop_gym.envs.war.rules import (
     parse_deal,
     replay,
 )
+from tabletop_gym.oracles.war.limits import POSITIONS_PER_SECOND  # noqa: F401  (its rate, kept here too)
 
 GAME = "war"
-POSITIONS_PER_SECOND = 30_000
-"""Positions searched (each way a trick plays out) in a second of the shared 2-core machine: 2 million
-took 64 s there on the full deck, holding 1.75 GB. The command line turns its work limit into
-``max_positions`` at this rate, so the search stops at the same point on every machine."""
 Block = tuple[int, ...]  # the ranks, sorted, of one unordered block of player 0's pile
 Position = tuple[tuple[Block, ...], tuple[int, ...]]  # player 0's blocks (top first), player 1's pile
 # How player 0's side of a trick went: the ranks it turned, in order, and the pot it took (sorted;
