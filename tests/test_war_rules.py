@@ -225,3 +225,18 @@ def test_bad_rules_are_rejected() -> None:
         WarRules(max_tricks=0)
     with pytest.raises(InvalidDealError, match="ranks"):
         WarState.start(parse_deal("3/2", WarRules(ranks=2, suits=1)), WarRules())
+
+
+def test_both_players_controlled_stop_at_each_ones_decisions() -> None:
+    rules = WarRules(ranks=6, suits=2, face_down=1, max_tricks=200)
+    movers = set()
+    for seed in range(10):
+        game = WarGame(random_deal(seed, rules), rules, controlled=(0, 1), order_every_pot=(1,))
+        while not game.done:
+            assert game.awaiting and game.to_move == game.state.taker and game.legal_actions()
+            movers.add(game.to_move)
+            game.apply(game.legal_actions()[-1])
+        assert game.to_move is None and game.legal_actions() == []
+    assert movers == {0, 1}
+    with pytest.raises(ValueError, match="controlled must be"):
+        WarGame(random_deal(0, rules), rules, controlled=(0, 2))

@@ -11,7 +11,9 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop_gym.core import (
+    Agent,
     GameOverError,
+    IllegalActionError,
     InvalidDealError,
     LegalActionSpace,
     TabletopEnv,
@@ -43,15 +45,16 @@ the smallest decks and horizons the package offers, a decision comes within a fe
 
 
 class WarEnv(TabletopEnv):
-    """War against a player who follows a fixed pickup convention; you order the pots you win.
+    """War against a player who follows a pickup convention (or any Agent); you order the pots you win.
 
     ## Description
     The deck (`ranks` x `suits`, default 13 x 4) is dealt alternately into two piles. Each trick both
     players turn their top card; the higher rank takes the pot, equal ranks start a war (`face_down`
     cards face down, then one face up; a player short of cards keeps one to turn). The taker puts the
-    pot under their pile. Player 1 does so by its convention (`pickup`); you, player 0, choose the
-    order card by card. Tricks between your decisions are played automatically, and so are pots
-    whose remaining cards all share one rank (no choice left). Rules: docs/rules/war.md.
+    pot under their pile. Player 1 does so by its convention (`pickup`), or, with an `opponent`
+    agent, in the order that agent chooses; you, player 0, choose the order card by card. Tricks
+    between your decisions are played automatically, and so are pots whose remaining cards all
+    share one rank (no choice left). Rules: docs/rules/war.md.
 
     ## Action space
     `Discrete(ranks)`: the rank of the pot card that goes under your pile next (the first card
@@ -90,11 +93,14 @@ class WarEnv(TabletopEnv):
     starts with a legal action. Deals where player 0 never chooses (the game, or the horizon, ends
     before player 0 takes a pot of two ranks or more) are skipped: drawn again from the same seeded
     stream, so `reset(seed=s)` always gives the same deal, and `info["deal"]` (see Info) is the deal
-    played (the one the oracles solve). Under the `random` convention player 1's pickups are drawn with the
-    deal, from the same stream. Rules under which none of 1000 drawn deals gives player 0 a decision
-    (say a 3-card deck with `horizon=1`) raise ValueError naming them; so do rules that never can
-    (one rank, or two cards), already at construction. A deal given in `options` that gives player 0
-    no decision raises InvalidDealError.
+    played (the one the oracles solve). Under the `random` convention player 1's pickups are drawn
+    with the deal, from the same stream; an `opponent` agent is reset (`reset(seed)`) with a seed
+    from that same draw, so a seed draws the same deals with or without one (player 1's choices
+    decide which of them give player 0 a decision), and a deal given back in `options` replays the
+    deal, not a random opponent's choices. Rules under which none of 1000 drawn deals gives player 0
+    a decision (say a 3-card deck with `horizon=1`) raise ValueError naming them; so do rules that
+    never can (one rank, or two cards), already at construction. A deal given in `options` that
+    gives player 0 no decision raises InvalidDealError.
 
     ## Episode end
     Terminated when a player cannot turn a card (win or loss) or both run out (draw). Truncated
@@ -128,6 +134,13 @@ class WarEnv(TabletopEnv):
     - `reveal_deal`: True puts `deal` in every info, reset included, also under the hidden
       observation: for an oracle's plan played as an agent, never for an agent being evaluated
       (default False).
+    - `opponent`: None (player 1 follows `pickup`), or an Agent (`reset(seed)`, `act(observation,
+      info)`) that orders player 1's pots card by card in its place, every pot of two ranks or
+      more, from player 1's own observation: this layout from seat 1's side ("your pile" is player
+      1's; under `observation="hidden"` only what player 1 may see) and an info with
+      `action_mask` (np.int8) and `pots` (its own cards in row 0). An action outside its mask raises
+      IllegalActionError. The oracles assume the convention: with an opponent agent their answers
+      bound nothing.
 
     Numbers may be Python or numpy integers; out of range values raise ValueError naming the
     argument (`InvalidDealError` for the rules).
@@ -144,8 +157,13 @@ class WarEnv(TabletopEnv):
         observation: str = OBSERVATIONS[0],
         horizon: int | None = None,
         reveal_deal: bool = False,
+        opponent: Agent | None = None,
     ) -> None:
         self._check_render_mode(render_mode)
+        if opponent is not None and not (callable(getattr(opponent, "act", None))
+                                         and callable(getattr(opponent, "reset", None))):
+            raise TypeError(f"opponent {opponent!r} is not an Agent (needs reset() and act())")
+        self.opponent = opponent
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
         self._set_reveal_deal(reveal_deal)
@@ -175,7 +193,6 @@ class WarEnv(TabletopEnv):
         self.action_space = LegalActionSpace(ranks, self)
         self.game: WarGame | None = None
         self._deal_text = ""
-        self._dealt0 = 0
         self._cards = 0  # info["cards"] at the last observation: the base of the horizon reward
 
     # -- Gymnasium API -------------------------------------------------------------------------
@@ -186,7 +203,8 @@ class WarEnv(TabletopEnv):
         deal_text = self._deal_option(options)
         given = parse_deal(deal_text, self.rules) if deal_text is not None else None
         # Under a fixed convention a given deal plays the same way every time: one try says it all.
-        draws = 1 if given is not None and self.rules.deterministic else MAX_DRAWS
+        fixed = self.rules.deterministic and self.opponent is None
+        draws = 1 if given is not None and fixed else MAX_DRAWS
         for _ in range(draws):
             deal = given if given is not None else random_deal(self.np_random, self.rules)
             game = self._start(deal)
@@ -207,7 +225,6 @@ class WarEnv(TabletopEnv):
             )
         self.game = game
         self._deal_text = str(deal)
-        self._dealt0 = len(deal.piles[0])
         self._cards = game.state.horizon_cards(0)
         return self._observation(), self._info()
 
@@ -216,6 +233,7 @@ class WarEnv(TabletopEnv):
         if game.done:
             raise GameOverError(f"the episode has ended ({result_text(game, self.horizon)}); call reset()")
         game.apply(self._action_index(action))  # raises IllegalActionError naming the legal ranks
+        self._run_opponent(game)
         terminated = truncated = False
         reward = 0.0
         if game.done:
@@ -279,9 +297,32 @@ class WarEnv(TabletopEnv):
     # -- helpers -------------------------------------------------------------------------------
     def _start(self, deal: Deal) -> WarGame:
         """The game of ``deal`` played up to player 0's first decision (or its end)."""
-        # The random convention draws from a generator seeded by the episode's own generator.
+        # The random convention draws from a generator seeded by the episode's own generator; so does
+        # an opponent agent, from the same draw, so that the seed's deals are the same with or
+        # without one.
         pickup_seed = int(self.np_random.integers(2**63))
-        return WarGame(deal, self._engine_rules, controlled=0, seed=pickup_seed)
+        if self.opponent is None:
+            return WarGame(deal, self._engine_rules, controlled=0, seed=pickup_seed)
+        self.opponent.reset(seed=pickup_seed)
+        game = WarGame(deal, self._engine_rules, controlled=(0, 1), seed=pickup_seed, order_every_pot=(1,))
+        self._run_opponent(game)
+        return game
+
+    def _run_opponent(self, game: WarGame) -> None:
+        """Player 1's pickups, card by card, by the opponent agent from its own observation (this
+        environment's layout from seat 1) and info (``action_mask``, and ``pots`` with its own cards
+        in row 0), until player 0 must choose or the episode ends."""
+        while game.to_move == 1:
+            assert self.opponent is not None
+            state = game.state
+            info = {"action_mask": game.action_mask().astype(np.int8), "pots": self._pots(state.pots[::-1])}
+            action = self.opponent.act(self._observation(game, seat=1), info)
+            value = action[()] if isinstance(action, np.ndarray) and action.shape == () else action
+            legal = game.legal_actions()
+            is_int = isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_)
+            if not is_int or int(value) not in legal:
+                raise IllegalActionError(action, legal, "the opponent (player 1) chose a rank not in its pot")
+            game.apply(int(value))
 
     def _rules_text(self, horizon: int | None) -> str:
         rules = self.rules
@@ -293,27 +334,30 @@ class WarEnv(TabletopEnv):
             raise GameOverError("call reset() before using the environment")
         return self.game
 
-    def _observation(self) -> np.ndarray:
-        state = self._require_game().state
+    def _observation(self, game: WarGame | None = None, seat: int = 0) -> np.ndarray:
+        """What ``seat`` sees (the layout of the class docstring, "your" being that seat's)."""
+        game = game if game is not None else self._require_game()
+        state = game.state
+        own, other = state.piles[seat], state.piles[1 - seat]
         n = self.num_cards
         pot = np.zeros(self.rules.ranks, dtype=np.int64)
-        if state.taker == 0:
+        if state.taker == seat:
             for rank, count in state.to_place.items():
                 pot[rank] = count
-        pile0 = np.fromiter(state.piles[0], dtype=np.int64, count=len(state.piles[0]))
+        pile = np.fromiter(own, dtype=np.int64, count=len(own))
         if self.observation_mode == "full":
             obs = np.zeros(2 * n + self.rules.ranks, dtype=np.int64)
-            pile1 = np.fromiter(state.piles[1], dtype=np.int64, count=len(state.piles[1]))
-            obs[: pile0.size] = pile0 + 1
-            obs[n : n + pile1.size] = pile1 + 1
+            theirs = np.fromiter(other, dtype=np.int64, count=len(other))
+            obs[: pile.size] = pile + 1
+            obs[n : n + theirs.size] = theirs + 1
             obs[2 * n :] = pot
             return obs
         obs = np.zeros(n + 1 + self.rules.ranks, dtype=np.int64)
         # Dealt cards are never put back, so the ones not yet turned are the top of the pile.
-        unseen = max(0, self._dealt0 - state.turned[0])
+        unseen = max(0, len(game.deal.piles[seat]) - state.turned[seat])
         obs[:unseen] = 1
-        obs[unseen : pile0.size] = pile0[unseen:] + 2
-        obs[n] = len(state.piles[1])
+        obs[unseen : pile.size] = pile[unseen:] + 2
+        obs[n] = len(other)
         obs[n + 1 :] = pot
         return obs
 

@@ -311,38 +311,44 @@ class WarState:
 
 
 class WarGame:
-    """A whole game: every pickup by convention, except the ``controlled`` player's.
+    """A whole game: every pickup by convention, except the ``controlled`` players'.
 
     With ``controlled=None`` the game runs to its end at once (a simulation); under deterministic
     rules a repeated position ends it as a draw (``cycle_start``/``cycle_period`` say where). With a
-    controlled player the game stops at each pickup of theirs where the choice matters (the pot
-    holds more than one distinct rank and the other player still has cards); ``apply(rank)``
-    places one card and plays on. Other pots are placed automatically.
+    controlled player (0 or 1, or both as ``(0, 1)``) the game stops at each pickup of theirs where
+    the choice matters (the pot holds more than one distinct rank and the other player still has
+    cards); ``to_move`` says whose it is, and ``apply(rank)`` places one card and plays on. Other
+    pots are placed automatically. A controlled player in ``order_every_pot`` (one standing in for
+    the convention) also orders the pots of a game already won, as the convention does.
     """
 
     def __init__(
         self,
         deal: Deal,
         rules: WarRules = DEFAULT_RULES,
-        controlled: int | None = 0,
+        controlled: int | tuple[int, ...] | None = 0,
         seed: int | None = None,
         detect_cycles: bool | None = None,
+        order_every_pot: tuple[int, ...] = (),
     ) -> None:
-        if controlled not in (None, 0, 1):
-            raise ValueError(f"controlled must be None, 0 or 1, got {controlled!r}")
+        seats = (controlled,) if controlled in (0, 1) else controlled if isinstance(controlled, tuple) else ()
+        if not (controlled is None or seats) or not set(seats) <= {0, 1}:
+            raise ValueError(f"controlled must be None, 0, 1 or a tuple of them, got {controlled!r}")
         self.deal = deal
         self.rules = rules
         self.controlled = controlled
+        self._seats = frozenset(seats)
+        self._order_every_pot = frozenset(order_every_pot)
         self.state = WarState.start(deal, rules)
         self.rng = _random.Random(seed) if rules.pickup == "random" else None
         if detect_cycles is None:
-            detect_cycles = controlled is None and rules.deterministic
+            detect_cycles = not self._seats and rules.deterministic
         if detect_cycles and not rules.deterministic:
             raise ValueError("cycle detection needs deterministic rules (a fixed pickup convention)")
         self._seen: dict[tuple[tuple[int, ...], tuple[int, ...]], int] | None = {} if detect_cycles else None
         self.cycle_start: int | None = None
         self.cycle_period: int | None = None
-        self.choices: list[int] = []  # the controlled player's decisions, in order
+        self.choices: list[int] = []  # the controlled players' decisions, in order
         self.advance()
 
     @property
@@ -351,8 +357,13 @@ class WarGame:
 
     @property
     def awaiting(self) -> bool:
-        """True when the controlled player must choose the next card of their pot."""
-        return not self.done and self.state.taker is not None and self.state.taker == self.controlled
+        """True when a controlled player (``to_move``) must choose the next card of their pot."""
+        return not self.done and self.state.taker in self._seats
+
+    @property
+    def to_move(self) -> int | None:
+        """The controlled player who must choose now, None when no decision is pending."""
+        return self.state.taker if self.awaiting else None
 
     def outcome(self, player: int = 0) -> int:
         """+1 if ``player`` won, -1 if they lost, 0 for a draw or a game still going on."""
@@ -404,9 +415,11 @@ class WarGame:
                 if self._between_tricks():
                     return
                 state.play_trick()
-            elif state.taker == self.controlled:
-                # With the other pile empty the game is won whatever the order: no decision.
-                if len(state.to_place) > 1 and state.piles[1 - state.taker]:
+            elif state.taker in self._seats:
+                # With the other pile empty the game is won whatever the order: no decision, except
+                # for a player standing in for a convention, whose order still shows in the pile.
+                decided = not state.piles[1 - state.taker] and state.taker not in self._order_every_pot
+                if len(state.to_place) > 1 and not decided:
                     return
                 # No choice to make: one rank left, or the game is already won.
                 state.place_all(sorted(state.to_place.elements()))
