@@ -19,9 +19,29 @@ from typing import Any, TypeVar
 
 from tabletop_gym.core import TabletopError, quote_input
 
-__all__ = ["Option", "SettingsError", "as_dict", "from_dict", "option", "options_of", "replace"]
+__all__ = [
+    "MAX_WORK_LIMIT",
+    "WORK_LIMIT_NOTE",
+    "Option",
+    "SettingsError",
+    "as_dict",
+    "from_dict",
+    "option",
+    "options_of",
+    "replace",
+]
 
 S = TypeVar("S")
+
+MAX_WORK_LIMIT = 86_400.0
+"""The largest work limit (``--time-limit``) any command takes: a day of work; more is a typo."""
+
+WORK_LIMIT_NOTE = (
+    "counted as work (CP-SAT's deterministic time, positions searched), not by a clock, so every "
+    "machine gives the same answer: a unit is about a second of an idle 2-core machine, and the wall "
+    "clock can run several times longer on a loaded one"
+)
+"""What every ``--time-limit`` help says: the limit is deterministic work, not wall-clock seconds."""
 
 
 class SettingsError(TabletopError, ValueError):

@@ -491,3 +491,11 @@ def test_the_nmbr9_pickle_defect_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
         AssertionError, match=r"Nmbr9-v0.*check_pickle_and_deepcopy failed.*played on differently"
     ):
         testing.check_pickle_and_deepcopy(env_id, kwargs)
+
+
+def test_war_keeps_the_engine_contract() -> None:
+    from tabletop_gym.envs.war.rules import WarRules, random_deal
+
+    rules = WarRules(ranks=6, suits=2, face_down=1, max_tricks=200)
+    played = [testing.check_engine(rules, str(random_deal(seed, rules)), seed=seed) for seed in range(4)]
+    assert sum(played) > 0  # decisions were made, so copies and applies were checked

@@ -37,8 +37,9 @@ def test_dominion_ratio_is_fewest_turns_over_turns_taken(tmp_path):
 
 def test_war_ratio_names_the_horizon_or_the_whole_game():
     war = get_game("war")
-    assert war.ratio_name(argparse.Namespace(horizon=26)).startswith("cards held after 26 tricks / {best}")
-    assert war.ratio_name(argparse.Namespace(horizon=None)).startswith("(result + 1) / ({best} + 1)")
+    horizon, whole = war.read(argparse.Namespace(horizon=26)), war.read(argparse.Namespace(horizon=None))
+    assert war.ratio_name(horizon).startswith("cards held after 26 tricks / {best}")
+    assert war.ratio_name(whole).startswith("(result + 1) / ({best} + 1)")
 
 
 def test_the_figure_has_a_panel_per_agent_with_whole_deals(tmp_path):

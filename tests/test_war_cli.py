@@ -72,3 +72,27 @@ def test_agents_play_legal_moves(observation: str) -> None:
             if term or trunc:
                 break
     assert np.all(env.action_masks() == info["action_mask"].astype(bool))
+
+
+def test_settings_are_read_by_field_name_once_with_each_default_from_its_dataclass() -> None:
+    import argparse
+    import inspect
+
+    from tabletop_gym.oracles.war.limits import WarLimits
+    from tabletop_gym.settings import SettingsError
+    from tabletop_gym.training.games import get_game
+    from tabletop_gym.training.games.war import WarSettings
+
+    spec = get_game("war")
+    # A suite's stored settings (names of fields) and names that are not War's are both welcome.
+    settings = spec.read({"horizon": 26, "method": "auto", "time_limit": 10.0, "ranks": 6, "episodes": 3})
+    assert settings == WarSettings(WarRules(ranks=6), WarLimits("auto", 10.0), horizon=26)
+    # Nothing given: every default is the dataclasses', and the environment's own are the same.
+    kwargs = spec.env_kwargs(spec.read(argparse.Namespace()))
+    defaults = {k: p.default for k, p in inspect.signature(WarEnv).parameters.items() if k in kwargs}
+    assert kwargs == defaults
+    # A stored value the flag would refuse is refused here too, naming the setting.
+    with pytest.raises(SettingsError, match="time_limit must be above 0"):
+        spec.read({"time_limit": 0})
+    with pytest.raises(SettingsError, match="method must be one of"):
+        spec.read({"method": "guess"})

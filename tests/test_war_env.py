@@ -61,8 +61,8 @@ def test_episode_matches_engine_replay() -> None:
             obs, reward, term, trunc, info = env.step(action)
             total += reward
             done = term or trunc
-        game = replay(parse_deal(info["deal"], env.rules), env.rules, actions)
-        assert game.over and game.outcome(0) == total == info["score"] == info["result"]
+        game = replay(env.rules, parse_deal(info["deal"], env.rules), actions)
+        assert game.done and game.outcome(0) == total == info["score"] == info["result"]
         assert game.state.tricks == info["tricks"]
 
 
@@ -328,7 +328,7 @@ def test_horizon_reward_on_a_scripted_deal() -> None:
         _, info = env.reset(options={"deal": deal})
         assert info["cards"] == 5
         rewards[horizon] = [env.step(0)[1], env.step(0)[1]]
-        assert env.game.over and env.game.outcome(0) == -1
+        assert env.game.done and env.game.outcome(0) == -1
     assert rewards == {40: [-1.0, -4.0], None: [0.0, -1.0]}
 
 

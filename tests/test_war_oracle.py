@@ -68,14 +68,14 @@ def _brute_best(deal, rules: WarRules, depth: int) -> tuple[int, int | None]:
     stack = [[]]
     while stack:
         choices = stack.pop()
-        game = replay(deal, rules, choices)
-        if game.over or game.state.tricks > depth:
-            value = game.outcome(0) if game.over else 0
+        game = replay(rules, deal, choices)
+        if game.done or game.state.tricks > depth:
+            value = game.outcome(0) if game.done else 0
             best = max(best, value)
             if value == 1 and (fastest is None or game.state.tricks < fastest):
                 fastest = game.state.tricks
             continue
-        for rank in game.legal_ranks():
+        for rank in game.legal_actions():
             stack.append(choices + [rank])
     return best, fastest
 
@@ -90,8 +90,8 @@ def test_exact_search_matches_brute_force(shape: tuple[int, int, int], pickup: s
         deal = random_deal(seed, rules)
         result = exact_solve(deal, rules)
         assert result.optimal
-        game = replay(deal, rules, result.plan)
-        assert game.over and game.outcome(0) == result.score
+        game = replay(rules, deal, result.plan)
+        assert game.done and game.outcome(0) == result.score
         if result.score == 1:
             # Every line of play to the claimed length: a win there, none sooner.
             tricks = result.stats["tricks"]
@@ -128,12 +128,12 @@ def _brute_most_cards(deal, rules: WarRules, tricks: int) -> int:
     stack = [[]]
     while stack:
         choices = stack.pop()
-        game = replay(deal, limited, choices)
-        if game.over:
+        game = replay(limited, deal, choices)
+        if game.done:
             held = rules.num_cards if game.state.winner == 0 else game.state.cards_held(0)
             best = max(best, held)
             continue
-        stack.extend(choices + [rank] for rank in game.legal_ranks())
+        stack.extend(choices + [rank] for rank in game.legal_actions())
     return best
 
 
@@ -159,8 +159,8 @@ def test_horizon_search_full_deck_plan_replays() -> None:
     result = solve_horizon(deal, 20, rules)
     game = WarGame(deal, rules.replace(max_tricks=20), controlled=0)
     for rank in result.plan:
-        game.choose(rank)
-    assert game.over and game.state.tricks == 20
+        game.apply(rank)
+    assert game.done and game.state.tricks == 20
     assert len(game.state.piles[0]) == result.score
     # With no choice before player 0 reaches its won cards, the first tricks are plain simulation.
     assert solve_horizon(deal, 3, rules).score == 52 - len(
@@ -199,7 +199,7 @@ def test_exact_search_win_needs_a_playable_trick() -> None:
     deal = parse_deal("43366/55422", rules)
     result = exact_solve(deal, rules)
     assert result.score == 0 == _brute_best(deal, rules, 100)[0]
-    assert replay(deal, rules, result.plan).state.end_reason == "max_tricks"
+    assert replay(rules, deal, result.plan).state.end_reason == "max_tricks"
 
 
 def test_search_arguments_are_checked() -> None:
@@ -223,14 +223,14 @@ def _brute_truncated(deal, rules: WarRules) -> tuple[int, int | None]:
     stack: list[list[int]] = [[]]
     while stack:
         choices = stack.pop()
-        game = replay(deal, rules, choices)
-        if game.over:
+        game = replay(rules, deal, choices)
+        if game.done:
             value = game.outcome(0)
             best = max(best, value)
             if value == 1 and (fastest is None or game.state.tricks < fastest):
                 fastest = game.state.tricks
             continue
-        stack.extend(choices + [rank] for rank in game.legal_ranks())
+        stack.extend(choices + [rank] for rank in game.legal_actions())
     return best, fastest
 
 
@@ -249,7 +249,7 @@ def test_exact_search_of_a_truncated_game_matches_brute_force(shape: tuple[int, 
             assert result.score == best, (str(deal), max_tricks)
             if best == 1:
                 assert result.stats["tricks"] == fastest
-            assert replay(deal, rules, result.plan).outcome(0) == best
+            assert replay(rules, deal, result.plan).outcome(0) == best
             outcomes.add(best)
     assert {0, 1} <= outcomes  # the draw at max_tricks and the win within it both occur
 

@@ -148,28 +148,47 @@ def test_max_tricks_is_a_draw() -> None:
 def test_controlled_player_chooses_card_by_card() -> None:
     deal = parse_deal("243243/223434", R3S4F1)
     game = WarGame(deal, R3S4F1, controlled=0)
-    assert game.awaiting and game.legal_ranks() == [0, 1, 2]
+    assert game.awaiting and game.legal_actions() == [0, 1, 2]
     with pytest.raises(IllegalActionError) as err:
-        game.choose(7)
+        game.apply(7)
     assert err.value.legal == [0, 1, 2]
     for rank in [2, 2, 2, 1, 1]:  # 4 4 4 3 3, then the remaining 2s go by themselves
-        game.choose(rank)
+        game.apply(rank)
     assert game.choices == [2, 2, 2, 1, 1]
     # Next pot (3 v 4) is player 1's; then the game waits for player 0's next real choice or ends.
-    assert game.state.position()[0][:6] == tuple(ranks_of("444332"))[:6] or game.over or game.awaiting
-    again = replay(deal, R3S4F1, [2, 2, 2, 1, 1])
+    assert game.state.position()[0][:6] == tuple(ranks_of("444332"))[:6] or game.done or game.awaiting
+    again = replay(R3S4F1, deal, [2, 2, 2, 1, 1])
     assert again.state.position() == game.state.position()
     assert again.state.tricks == game.state.tricks
+
+
+def test_scores_are_the_cards_each_player_holds_and_a_copy_is_independent() -> None:
+    deal = parse_deal("243243/223434", R3S4F1)
+    game = WarGame(deal, R3S4F1, controlled=0)
+    # Player 0 is picking up a pot: its cards count as held, so the two scores make the deck.
+    assert sum(game.scores()) == R3S4F1.num_cards
+    assert game.scores() == [float(game.state.cards_held(0)), float(game.state.cards_held(1))]
+    twin = game.copy()
+    twin.apply(2)
+    assert game.choices == [] and twin.choices == [2] and game.legal_actions() == [0, 1, 2]
+    # A deal string and a parsed deal replay alike.
+    assert replay(R3S4F1, "243243/223434", [2]).state.position() == twin.state.position()
+    finished = replay(R3S4F1, deal, [2, 2, 2, 1, 1])
+    while not finished.done:
+        finished.apply(finished.legal_actions()[-1])
+    winner = finished.state.winner
+    if winner in (0, 1):  # every card to the winner, none to the loser
+        assert finished.scores()[winner] == R3S4F1.num_cards and finished.scores()[1 - winner] == 0
 
 
 def test_stepping_a_finished_game_raises() -> None:
     rules = WarRules(ranks=2, suits=1)
     game = WarGame(parse_deal("3/2", rules), rules)
     # Player 0 takes the last card of player 1: won whatever the order, so no decision is asked.
-    assert game.over and game.choices == []
+    assert game.done and game.choices == []
     assert game.outcome(0) == 1 and game.outcome(0) == 1
     with pytest.raises(GameOverError):
-        game.choose(0)
+        game.apply(0)
     with pytest.raises(GameOverError):
         game.state.play_trick()
 
@@ -206,3 +225,18 @@ def test_bad_rules_are_rejected() -> None:
         WarRules(max_tricks=0)
     with pytest.raises(InvalidDealError, match="ranks"):
         WarState.start(parse_deal("3/2", WarRules(ranks=2, suits=1)), WarRules())
+
+
+def test_both_players_controlled_stop_at_each_ones_decisions() -> None:
+    rules = WarRules(ranks=6, suits=2, face_down=1, max_tricks=200)
+    movers = set()
+    for seed in range(10):
+        game = WarGame(random_deal(seed, rules), rules, controlled=(0, 1), order_every_pot=(1,))
+        while not game.done:
+            assert game.awaiting and game.to_move == game.state.taker and game.legal_actions()
+            movers.add(game.to_move)
+            game.apply(game.legal_actions()[-1])
+        assert game.to_move is None and game.legal_actions() == []
+    assert movers == {0, 1}
+    with pytest.raises(ValueError, match="controlled must be"):
+        WarGame(random_deal(0, rules), rules, controlled=(0, 2))

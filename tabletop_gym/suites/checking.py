@@ -55,24 +55,6 @@ def _replay_cribbage(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> 
     return float(state.score)
 
 
-def _replay_war(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
-    from tabletop_gym.envs.war.rules import WarGame, WarRules, parse_deal
-
-    rules = WarRules(
-        kwargs["ranks"], kwargs["suits"], kwargs["face_down"], kwargs["pickup"], kwargs["max_tricks"]
-    )
-    horizon = kwargs.get("horizon")
-    limit = rules.max_tricks if horizon is None else min(horizon, rules.max_tricks)
-    game = WarGame(parse_deal(deal, rules), rules.replace(max_tricks=limit), controlled=0)
-    for rank in plan:
-        game.choose(rank)
-    if not game.over:
-        raise ValueError("the plan stops before the episode ends")
-    if horizon is None:
-        return float(game.outcome(0))
-    return float(game.state.horizon_cards(0))
-
-
 def _replay_dominion(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
     from tabletop_gym.envs.dominion.env import score_plan
 
@@ -102,7 +84,9 @@ def _replay_modern_art(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -
 
 REPLAY: dict[str, Callable[[dict[str, Any], str, Sequence[Any]], float]] = {
     "cribbage": _replay_cribbage,
-    "war": _replay_war,
+    "war": lambda kwargs, deal, plan: importlib.import_module("tabletop_gym.envs.war.env").score_plan(
+        deal, plan, **kwargs
+    ),
     "dominion": _replay_dominion,
     "nmbr9": _replay_nmbr9,
     "modern_art": _replay_modern_art,

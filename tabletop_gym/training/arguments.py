@@ -20,7 +20,10 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from tabletop_gym.core import quote_input
-from tabletop_gym.settings import Option, options_of
+
+# The work limit's ceiling and note are settings' (an oracle's limits declare them); the command
+# line's modules import them from here as before.
+from tabletop_gym.settings import MAX_WORK_LIMIT, WORK_LIMIT_NOTE, Option, options_of  # noqa: F401
 
 S = TypeVar("S")
 
@@ -111,17 +114,6 @@ hundred bytes each), and a million deals of the fastest game take hours."""
 MAX_STEPS = 1_000_000_000
 """The most environment steps one training run takes: about a week at this project's fastest rates;
 more is a typo, not a request."""
-
-MAX_WORK_LIMIT = 86_400.0
-"""The largest work limit (``--time-limit``) any command takes: a day of work; more is a typo."""
-
-WORK_LIMIT_NOTE = (
-    "counted as work (CP-SAT's deterministic time, positions searched), not by a clock, so every "
-    "machine gives the same answer: a unit is about a second of an idle 2-core machine, and the wall "
-    "clock can run several times longer on a loaded one"
-)
-"""What every ``--time-limit`` help says: the limit is deterministic work, not wall-clock seconds."""
-
 
 seed_arg = int_arg(0, SEED_MAX)
 """An argparse type for ``--seed``: a non-negative integer (what Gymnasium's ``reset(seed=...)``

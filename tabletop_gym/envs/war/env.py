@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
 from tabletop_gym.core import (
+    Agent,
     GameOverError,
+    IllegalActionError,
     InvalidDealError,
     LegalActionSpace,
     TabletopEnv,
@@ -28,9 +32,12 @@ from tabletop_gym.envs.war.rules import (
     WarRules,
     parse_deal,
     random_deal,
+    replay,
 )
 
 OBSERVATIONS = ("full", "hidden")
+"""What player 0 sees (the class docstring says how): both piles in order, or what a real player
+knows. The first is the default."""
 MAX_DRAWS = 1000
 """Deals drawn at most by one ``reset`` before the rules are declared to give player 0 no decision.
 Under rules where a decision is rare this could in principle give up on rules that have one; with
@@ -38,15 +45,16 @@ the smallest decks and horizons the package offers, a decision comes within a fe
 
 
 class WarEnv(TabletopEnv):
-    """War against a player who follows a fixed pickup convention; you order the pots you win.
+    """War against a player who follows a pickup convention (or any Agent); you order the pots you win.
 
     ## Description
     The deck (`ranks` x `suits`, default 13 x 4) is dealt alternately into two piles. Each trick both
     players turn their top card; the higher rank takes the pot, equal ranks start a war (`face_down`
     cards face down, then one face up; a player short of cards keeps one to turn). The taker puts the
-    pot under their pile. Player 1 does so by its convention (`pickup`); you, player 0, choose the
-    order card by card. Tricks between your decisions are played automatically, and so are pots
-    whose remaining cards all share one rank (no choice left). Rules: docs/rules/war.md.
+    pot under their pile. Player 1 does so by its convention (`pickup`), or, with an `opponent`
+    agent, in the order that agent chooses; you, player 0, choose the order card by card. Tricks
+    between your decisions are played automatically, and so are pots whose remaining cards all
+    share one rank (no choice left). Rules: docs/rules/war.md.
 
     ## Action space
     `Discrete(ranks)`: the rank of the pot card that goes under your pile next (the first card
@@ -85,11 +93,14 @@ class WarEnv(TabletopEnv):
     starts with a legal action. Deals where player 0 never chooses (the game, or the horizon, ends
     before player 0 takes a pot of two ranks or more) are skipped: drawn again from the same seeded
     stream, so `reset(seed=s)` always gives the same deal, and `info["deal"]` (see Info) is the deal
-    played (the one the oracles solve). Under the `random` convention player 1's pickups are drawn with the
-    deal, from the same stream. Rules under which none of 1000 drawn deals gives player 0 a decision
-    (say a 3-card deck with `horizon=1`) raise ValueError naming them; so do rules that never can
-    (one rank, or two cards), already at construction. A deal given in `options` that gives player 0
-    no decision raises InvalidDealError.
+    played (the one the oracles solve). Under the `random` convention player 1's pickups are drawn
+    with the deal, from the same stream; an `opponent` agent is reset (`reset(seed)`) with a seed
+    from that same draw, so a seed draws the same deals with or without one (player 1's choices
+    decide which of them give player 0 a decision), and a deal given back in `options` replays the
+    deal, not a random opponent's choices. Rules under which none of 1000 drawn deals gives player 0
+    a decision (say a 3-card deck with `horizon=1`) raise ValueError naming them; so do rules that
+    never can (one rank, or two cards), already at construction. A deal given in `options` that
+    gives player 0 no decision raises InvalidDealError.
 
     ## Episode end
     Terminated when a player cannot turn a card (win or loss) or both run out (draw). Truncated
@@ -123,6 +134,13 @@ class WarEnv(TabletopEnv):
     - `reveal_deal`: True puts `deal` in every info, reset included, also under the hidden
       observation: for an oracle's plan played as an agent, never for an agent being evaluated
       (default False).
+    - `opponent`: None (player 1 follows `pickup`), or an Agent (`reset(seed)`, `act(observation,
+      info)`) that orders player 1's pots card by card in its place, every pot of two ranks or
+      more, from player 1's own observation: this layout from seat 1's side ("your pile" is player
+      1's; under `observation="hidden"` only what player 1 may see) and an info with
+      `action_mask` (np.int8) and `pots` (its own cards in row 0). An action outside its mask raises
+      IllegalActionError. The oracles assume the convention: with an opponent agent their answers
+      bound nothing.
 
     Numbers may be Python or numpy integers; out of range values raise ValueError naming the
     argument (`InvalidDealError` for the rules).
@@ -134,16 +152,21 @@ class WarEnv(TabletopEnv):
     def __init__(
         self,
         render_mode: str | None = None,
-        ranks: int = 13,
-        suits: int = 4,
-        face_down: int = 3,
-        pickup: str = "winner_first",
-        max_tricks: int = 10_000,
-        observation: str = "full",
+        ranks: int = WarRules.ranks,
+        suits: int = WarRules.suits,
+        face_down: int = WarRules.face_down,
+        pickup: str = WarRules.pickup,
+        max_tricks: int = WarRules.max_tricks,
+        observation: str = OBSERVATIONS[0],
         horizon: int | None = None,
         reveal_deal: bool = False,
+        opponent: Agent | None = None,
     ) -> None:
         self._check_render_mode(render_mode)
+        if opponent is not None and not (callable(getattr(opponent, "act", None))
+                                         and callable(getattr(opponent, "reset", None))):
+            raise TypeError(f"opponent {opponent!r} is not an Agent (needs reset() and act())")
+        self.opponent = opponent
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
         self._set_reveal_deal(reveal_deal)
@@ -161,9 +184,7 @@ class WarEnv(TabletopEnv):
                 "use at least 2 ranks and 3 cards"
             )
         self.horizon = horizon
-        # The horizon is the engine's own trick limit, so the engine decides where the episode stops.
-        limit = self.rules.max_tricks if horizon is None else min(self.rules.max_tricks, horizon)
-        self._engine_rules = self.rules.replace(max_tricks=limit)
+        self._engine_rules = _episode_rules(self.rules, horizon)
         self.observation_mode = observation
         n = self.rules.num_cards
         self.num_cards = n
@@ -175,7 +196,6 @@ class WarEnv(TabletopEnv):
         self.action_space = LegalActionSpace(ranks, self)
         self.game: WarGame | None = None
         self._deal_text = ""
-        self._dealt0 = 0
         self._cards = 0  # info["cards"] at the last observation: the base of the horizon reward
 
     # -- Gymnasium API -------------------------------------------------------------------------
@@ -186,7 +206,8 @@ class WarEnv(TabletopEnv):
         deal_text = self._deal_option(options)
         given = parse_deal(deal_text, self.rules) if deal_text is not None else None
         # Under a fixed convention a given deal plays the same way every time: one try says it all.
-        draws = 1 if given is not None and self.rules.deterministic else MAX_DRAWS
+        fixed = self.rules.deterministic and self.opponent is None
+        draws = 1 if given is not None and fixed else MAX_DRAWS
         for _ in range(draws):
             deal = given if given is not None else random_deal(self.np_random, self.rules)
             game = self._start(deal)
@@ -207,18 +228,18 @@ class WarEnv(TabletopEnv):
             )
         self.game = game
         self._deal_text = str(deal)
-        self._dealt0 = len(deal.piles[0])
         self._cards = game.state.horizon_cards(0)
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         game = self._require_game()
-        if game.over:
+        if game.done:
             raise GameOverError(f"the episode has ended ({result_text(game, self.horizon)}); call reset()")
-        game.choose(self._action_index(action))  # raises IllegalActionError naming the legal ranks
+        game.apply(self._action_index(action))  # raises IllegalActionError naming the legal ranks
+        self._run_opponent(game)
         terminated = truncated = False
         reward = 0.0
-        if game.over:
+        if game.done:
             truncated = game.state.end_reason == MAX_TRICKS
             terminated = not truncated
         if self.horizon is not None:
@@ -227,7 +248,7 @@ class WarEnv(TabletopEnv):
             cards = game.state.horizon_cards(0)
             reward = float(cards - self._cards)
             self._cards = cards
-        elif game.over:
+        elif game.done:
             reward = float(game.outcome(0))
         return self._observation(), reward, terminated, truncated, self._info()
 
@@ -255,7 +276,7 @@ class WarEnv(TabletopEnv):
         None under the full observation, which shows both piles, nor where no two such cards
         differ."""
         game = self.game
-        if self.observation_mode == "full" or game is None or game.over:
+        if self.observation_mode == "full" or game is None or game.done:
             return []
         state = game.state
         # Dealt cards are never put back: those not yet turned are still the top of each pile.
@@ -279,9 +300,32 @@ class WarEnv(TabletopEnv):
     # -- helpers -------------------------------------------------------------------------------
     def _start(self, deal: Deal) -> WarGame:
         """The game of ``deal`` played up to player 0's first decision (or its end)."""
-        # The random convention draws from a generator seeded by the episode's own generator.
+        # The random convention draws from a generator seeded by the episode's own generator; so does
+        # an opponent agent, from the same draw, so that the seed's deals are the same with or
+        # without one.
         pickup_seed = int(self.np_random.integers(2**63))
-        return WarGame(deal, self._engine_rules, controlled=0, seed=pickup_seed)
+        if self.opponent is None:
+            return WarGame(deal, self._engine_rules, controlled=0, seed=pickup_seed)
+        self.opponent.reset(seed=pickup_seed)
+        game = WarGame(deal, self._engine_rules, controlled=(0, 1), seed=pickup_seed, order_every_pot=(1,))
+        self._run_opponent(game)
+        return game
+
+    def _run_opponent(self, game: WarGame) -> None:
+        """Player 1's pickups, card by card, by the opponent agent from its own observation (this
+        environment's layout from seat 1) and info (``action_mask``, and ``pots`` with its own cards
+        in row 0), until player 0 must choose or the episode ends."""
+        while game.to_move == 1:
+            assert self.opponent is not None
+            state = game.state
+            info = {"action_mask": game.action_mask().astype(np.int8), "pots": self._pots(state.pots[::-1])}
+            action = self.opponent.act(self._observation(game, seat=1), info)
+            value = action[()] if isinstance(action, np.ndarray) and action.shape == () else action
+            legal = game.legal_actions()
+            is_int = isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_)
+            if not is_int or int(value) not in legal:
+                raise IllegalActionError(action, legal, "the opponent (player 1) chose a rank not in its pot")
+            game.apply(int(value))
 
     def _rules_text(self, horizon: int | None) -> str:
         rules = self.rules
@@ -293,27 +337,30 @@ class WarEnv(TabletopEnv):
             raise GameOverError("call reset() before using the environment")
         return self.game
 
-    def _observation(self) -> np.ndarray:
-        state = self._require_game().state
+    def _observation(self, game: WarGame | None = None, seat: int = 0) -> np.ndarray:
+        """What ``seat`` sees (the layout of the class docstring, "your" being that seat's)."""
+        game = game if game is not None else self._require_game()
+        state = game.state
+        own, other = state.piles[seat], state.piles[1 - seat]
         n = self.num_cards
         pot = np.zeros(self.rules.ranks, dtype=np.int64)
-        if state.taker == 0:
+        if state.taker == seat:
             for rank, count in state.to_place.items():
                 pot[rank] = count
-        pile0 = np.fromiter(state.piles[0], dtype=np.int64, count=len(state.piles[0]))
+        pile = np.fromiter(own, dtype=np.int64, count=len(own))
         if self.observation_mode == "full":
             obs = np.zeros(2 * n + self.rules.ranks, dtype=np.int64)
-            pile1 = np.fromiter(state.piles[1], dtype=np.int64, count=len(state.piles[1]))
-            obs[: pile0.size] = pile0 + 1
-            obs[n : n + pile1.size] = pile1 + 1
+            theirs = np.fromiter(other, dtype=np.int64, count=len(other))
+            obs[: pile.size] = pile + 1
+            obs[n : n + theirs.size] = theirs + 1
             obs[2 * n :] = pot
             return obs
         obs = np.zeros(n + 1 + self.rules.ranks, dtype=np.int64)
         # Dealt cards are never put back, so the ones not yet turned are the top of the pile.
-        unseen = max(0, self._dealt0 - state.turned[0])
+        unseen = max(0, len(game.deal.piles[seat]) - state.turned[seat])
         obs[:unseen] = 1
-        obs[unseen : pile0.size] = pile0[unseen:] + 2
-        obs[n] = len(state.piles[1])
+        obs[unseen : pile.size] = pile[unseen:] + 2
+        obs[n] = len(other)
         obs[n + 1 :] = pot
         return obs
 
@@ -334,13 +381,34 @@ class WarEnv(TabletopEnv):
             "tricks": state.tricks,
             "cards": cards,
             "result": result,
-            "game_over": game.over,
+            "game_over": game.done,
             # The cards each player put on the table this trick, in played order (none when no
             # pickup is pending): what the pickup conventions are defined on. A fixed shape, padded
             # with -1, so that every info of the environment stacks into one array.
             "pots": self._pots(state.pots if game.awaiting else ((), ())),
         }
-        return self._add_deal(info, self._deal_text, game.over)
+        return self._add_deal(info, self._deal_text, game.done)
+
+
+def _episode_rules(rules: WarRules, horizon: int | None) -> WarRules:
+    """The rules the engine plays an episode by: the horizon is the engine's own trick limit, so the
+    engine decides where the episode stops."""
+    return rules if horizon is None else rules.replace(max_tricks=min(rules.max_tricks, horizon))
+
+
+def score_plan(deal: str, plan: Sequence[int], **env_kwargs: Any) -> float:
+    """The episode score (``info["score"]`` at its end) that ``WarEnv(**env_kwargs)`` gives ``plan``,
+    player 0's decisions, on ``deal``, through the engine's ``replay``: the result (+1/0/-1), or with
+    a ``horizon`` the cards held. Options that only change what is shown (``observation``...) are
+    ignored. ValueError if the plan stops before the episode ends; IllegalActionError on an illegal
+    decision."""
+    names = {f.name for f in dataclasses.fields(WarRules)}
+    rules = WarRules(**{k: v for k, v in env_kwargs.items() if k in names})
+    horizon = check_int("horizon", env_kwargs.get("horizon"), 1, MAX_TRICKS_LIMIT, optional=True)
+    game = replay(_episode_rules(rules, horizon), deal, plan)
+    if not game.done:
+        raise ValueError("the plan stops before the episode ends")
+    return float(game.outcome(0) if horizon is None else game.state.horizon_cards(0))
 
 
 REASONS = {
@@ -366,7 +434,7 @@ def render_text(game: WarGame, horizon: int | None = None) -> str:
         lines.append(f"table: you played {cards(state.pots[0])}, player 1 played {cards(state.pots[1])}")
         left = sorted(r for r, n in state.to_place.items() for _ in range(n))
         lines.append(f"pot still to place under your pile: {cards(left)}")
-    if state.over:
+    if state.done:
         lines.append(f"game over: {result_text(game, horizon)}")
     return "\n".join(lines)
 

@@ -7,15 +7,19 @@ tricks with wars and running out, the pickup conventions, the end of the game (a
 Ranks are integers 0..ranks-1 (0 is the lowest, ``2``); suits never matter, so a pile is a sequence
 of ranks, top card first. ``WarState`` plays one trick at a time; ``WarGame`` drives a whole game,
 deciding every pickup by convention except those of a controlled player, whose pickups wait for
-``choose(rank)`` card by card.
+``apply(rank)`` card by card. ``WarGame`` offers the engine contract every game shares
+(``legal_actions()``, ``apply(action)``, ``done``, ``scores()``, ``copy()``, and ``replay(rules,
+deal, plan)`` here).
 """
 
 from __future__ import annotations
 
+import copy as _copy
+import dataclasses
 import random as _random
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -28,6 +32,7 @@ from tabletop_gym.core import (
     make_rng,
     quote_input,
 )
+from tabletop_gym.settings import option
 
 RANK_CHARS = "23456789TJQKA"
 PICKUPS = ("winner_first", "loser_first", "high_first", "random")
@@ -48,28 +53,30 @@ MAX_TRICKS_LIMIT = 1_000_000
 
 @dataclass(frozen=True)
 class WarRules:
-    """The parameters of the rules; defaults are the project's (docs/rules/war.md)."""
+    """The parameters of the rules; defaults are the project's (docs/rules/war.md). Each field is also
+    a command-line flag (``--face-down`` for ``face_down``) with the range and choices declared here."""
 
-    ranks: int = 13
-    suits: int = 4
-    face_down: int = 3
-    pickup: str = "winner_first"
-    max_tricks: int = 10_000
+    ranks: int = option(13, f"ranks in the deck, 1-{len(RANK_CHARS)}", low=1, high=len(RANK_CHARS))
+    suits: int = option(4, f"cards of each rank, 1-{MAX_SUITS}", low=1, high=MAX_SUITS)
+    face_down: int = option(3, f"face-down cards in a war, 0-{MAX_FACE_DOWN}", low=0, high=MAX_FACE_DOWN)
+    pickup: str = option("winner_first", "player 1's convention", choices=PICKUPS)
+    max_tricks: int = option(
+        10_000, f"a draw after this many tricks, 1-{MAX_TRICKS_LIMIT:,}", low=1, high=MAX_TRICKS_LIMIT
+    )
 
     def __post_init__(self) -> None:
         # Numpy integers are welcome (and stored as Python ints, so variants and JSON read the same);
-        # bools, floats and out-of-range values are refused with the parameter named.
-        for name, low, high in (
-            ("ranks", 1, len(RANK_CHARS)),
-            ("suits", 1, MAX_SUITS),
-            ("face_down", 0, MAX_FACE_DOWN),
-            ("max_tricks", 1, MAX_TRICKS_LIMIT),
-        ):
+        # bools, floats and out-of-range values are refused with the parameter named, in the ranges
+        # the fields declare (the flags' ranges).
+        for f in fields(self):
+            declared = f.metadata["option"]
+            if declared.choices is not None:
+                continue
             try:
-                value = check_int(name, getattr(self, name), low, high)
+                value = check_int(f.name, getattr(self, f.name), int(declared.low), int(declared.high))
             except ValueError as error:
                 raise InvalidDealError(str(error)) from None
-            object.__setattr__(self, name, value)
+            object.__setattr__(self, f.name, value)
         if self.ranks * self.suits < 2:
             raise InvalidDealError("a deck needs at least 2 cards (ranks * suits >= 2)")
         if not isinstance(self.pickup, str) or self.pickup not in PICKUPS:
@@ -93,9 +100,7 @@ class WarRules:
         return f"r{self.ranks}s{self.suits}f{self.face_down}-{self.pickup}-m{self.max_tricks}"
 
     def replace(self, **changes: object) -> WarRules:
-        values = {f: getattr(self, f) for f in ("ranks", "suits", "face_down", "pickup", "max_tricks")}
-        values.update(changes)
-        return WarRules(**values)  # type: ignore[arg-type]
+        return dataclasses.replace(self, **changes)
 
 
 DEFAULT_RULES = WarRules()
@@ -213,7 +218,7 @@ class WarState:
         return cls(rules, [deque(deal.piles[0]), deque(deal.piles[1])])
 
     @property
-    def over(self) -> bool:
+    def done(self) -> bool:
         return self.winner is not None
 
     def position(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -244,7 +249,7 @@ class WarState:
 
     def play_trick(self) -> int | None:
         """Play the next trick up to its pickup; return the taker, or None if the game ended."""
-        if self.over:
+        if self.done:
             raise GameOverError(f"the game is over ({self.end_reason})")
         if self.taker is not None:
             raise ValueError("the last pot has not been picked up yet")
@@ -272,7 +277,7 @@ class WarState:
         self.tricks += 1
         return taker
 
-    def legal_ranks(self) -> list[int]:
+    def legal_actions(self) -> list[int]:
         """Ranks the taker may put under the pile next (those still in the pot)."""
         return sorted(r for r, n in self.to_place.items() if n > 0)
 
@@ -280,7 +285,7 @@ class WarState:
         if self.taker is None:
             raise IllegalActionError(rank, [], "no pot is being picked up")
         if not isinstance(rank, (int, np.integer)) or self.to_place.get(int(rank), 0) == 0:
-            raise IllegalActionError(rank, self.legal_ranks(), "that rank is not in the pot")
+            raise IllegalActionError(rank, self.legal_actions(), "that rank is not in the pot")
         rank = int(rank)
         self.to_place[rank] -= 1
         if self.to_place[rank] == 0:
@@ -297,7 +302,7 @@ class WarState:
 
     def stop_if_limit(self) -> bool:
         """Between tricks: end the game as a draw if ``max_tricks`` tricks have been played."""
-        if not self.over and self.taker is None and self.tricks >= self.rules.max_tricks:
+        if not self.done and self.taker is None and self.tricks >= self.rules.max_tricks:
             # A player holding every card has already won: that is decided at the next trick.
             if self.piles[0] and self.piles[1]:
                 self._end(-1, MAX_TRICKS)
@@ -306,48 +311,59 @@ class WarState:
 
 
 class WarGame:
-    """A whole game: every pickup by convention, except the ``controlled`` player's.
+    """A whole game: every pickup by convention, except the ``controlled`` players'.
 
     With ``controlled=None`` the game runs to its end at once (a simulation); under deterministic
     rules a repeated position ends it as a draw (``cycle_start``/``cycle_period`` say where). With a
-    controlled player the game stops at each pickup of theirs where the choice matters (the pot
-    holds more than one distinct rank and the other player still has cards); ``choose(rank)``
-    places one card and plays on. Other pots are placed automatically.
+    controlled player (0 or 1, or both as ``(0, 1)``) the game stops at each pickup of theirs where
+    the choice matters (the pot holds more than one distinct rank and the other player still has
+    cards); ``to_move`` says whose it is, and ``apply(rank)`` places one card and plays on. Other
+    pots are placed automatically. A controlled player in ``order_every_pot`` (one standing in for
+    the convention) also orders the pots of a game already won, as the convention does.
     """
 
     def __init__(
         self,
         deal: Deal,
         rules: WarRules = DEFAULT_RULES,
-        controlled: int | None = 0,
+        controlled: int | tuple[int, ...] | None = 0,
         seed: int | None = None,
         detect_cycles: bool | None = None,
+        order_every_pot: tuple[int, ...] = (),
     ) -> None:
-        if controlled not in (None, 0, 1):
-            raise ValueError(f"controlled must be None, 0 or 1, got {controlled!r}")
+        seats = (controlled,) if controlled in (0, 1) else controlled if isinstance(controlled, tuple) else ()
+        if not (controlled is None or seats) or not set(seats) <= {0, 1}:
+            raise ValueError(f"controlled must be None, 0, 1 or a tuple of them, got {controlled!r}")
         self.deal = deal
         self.rules = rules
         self.controlled = controlled
+        self._seats = frozenset(seats)
+        self._order_every_pot = frozenset(order_every_pot)
         self.state = WarState.start(deal, rules)
         self.rng = _random.Random(seed) if rules.pickup == "random" else None
         if detect_cycles is None:
-            detect_cycles = controlled is None and rules.deterministic
+            detect_cycles = not self._seats and rules.deterministic
         if detect_cycles and not rules.deterministic:
             raise ValueError("cycle detection needs deterministic rules (a fixed pickup convention)")
         self._seen: dict[tuple[tuple[int, ...], tuple[int, ...]], int] | None = {} if detect_cycles else None
         self.cycle_start: int | None = None
         self.cycle_period: int | None = None
-        self.choices: list[int] = []  # the controlled player's decisions, in order
+        self.choices: list[int] = []  # the controlled players' decisions, in order
         self.advance()
 
     @property
-    def over(self) -> bool:
-        return self.state.over
+    def done(self) -> bool:
+        return self.state.done
 
     @property
     def awaiting(self) -> bool:
-        """True when the controlled player must choose the next card of their pot."""
-        return not self.over and self.state.taker is not None and self.state.taker == self.controlled
+        """True when a controlled player (``to_move``) must choose the next card of their pot."""
+        return not self.done and self.state.taker in self._seats
+
+    @property
+    def to_move(self) -> int | None:
+        """The controlled player who must choose now, None when no decision is pending."""
+        return self.state.taker if self.awaiting else None
 
     def outcome(self, player: int = 0) -> int:
         """+1 if ``player`` won, -1 if they lost, 0 for a draw or a game still going on."""
@@ -356,21 +372,35 @@ class WarGame:
             return 0
         return 1 if w == player else -1
 
-    def legal_ranks(self) -> list[int]:
-        return self.state.legal_ranks() if self.awaiting else []
+    def legal_actions(self) -> list[int]:
+        """The ranks the controlled player may put under their pile next (none unless ``awaiting``)."""
+        return self.state.legal_actions() if self.awaiting else []
+
+    def scores(self) -> list[float]:
+        """The cards each player holds (pot cards still to place included): every card once a player
+        has won, none once they have lost; what a horizon scores."""
+        return [float(self.state.horizon_cards(p)) for p in (0, 1)]
+
+    def copy(self) -> WarGame:
+        """An independent copy: its moves leave this game as it is (the random convention's generator
+        is copied too, so both draw the same pickups from here)."""
+        return _copy.deepcopy(self)
 
     def action_mask(self) -> np.ndarray:
         mask = np.zeros(self.rules.ranks, dtype=bool)
-        for r in self.legal_ranks():
+        for r in self.legal_actions():
             mask[r] = True
         return mask
 
-    def choose(self, rank: int) -> None:
-        if self.over:
+    def apply(self, rank: int) -> None:
+        """Put a pot card of ``rank`` under the controlled player's pile, then play on to their next
+        decision or the end (returns nothing). Raises IllegalActionError naming the legal ranks, or
+        GameOverError once the game is over."""
+        if self.done:
             raise GameOverError(f"the game is over ({self.state.end_reason})")
         if not self.awaiting:
             raise IllegalActionError(rank, [], "no pickup decision is pending")
-        legal = self.state.legal_ranks()
+        legal = self.state.legal_actions()
         if not isinstance(rank, (int, np.integer)) or int(rank) not in legal:
             raise IllegalActionError(rank, legal, "that rank is not in the pot")
         self.state.place(int(rank))
@@ -380,14 +410,16 @@ class WarGame:
     def advance(self) -> None:
         """Play on until the controlled player has a real choice or the game ends."""
         state = self.state
-        while not state.over:
+        while not state.done:
             if state.taker is None:
                 if self._between_tricks():
                     return
                 state.play_trick()
-            elif state.taker == self.controlled:
-                # With the other pile empty the game is won whatever the order: no decision.
-                if len(state.to_place) > 1 and state.piles[1 - state.taker]:
+            elif state.taker in self._seats:
+                # With the other pile empty the game is won whatever the order: no decision, except
+                # for a player standing in for a convention, whose order still shows in the pile.
+                decided = not state.piles[1 - state.taker] and state.taker not in self._order_every_pot
+                if len(state.to_place) > 1 and not decided:
                     return
                 # No choice to make: one rank left, or the game is already won.
                 state.place_all(sorted(state.to_place.elements()))
@@ -432,11 +464,13 @@ def play_game(deal: Deal, rules: WarRules = DEFAULT_RULES, seed: int | None = No
     return GameRecord(s.winner, s.tricks, s.end_reason, s.wars, game.cycle_start, game.cycle_period)
 
 
-def replay(deal: Deal, rules: WarRules, choices: Iterable[int], seed: int | None = None) -> WarGame:
-    """Play ``choices`` (player 0's decisions, as ``WarGame.choose`` takes them) from the start."""
-    game = WarGame(deal, rules, controlled=0, seed=seed)
-    for rank in choices:
-        game.choose(rank)
+def replay(rules: WarRules, deal: str | Deal, plan: Iterable[int], seed: int | None = None) -> WarGame:
+    """The game after ``plan`` (player 0's decisions, as ``WarGame.apply`` takes them) from the start
+    of ``deal`` (a deal string or a parsed deal) under ``rules``; IllegalActionError on an illegal
+    decision. ``seed`` seeds player 1's pickups under the random convention."""
+    game = WarGame(parse_deal(deal, rules), rules, controlled=0, seed=seed)
+    for rank in plan:
+        game.apply(rank)
     return game
 
 

@@ -52,14 +52,14 @@ from tabletop_gym.core import OracleResult, check_float, check_int, cp_solve
 from tabletop_gym.envs.war.rules import (
     DEFAULT_RULES,
     Deal,
-    WarGame,
     WarRules,
     WarState,
     convention_order,
     deal_from_piles,
     parse_deal,
+    replay,
 )
-from tabletop_gym.oracles.war.limits import MAX_MODEL_TRICKS, MAX_MODEL_TURNS
+from tabletop_gym.oracles.war.limits import MAX_MODEL_TRICKS, MAX_MODEL_TURNS, WarLimits
 from tabletop_gym.oracles.war.search import plan_for_orders
 
 MODEL_PICKUPS = ("winner_first", "loser_first")  # conventions whose pot order is linear in the turns
@@ -486,7 +486,7 @@ def _engine_turns(deal: Deal, rules: WarRules, tricks: int) -> tuple[int, int]:
     """(turns, wars) of the first ``tricks`` tricks with both players on the convention."""
     state = WarState.start(deal, rules)
     for _ in range(tricks):
-        if state.over or state.play_trick() is None:
+        if state.done or state.play_trick() is None:
             break
         state.place_all(convention_order(state.pots, state.taker, rules.pickup, None))
     return state.turned[0], state.wars
@@ -500,7 +500,7 @@ def trick_pattern(deal: Deal | str, rules: WarRules, tricks: int) -> list[str]:
     out = []
     for _ in range(tricks):
         wars = state.wars
-        if state.over or state.play_trick() is None:
+        if state.done or state.play_trick() is None:
             break
         out.append(("w" if state.wars > wars else "n") + str(state.taker))
         state.place_all(convention_order(state.pots, state.taker, rules.pickup, None))
@@ -510,14 +510,11 @@ def trick_pattern(deal: Deal | str, rules: WarRules, tricks: int) -> list[str]:
 def _finish(deal: Deal, rules: WarRules, plan: Sequence[int]) -> tuple[list[int], int]:
     """``plan`` played to the horizon (any decision left: the highest rank first), and the cards
     player 0 then holds."""
-    game = WarGame(deal, rules, controlled=0)
-    done = []
-    for rank in plan:
-        game.choose(rank)
-        done.append(rank)
+    game = replay(rules, deal, plan)
+    done = list(plan)
     while game.awaiting:
-        rank = game.legal_ranks()[-1]
-        game.choose(rank)
+        rank = game.legal_actions()[-1]
+        game.apply(rank)
         done.append(rank)
     return done, game.state.horizon_cards(0)
 
@@ -526,7 +523,7 @@ def solve_horizon_cpsat(
     deal: Deal | str,
     tricks: int,
     rules: WarRules = DEFAULT_RULES,
-    time_limit: float = 60.0,
+    time_limit: float = WarLimits.time_limit,
     workers: int = 2,
     extra_wars: int = 3,
 ) -> OracleResult:
@@ -637,7 +634,7 @@ def solve_horizon_best(
     deal: Deal | str,
     tricks: int,
     rules: WarRules = DEFAULT_RULES,
-    time_limit: float = 60.0,
+    time_limit: float = WarLimits.time_limit,
     workers: int = 2,
     max_nodes: int = 20_000,
 ) -> OracleResult:

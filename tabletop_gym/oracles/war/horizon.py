@@ -18,7 +18,7 @@ import time
 from collections import Counter
 
 from tabletop_gym.core import OracleCache, OracleResult, check_int
-from tabletop_gym.envs.war.rules import DEFAULT_RULES, Deal, WarGame, WarRules, convention_order, parse_deal
+from tabletop_gym.envs.war.rules import DEFAULT_RULES, Deal, WarRules, convention_order, parse_deal, replay
 from tabletop_gym.oracles.war.limits import MAX_SEARCH_HORIZON
 from tabletop_gym.oracles.war.search import GAME, plan_for_orders
 
@@ -137,12 +137,10 @@ def solve_horizon(
     finally:
         sys.setrecursionlimit(old)
     plan = plan_for_orders(deal, rules.replace(max_tricks=horizon), orders_from_events(events))
-    game = WarGame(deal, rules.replace(max_tricks=horizon), controlled=0)
-    for rank in plan:
-        game.choose(rank)
+    game = replay(rules.replace(max_tricks=horizon), deal, plan)
     seconds = time.perf_counter() - start
     held = game.state.horizon_cards(0)
-    if not game.over or held != value:
+    if not game.done or held != value:
         raise AssertionError(f"horizon search claims {value} cards but its plan replays to {held} on {deal}")
     return OracleResult(
         score=value,
@@ -174,14 +172,11 @@ def orders_from_events(events) -> list[tuple[int, ...]]:
 
 def check_horizon(deal: Deal | str, tricks: int, rules: WarRules, result: OracleResult) -> bool:
     try:
-        deal = parse_deal(deal, rules)
-        game = WarGame(deal, rules.replace(max_tricks=min(tricks, rules.max_tricks)), controlled=0)
-        for rank in result.plan:
-            game.choose(rank)
+        game = replay(rules.replace(max_tricks=min(tricks, rules.max_tricks)), deal, result.plan)
     except (ValueError, RuntimeError, TypeError):
         return False
     held = game.state.horizon_cards(0)
-    return game.over and held == result.score and result.score <= result.bound
+    return game.done and held == result.score and result.score <= result.bound
 
 
 def solve_horizon_cached(

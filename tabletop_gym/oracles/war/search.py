@@ -35,12 +35,9 @@ from tabletop_gym.envs.war.rules import (
     parse_deal,
     replay,
 )
+from tabletop_gym.oracles.war.limits import POSITIONS_PER_SECOND  # noqa: F401  (its rate, kept here too)
 
 GAME = "war"
-POSITIONS_PER_SECOND = 30_000
-"""Positions searched (each way a trick plays out) in a second of the shared 2-core machine: 2 million
-took 64 s there on the full deck, holding 1.75 GB. The command line turns its work limit into
-``max_positions`` at this rate, so the search stops at the same point on every machine."""
 Block = tuple[int, ...]  # the ranks, sorted, of one unordered block of player 0's pile
 Position = tuple[tuple[Block, ...], tuple[int, ...]]  # player 0's blocks (top first), player 1's pile
 # How player 0's side of a trick went: the ranks it turned, in order, and the pot it took (sorted;
@@ -125,7 +122,7 @@ def plan_for_orders(deal: Deal, rules: WarRules, orders: list[tuple[int, ...]]) 
         for rank in order:
             if not game.awaiting or game.state.tricks != trick:
                 break
-            game.choose(rank)
+            game.apply(rank)
             plan.append(rank)
     return plan
 
@@ -301,7 +298,7 @@ def solve(deal: Deal | str, rules: WarRules = DEFAULT_RULES, max_positions: int 
 
     ``stats["tricks"]`` is the fewest tricks to the forced win (or the length of the game the plan
     plays), ``stats["positions"]`` the positions searched (at most ``max_positions``, else a
-    ValueError). The plan is player 0's decision sequence (``WarGame.choose`` / the environment's
+    ValueError). The plan is player 0's decision sequence (``WarGame.apply`` / the environment's
     actions).
     """
     max_positions = check_int("max_positions", max_positions, 1)
@@ -322,9 +319,9 @@ def solve(deal: Deal | str, rules: WarRules = DEFAULT_RULES, max_positions: int 
         else:
             # Every line ends before max_tricks, and none in a win or a draw.
             value, plan = _LOSS, _any_play(deal, rules)
-    game = replay(deal, rules, plan)
+    game = replay(rules, deal, plan)
     seconds = time.perf_counter() - start
-    if not game.over or game.outcome(0) != value:
+    if not game.done or game.outcome(0) != value:
         raise AssertionError(f"search claims {value} but its plan replays to {game.outcome(0)} on {deal}")
     if value == _DRAW and graph.first_both_out is None and game.state.end_reason != MAX_TRICKS:
         raise AssertionError("survival plan did not reach max_tricks")
@@ -344,19 +341,19 @@ def solve(deal: Deal | str, rules: WarRules = DEFAULT_RULES, max_positions: int 
 
 def _any_play(deal: Deal, rules: WarRules) -> list[int]:
     """Every play loses: play the lowest rank each time."""
-    game = replay(deal, rules, [])
-    while not game.over:
-        game.choose(game.legal_ranks()[0])
+    game = replay(rules, deal, [])
+    while not game.done:
+        game.apply(game.legal_actions()[0])
     return game.choices
 
 
 def check(deal: Deal | str, rules: WarRules, result: OracleResult) -> bool:
     """True if the result's plan replays through the engine to its score and it claims optimality."""
     try:
-        game = replay(parse_deal(deal, rules), rules, result.plan)
+        game = replay(rules, deal, result.plan)
     except (ValueError, RuntimeError, TypeError):
         return False
-    return game.over and game.outcome(0) == result.score and result.optimal
+    return game.done and game.outcome(0) == result.score and result.optimal
 
 
 def solve_cached(

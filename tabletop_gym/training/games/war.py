@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -14,22 +16,26 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.war import ConventionAgent, GreedyAgent
 from tabletop_gym.core import OracleCache, OracleResult, quote_input
 from tabletop_gym.envs.war import ENV_ID
+from tabletop_gym.envs.war.env import OBSERVATIONS
 from tabletop_gym.envs.war.rules import (
     DETERMINISTIC_PICKUPS,
-    MAX_FACE_DOWN,
-    MAX_SUITS,
     MAX_TRICKS_LIMIT,
-    PICKUPS,
     RANK_CHARS,
     WarRules,
     random_deal,
 )
-from tabletop_gym.oracles.war.limits import MAX_MODEL_TRICKS, MAX_MODEL_TURNS, MAX_SEARCH_HORIZON
+from tabletop_gym.oracles.war.limits import (
+    MAX_MODEL_TRICKS,
+    MAX_MODEL_TURNS,
+    MAX_SEARCH_HORIZON,
+    POSITIONS_PER_SECOND,
+    WarLimits,
+)
+from tabletop_gym.settings import as_dict, option
 from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import (
-    MAX_WORK_LIMIT,
     WORK_LIMIT_NOTE,
-    float_arg,
+    add_options,
     int_arg,
     nonempty,
     path_arg,
@@ -42,7 +48,7 @@ from tabletop_gym.training.terminal import QUIT_WORDS, ask
 EXACT_LIMIT = 20
 """Cards: above this the whole-game search is not offered by default (``--force-exact``). Up to 20
 cards it answers in about a second at most (12 cards: 200 deals in 0.5 s in all); at 26 most deals
-take under a second but some pass its budget (``--time-limit`` x ``search.POSITIONS_PER_SECOND``
+take under a second but some pass its budget (``--time-limit`` x ``limits.POSITIONS_PER_SECOND``
 positions, 1.8 million at the default 60)."""
 MAX_GAMES = 1_000_000  # simulated games of one stats or bench run: their decks are held in memory
 MAX_DEALS = 10_000  # deals of one bench timing
@@ -54,51 +60,58 @@ MAX_DEALS = 10_000  # deals of one bench timing
 DEMO = {"ranks": 6, "suits": 2, "steps": 100_000, "episodes": 200}
 
 
-def _rules(args: argparse.Namespace) -> WarRules:
-    return WarRules(
-        ranks=getattr(args, "ranks", 13),
-        suits=getattr(args, "suits", 4),
-        face_down=getattr(args, "face_down", 3),
-        pickup=getattr(args, "pickup", "winner_first"),
-        max_tricks=getattr(args, "max_tricks", 10_000),
+@dataclass(frozen=True)
+class WarSettings:
+    """What War's commands and callbacks need: the rules, the oracle's limits, and the environment's
+    and commands' options that are neither (``horizon``: its range differs by command, so its flag is
+    written by hand; ``cache``: a folder, not a limit of the answer)."""
+
+    rules: WarRules = field(default_factory=WarRules)
+    limits: WarLimits = field(default_factory=WarLimits)
+    horizon: int | None = None
+    observation: str = option(
+        OBSERVATIONS[0],
+        "what player 0 sees: both piles in order (full) or what a real player knows (hidden)",
+        choices=OBSERVATIONS,
     )
+    cache: Path | None = None
 
 
-def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    rules = _rules(args)
-    return {
-        "ranks": rules.ranks,
-        "suits": rules.suits,
-        "face_down": rules.face_down,
-        "pickup": rules.pickup,
-        "max_tricks": rules.max_tricks,
-        "observation": getattr(args, "observation", "full"),
-        "horizon": getattr(args, "horizon", None),
-    }
+def _settings(values: Mapping[str, Any]) -> WarSettings:
+    """War's settings from values by field name (a command's parsed arguments, a suite's stored
+    settings); other names are ignored, missing ones take their defaults."""
+
+    def given(cls: type) -> dict[str, Any]:
+        return {f.name: values[f.name] for f in fields(cls) if f.init and f.name in values}
+
+    own = {k: v for k, v in given(WarSettings).items() if k not in ("rules", "limits")}
+    return WarSettings(rules=WarRules(**given(WarRules)), limits=WarLimits(**given(WarLimits)), **own)
 
 
-def _oracle(deal: str, args: argparse.Namespace) -> OracleResult:
+def _env_kwargs(settings: WarSettings) -> dict[str, Any]:
+    return {**as_dict(settings.rules), "observation": settings.observation, "horizon": settings.horizon}
+
+
+def _oracle(deal: str, settings: WarSettings) -> OracleResult:
     """With ``--horizon T``: the most cards after T tricks; else the best result of the whole game
     (small decks only)."""
     from tabletop_gym.oracles.war import horizon, search
 
-    rules = _rules(args)
-    cache_dir = getattr(args, "cache", None)
-    cache = OracleCache(cache_dir) if cache_dir is not None else None
-    tricks = getattr(args, "horizon", None)
+    rules, limits = settings.rules, settings.limits
+    cache = OracleCache(settings.cache) if settings.cache is not None else None
+    tricks = settings.horizon
     if tricks is not None:
-        method = getattr(args, "method", "auto")
-        if method == "search":
+        if limits.method == "search":
             return horizon.solve_horizon_cached(deal, tricks, rules, cache)
-        return _cpsat_cached(deal, tricks, rules, cache, method, getattr(args, "time_limit", 60.0))
-    if rules.num_cards > EXACT_LIMIT and not getattr(args, "force_exact", False):
+        return _cpsat_cached(deal, tricks, rules, cache, limits.method, limits.time_limit)
+    if rules.num_cards > EXACT_LIMIT and not limits.force_exact:
         raise ValueError(
             f"exact whole-game search is for decks of at most {EXACT_LIMIT} cards ({rules.num_cards} here): "
             "use --horizon T, smaller --ranks/--suits, or --force-exact"
         )
     # The whole-game search's budget is the same work limit, in positions at a fixed rate.
-    time_limit = getattr(args, "time_limit", 60.0)
-    budget = max(1, int(time_limit * search.POSITIONS_PER_SECOND))
+    time_limit = limits.time_limit
+    budget = max(1, int(time_limit * POSITIONS_PER_SECOND))
     try:
         return search.solve_cached(deal, rules, cache, max_positions=budget)
     except search.SearchBudgetError as error:
@@ -148,30 +161,7 @@ def _pattern_arg(text: str) -> str:
 
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
-    from tabletop_gym.oracles.war.search import POSITIONS_PER_SECOND as search_rate
-
-    parser.add_argument(
-        "--ranks", type=int_arg(1, len(RANK_CHARS)), default=13, help="ranks in the deck, 1-13 (default 13)"
-    )
-    parser.add_argument(
-        "--suits",
-        type=int_arg(1, MAX_SUITS),
-        default=4,
-        help=f"cards of each rank, 1-{MAX_SUITS} (default 4)",
-    )
-    parser.add_argument(
-        "--face-down",
-        type=int_arg(0, MAX_FACE_DOWN),
-        default=3,
-        help=f"face-down cards in a war, 0-{MAX_FACE_DOWN} (default 3)",
-    )
-    parser.add_argument("--pickup", choices=PICKUPS, default="winner_first", help="player 1's convention")
-    parser.add_argument(
-        "--max-tricks",
-        type=int_arg(1, MAX_TRICKS_LIMIT),
-        default=10_000,
-        help=f"a draw after this many tricks, 1-{MAX_TRICKS_LIMIT:,} (default 10000)",
-    )
+    add_options(parser, WarRules)
     if command in ("solve", "evaluate", "demo"):
         # These ask the horizon oracle, whose search covers at most MAX_SEARCH_HORIZON tricks.
         parser.add_argument(
@@ -189,22 +179,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             help="score the cards held after T tricks (at least 1)",
         )
     if command in ("evaluate", "train", "demo", "play"):
-        parser.add_argument("--observation", choices=("full", "hidden"), default="full")
+        add_options(parser, WarSettings, only=["observation"])
     if command in ("solve", "evaluate", "demo"):
-        parser.add_argument("--force-exact", action="store_true", help="whole-game search on a large deck")
-        parser.add_argument(
-            "--method",
-            choices=("auto", "search", "cpsat"),
-            default="auto",
-            help="with --horizon: exact search, CP-SAT, or the search within 20k positions then CP-SAT",
-        )
-        parser.add_argument(
-            "--time-limit",
-            type=float_arg(0, MAX_WORK_LIMIT, low_open=True),
-            default=60.0,
-            help="the oracle's work limit per deal or query (CP-SAT, model building included; the "
-            f"whole-game search: {search_rate:,} positions a unit), {WORK_LIMIT_NOTE} (default 60)",
-        )
+        add_options(parser, WarLimits)
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     if command == "solve":
         which = parser.add_mutually_exclusive_group()
@@ -250,12 +227,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             default=5,
             help="seeded deals per CP-SAT timing, T=3 and T=26; 0 for none (default 5)",
         )
-        parser.add_argument(
-            "--time-limit",
-            type=float_arg(0, MAX_WORK_LIMIT, low_open=True),
-            default=60.0,
-            help=f"CP-SAT's work limit per deal, {WORK_LIMIT_NOTE} (default 60)",
-        )
+        bench_limit = {"time_limit": f"CP-SAT's work limit per deal, {WORK_LIMIT_NOTE}"}
+        add_options(parser, WarLimits, only=["time_limit"], help=bench_limit)
         parser.add_argument(
             "--env-steps",
             type=int_arg(1, 10**8),
@@ -280,17 +253,17 @@ def _figures(
     return {"share_oracle_proven": float(np.mean([r.optimal for r in known]))} if known else {}
 
 
-def _deal_for(args: argparse.Namespace) -> str:
+def _deal_for(settings: WarSettings, deal: str | None, seed: int | None) -> str:
     """``--deal``, else the deal the environment plays for ``--seed`` (deals where player 0 never
     chooses are skipped there), so that ``solve`` answers for the deal ``evaluate`` plays."""
     from tabletop_gym.envs.war.env import WarEnv
 
-    if args.deal is not None:
+    if deal is not None:
         from tabletop_gym.envs.war.rules import parse_deal
 
-        return str(parse_deal(args.deal, _rules(args)))  # checked before anything is printed
-    env = WarEnv(**_env_kwargs(args), reveal_deal=True)  # the hidden observation shows it only then
-    return env.reset(seed=args.seed)[1]["deal"]
+        return str(parse_deal(deal, settings.rules))  # checked before anything is printed
+    env = WarEnv(**_env_kwargs(settings), reveal_deal=True)  # the hidden observation shows it only then
+    return env.reset(seed=seed)[1]["deal"]
 
 
 ENGINE_SIMULATION_TRICKS = 10_000
@@ -312,12 +285,13 @@ def _simulation(deal: str, rules: WarRules) -> Any:
 
 
 def _solve_command(args: argparse.Namespace) -> int:
-    rules = _rules(args)
-    if args.horizon is None and args.method != "auto":
-        raise ValueError(f"--method {args.method} chooses the horizon oracle: it applies with --horizon only")
+    settings = SPEC.read(args)
+    rules, method = settings.rules, settings.limits.method
+    if settings.horizon is None and method != WarLimits.method:  # another method asks for the horizon oracle
+        raise ValueError(f"--method {method} chooses the horizon oracle: it applies with --horizon only")
     if args.find_pattern is not None or args.most_wars is not None:
-        return _free_deal_command(args, rules)
-    deal = _deal_for(args)
+        return _free_deal_command(settings, args.find_pattern, args.most_wars)
+    deal = _deal_for(settings, args.deal, args.seed)
     print(f"deal       {deal}")
     if rules.deterministic:
         sim = _simulation(deal, rules)
@@ -326,9 +300,9 @@ def _solve_command(args: argparse.Namespace) -> int:
         print(
             f"simulated  both on {rules.pickup}: {who} ({sim.end_reason}{period}) after {sim.tricks} tricks"
         )
-    result = _oracle(deal, args)
+    result = _oracle(deal, settings)
     plan = "".join(RANK_CHARS[r] for r in result.plan)
-    if args.horizon is not None:
+    if settings.horizon is not None:
         how = f"by {result.stats.get('method', 'search')}"
         if result.optimal:
             tricks = result.stats["horizon"]
@@ -346,21 +320,24 @@ def _solve_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _free_deal_command(args: argparse.Namespace, rules: WarRules) -> int:
+def _free_deal_command(settings: WarSettings, pattern: str | None, most_wars: int | None) -> int:
+    """``solve --find-pattern PATTERN`` or ``solve --most-wars T`` (the one not None)."""
     from tabletop_gym.oracles.war import cpsat, simulate
 
-    if args.horizon is not None:
+    rules, time_limit = settings.rules, settings.limits.time_limit
+    if settings.horizon is not None:
         raise ValueError(
             "--find-pattern and --most-wars look for a deal with both players on --pickup over the "
             "tricks they name: they take no --horizon"
         )
-    if args.find_pattern is not None:
-        found = cpsat.find_deal_with_pattern(args.find_pattern, rules, time_limit=args.time_limit)
-        tricks = len(cpsat.parse_pattern(args.find_pattern))
-        print(f"pattern    {args.find_pattern}")
+    if pattern is not None:
+        found = cpsat.find_deal_with_pattern(pattern, rules, time_limit=time_limit)
+        tricks = len(cpsat.parse_pattern(pattern))
+        print(f"pattern    {pattern}")
     else:
-        found = cpsat.find_deal_most_wars(args.most_wars, rules, time_limit=args.time_limit)
-        tricks = args.most_wars
+        assert most_wars is not None
+        found = cpsat.find_deal_most_wars(most_wars, rules, time_limit=time_limit)
+        tricks = most_wars
         print(f"most wars  {found.value} in {tricks} tricks ({_most_wars_proof(found)})")
     print(f"deal       {found.deal}")
     played = cpsat.trick_pattern(found.deal, rules, tricks)
@@ -418,7 +395,7 @@ def _play(args: argparse.Namespace) -> int:
 
     # The deal is kept for the summary (replay, oracle); it is shown at the start only when the
     # observation shows both piles anyway.
-    env = WarEnv(**_env_kwargs(args), reveal_deal=True)
+    env = WarEnv(**_env_kwargs(SPEC.read(args)), reveal_deal=True)
     options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
     game = env.game
@@ -443,7 +420,7 @@ def _play(args: argparse.Namespace) -> int:
             print(_play_summary(env, info, "you stopped"))
             return 0
         rank = _rank_of(answer, alphabet)
-        legal = game.legal_ranks()
+        legal = game.legal_actions()
         if rank is None:
             other = _rank_of(answer, RANK_CHARS)
             why = (
@@ -484,7 +461,7 @@ def _play_summary(env: Any, info: dict[str, Any], how: str) -> str:
         f"{how} after {state.tricks} trick(s) and {state.wars} war(s): you hold {info['cards']} of {n} "
         f"cards, player 1 holds {n - info['cards']}."
     ]
-    if state.over:
+    if state.done:
         lines.append(f"result: {result_text(game, env.horizon)}")
     best = _cheap_oracle_text(info["deal"], env)
     if best:
@@ -527,7 +504,8 @@ def _bench(args: argparse.Namespace) -> int:
     from tabletop_gym.oracles.war.cpsat import MODEL_PICKUPS, solve_horizon_cpsat
     from tabletop_gym.oracles.war.horizon import solve_horizon
 
-    rules = _rules(args)
+    settings = SPEC.read(args)
+    rules, time_limit = settings.rules, settings.limits.time_limit
     if rules.pickup not in DETERMINISTIC_PICKUPS:
         raise ValueError(
             "bench times fixed conventions; choose --pickup winner_first, loser_first or high_first"
@@ -563,7 +541,7 @@ def _bench(args: argparse.Namespace) -> int:
             times, work, gaps, proven = [], [], [], 0
             for seed in range(1, args.cpsat_deals + 1):
                 result = solve_horizon_cpsat(
-                    random_deal(seed, rules), tricks, rules, time_limit=args.time_limit
+                    random_deal(seed, rules), tricks, rules, time_limit=time_limit
                 )
                 times.append(result.seconds)
                 work.append(result.stats["work_seconds"])
@@ -585,7 +563,7 @@ def _stats(args: argparse.Namespace) -> int:
     """Distribution of game length and shares of results under fixed rules."""
     from tabletop_gym.oracles.war import random_decks, simulate_many
 
-    rules = _rules(args)
+    rules = SPEC.read(args).rules
     if rules.pickup not in DETERMINISTIC_PICKUPS:
         raise ValueError(
             "stats simulate fixed conventions; choose --pickup winner_first, loser_first or high_first"
@@ -653,23 +631,24 @@ SPEC = GameSpec(
     name="war",
     env_id=ENV_ID,
     agents={
-        "random": lambda args: RandomAgent(),
-        "greedy": lambda args: GreedyAgent(),
-        **{p: (lambda args, p=p: ConventionAgent(p)) for p in DETERMINISTIC_PICKUPS},
+        "random": lambda settings: RandomAgent(),
+        "greedy": lambda settings: GreedyAgent(),
+        **{p: (lambda settings, p=p: ConventionAgent(p)) for p in DETERMINISTIC_PICKUPS},
     },
     oracle=_oracle,
     env_kwargs=_env_kwargs,
     add_arguments=_add_arguments,
     figures=_figures,
     commands={"solve": _solve_command, "play": _play, "bench": _bench, "stats": _stats},
-    ratio_name=lambda args: (
+    ratio_name=lambda settings: (
         "(result + 1) / ({best} + 1)"  # a loss -1, a draw 0, a win 1: a loss is 0
-        if getattr(args, "horizon", None) is None
-        else f"cards held after {args.horizon} tricks / {{best}}"
+        if settings.horizon is None
+        else f"cards held after {settings.horizon} tricks / {{best}}"
     ),
     demo=DEMO,
     # The whole game scores -1 (a loss), 0 or 1: a loss is the zero of the score/optimum scale.
-    worst_score=lambda args: None if getattr(args, "horizon", None) is not None else -1.0,
+    worst_score=lambda settings: None if settings.horizon is not None else -1.0,
     suites=SUITES,
     baseline=BASELINE,
+    settings=_settings,
 )
