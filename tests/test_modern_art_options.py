@@ -29,7 +29,7 @@ def _cache(tmp_path, monkeypatch):
 def no_oracle(monkeypatch):
     """The oracle's entry points, replaced: each call is recorded (rules and settings); ``free_deal``
     answers a stand-in result, ``solve`` one with its settings in the stats."""
-    calls: list[tuple[str, R.Rules, dict]] = []
+    calls: list[tuple[str, R.ModernArtRules, dict]] = []
 
     def free_deal(rules, deals, **settings):
         calls.append(("free_deal", rules, {"deals": deals, **settings}))
@@ -52,7 +52,7 @@ def no_oracle(monkeypatch):
     [
         ["--deal", "C."],  # an invalid deal: refused for --free, not parsed
         ["--seed", "3"],
-        ["--deal", R.random_deal(R.Rules(deals=(13,)), 1)],  # a valid deal
+        ["--deal", R.random_deal(R.ModernArtRules(deals=(13,)), 1)],  # a valid deal
         ["--players", "3", "--seed", "0"],
     ],
 )
@@ -68,7 +68,7 @@ def test_free_refuses_deal_and_seed_in_one_line_before_any_work(capsys, no_oracl
 def test_free_alone_still_solves_over_every_deal(capsys, no_oracle):
     assert cli.main(["solve", "modern_art", "--rounds", "1", "--free", "--width", "3"]) == 0
     [(name, rules, settings)] = no_oracle
-    assert name == "free_deal" and rules == R.Rules(deals=(13,)) and settings["width"] == 3
+    assert name == "free_deal" and rules == R.ModernArtRules(deals=(13,)) and settings["width"] == 3
     assert "plan actions: 35" in capsys.readouterr().out
 
 
@@ -117,7 +117,7 @@ def test_bench_reads_every_option_it_lists(tmp_path, monkeypatch, capsys, no_ora
     options = set(vars(parsed)) - {"command", "game"}
     assert options <= args._read, f"listed but never read: {sorted(options - args._read)}"
     assert steps == [7, 7, 7]
-    rules = R.Rules(players=3, deals=(13, 6))
+    rules = R.ModernArtRules(players=3, deals=(13, 6))
     assert [(name, r) for name, r, _ in no_oracle] == [("solve", rules)] * 2 + [("free_deal", rules)]
     for _, _, settings in no_oracle:
         assert settings["width"] == 3 and settings["time_limit"] == 0.25
@@ -153,7 +153,7 @@ def test_rounds_maps_as_the_command_line_does(players):
         )
         from_cli = ModernArtEnv(**get_game("modern_art").env_kwargs(args)).rules
         from_env = ModernArtEnv(players=players, rounds=rounds).rules
-        assert from_cli == from_env == game._rules(args) == R.Rules(
+        assert from_cli == from_env == game._rules(args) == R.ModernArtRules(
             players=players, deals=R.DEFAULT_DEALS[players][:rounds]
         )
 
@@ -181,7 +181,8 @@ def test_unknown_keyword_names_every_accepted_one():
     assert "'foo'" in message
     for name in ("players", "seat", "opponents", "render_mode", "reveal_deal", "rounds", *RULE_PARAMS):
         assert name in message
-    assert set(RULE_PARAMS) == {f for f in R.Rules.__dataclass_fields__ if f not in ("players", "_resolved")}
+    fields = R.ModernArtRules.__dataclass_fields__
+    assert set(RULE_PARAMS) == {f for f in fields if f not in ("players", "_resolved")}
 
 
 def test_docstring_tells_how_to_play_a_shorter_game():

@@ -3,7 +3,6 @@ states, every deal accepted by the environment, and the oracle's revision on eve
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -12,6 +11,7 @@ import gymnasium as gym
 
 import tabletop_gym
 from tabletop_gym.core import OracleResult
+from tabletop_gym.envs.modern_art.env import score_plan as modern_art_score_plan
 from tabletop_gym.suites.definitions import SuiteError
 from tabletop_gym.suites.storage import SuiteEntry, as_tuple, normal
 
@@ -80,23 +80,12 @@ def _replay_nmbr9(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> flo
     return float(state.score)
 
 
-def _replay_modern_art(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
-    from tabletop_gym.envs.modern_art.rules import Rules, replay
-
-    fields = {f.name for f in dataclasses.fields(Rules)}
-    rules = Rules(**{k: as_tuple(v) for k, v in kwargs.items() if k in fields})
-    state = replay(rules, deal, plan)
-    if not state.done:
-        raise ValueError("the plan stops before the game ends")
-    return float(state.scores[0])  # the oracle plans for seat 0, the seat the environment gives the agent
-
-
 REPLAY: dict[str, Callable[[dict[str, Any], str, Sequence[Any]], float]] = {
     "cribbage": _replay_cribbage,
     "war": _replay_war,
     "dominion": _replay_dominion,
     "nmbr9": _replay_nmbr9,
-    "modern_art": _replay_modern_art,
+    "modern_art": lambda kwargs, deal, plan: modern_art_score_plan(deal, plan, **kwargs),
 }
 
 

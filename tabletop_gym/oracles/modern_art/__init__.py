@@ -39,8 +39,8 @@ Two parts, reported separately and never mixed up:
   cards of all of them), which is why its bound stays high; the path LP cuts it by a third to
   two fifths. The reported bound is the smaller of the two.
 
-On one-round games (``Rules(deals=(13,))``, ``--rounds 1``) the game model meets the plans: with
-2 and 3 players CP-SAT proves its optimum in seconds and a solution at it is played out, so the
+On one-round games (``ModernArtRules(deals=(13,))``, ``--rounds 1``) the game model meets the plans:
+with 2 and 3 players CP-SAT proves its optimum in seconds and a solution at it is played out, so the
 plan is proven optimal (the bench: 8 of 8 deals each). With two rounds or more the proofs mostly
 do not finish, and plans and bounds are still far from meeting on full deals (see the bench).
 Fixing every round's ranking and award tokens makes the game model's LP tight (CP-SAT then proves

@@ -35,7 +35,7 @@ from tabletop_gym.envs.modern_art.rules import (
     PLAY,
     SIMULTANEOUS_CARD,
     SYMBOL_CHARS,
-    Rules,
+    ModernArtRules,
     State,
     card_code,
     card_name,
@@ -70,9 +70,9 @@ def _variant(args: argparse.Namespace, players: int | None = None) -> dict[str, 
     return {"deals": first_rounds(_players(args) if players is None else players, rounds, "--rounds")}
 
 
-def _rules(args: argparse.Namespace, players: int | None = None) -> Rules:
+def _rules(args: argparse.Namespace, players: int | None = None) -> ModernArtRules:
     players = _players(args) if players is None else players
-    return Rules(players=players, **_variant(args, players))
+    return ModernArtRules(players=players, **_variant(args, players))
 
 
 def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
@@ -312,7 +312,7 @@ def _round_end(state: State, round_: int, values: Sequence[int], points: Sequenc
     lines = [
         f"round {round_ + 1} ends. Values won: {ranked or 'none'}. Points: "
         + ", ".join(f"{_name(p)} +{gain}" for p, gain in enumerate(points))
-        + f". Scores: {_scores(state.scores)}"
+        + f". Scores: {_scores(state.money)}"
     ]
     if not state.done:
         dealt = state.rules.deals[state.round]
@@ -464,16 +464,16 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(state: State, deal: str, rules: Rules, args: argparse.Namespace) -> None:
+def _summary(state: State, deal: str, rules: ModernArtRules, args: argparse.Namespace) -> None:
     if not state.done:
-        print(f"stopped in round {state.round + 1} of {rules.rounds}. Scores so far: {_scores(state.scores)}")
+        print(f"stopped in round {state.round + 1} of {rules.rounds}. Scores so far: {_scores(state.money)}")
         return
     winners = state.winners()
     outcome = (
         "you win" if winners == [YOU] else "you share the win" if YOU in winners
         else " and ".join(_name(p) for p in winners) + (" win" if len(winners) > 1 else " wins")
     )  # fmt: skip
-    print(f"game over: {outcome}. Scores: {_scores(state.scores)}")
+    print(f"game over: {outcome}. Scores: {_scores(state.money)}")
     result = oracle.solve(deal, rules, YOU, width=args.width, time_limit=args.time_limit)
     print(
         f"with every player helping you this deal gives you {result.score} points (found), "
