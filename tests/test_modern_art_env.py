@@ -11,7 +11,7 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
 from tabletop_gym.envs.modern_art import rules as R
 from tabletop_gym.envs.modern_art.bots import GreedyAgent
-from tabletop_gym.envs.modern_art.env import HAND, HAND_SIZES, OBS_SIZE, TURN, ModernArtEnv
+from tabletop_gym.envs.modern_art.env import HAND, HAND_SIZES, OBS_SIZE, TURN, ModernArtEnv, score_plan
 
 
 def play_out(env: ModernArtEnv, seed: int, agent=None) -> tuple[list[int], float, dict]:
@@ -305,3 +305,25 @@ def test_reset_seeds() -> None:
         env.reset(seed=-1)
     with pytest.raises(ValueError, match="seed must be an integer"):
         env.reset(seed=1.5)
+
+
+def test_score_plan_is_the_seats_money_once_the_engine_played_the_plan() -> None:
+    """``score_plan`` (what the suites replay every stored plan with) takes the environment's
+    keywords, JSON's lists included, and scores the environment's seat; a plan that stops early,
+    holds an illegal move or comes with a keyword the environment does not take is refused."""
+    rules = R.ModernArtRules(players=3, deals=(13,))
+    deal = R.random_deal(rules, 5)
+    state, rng, plan = R.State(rules, deal), np.random.default_rng(5), []
+    while not state.done:
+        legal = state.legal_actions()
+        plan.append(legal[rng.integers(len(legal))])
+        state.apply(plan[-1])
+    assert len(set(state.money)) > 1  # the seats' scores differ: the seat chosen shows
+    assert score_plan(deal, plan, players=3, rounds=1) == state.money[0]
+    assert score_plan(deal, plan, players=3, deals=[13], seat=2, reveal_deal=True) == state.money[2]
+    with pytest.raises(ValueError, match="stops before the game ends"):
+        score_plan(deal, plan[:-1], players=3, rounds=1)
+    with pytest.raises(IllegalActionError):
+        score_plan(deal, [*plan[:-1], 99], players=3, rounds=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'round'"):
+        score_plan(deal, plan, players=3, round=1)
