@@ -256,7 +256,7 @@ def test_demo_settings_are_ones_the_oracle_serves():
     args = build_parser().parse_args(["demo", "modern_art"])
     assert (args.rounds, args.players, args.width, args.time_limit) == (1, 2, 32, 10.0)
     assert args.steps == spec.demo["steps"] and args.episodes == spec.demo["episodes"]
-    assert spec.env_kwargs(args) == {"players": 2, "deals": (13,)}
+    assert spec.env_kwargs(spec.read(args)) == {"players": 2, "deals": (13,)}
 
 
 def test_bench_command_small(tmp_path, capsys):

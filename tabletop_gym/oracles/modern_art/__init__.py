@@ -67,7 +67,8 @@ The code, one module per part: ``model`` (``build_model``, from the rule familie
 bounds), ``paths`` (the artist-path LP), ``solutions`` (between games and model solutions),
 ``realization`` (solutions played out through the engine), ``lns`` (plans from CP-SAT's
 neighbourhood search on the game model), ``beam`` (beam and portfolio plans),
-``brute`` (exhaustive search), ``oracle`` (``solve``) and ``free`` (the free-deal oracle).
+``brute`` (exhaustive search), ``oracle`` (``solve``), ``free`` (the free-deal oracle) and ``limits``
+(``ModernArtLimits``, the command line's width and work limit).
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ from tabletop_gym.oracles.modern_art.common import (
     SUPPLY_WORK_PER_SECOND,
     WORK_PER_SECOND,
 )
+from tabletop_gym.oracles.modern_art.limits import ModernArtLimits
 
 # The solvers (CP-SAT models, searches) are imported on first use: the limits, a cached answer and
 # its check need none of them.
@@ -125,6 +127,7 @@ __all__ = [
     "artist_path_bound",
     "solve", "solve_cached", "check", "free_deal_bound", "free_deal_search", "stacked_deal", "free_deal",
     "realize", "realize_free", "replanned", "plan_plays", "solution_plays", "lns_plan",
+    "ModernArtLimits",
     "GAME", "ORACLE_REVISION", "MAX_WIDTH", "MAX_TIME_LIMIT", "MAX_WORKERS", "MAX_FREE_DEALS", "PORTFOLIO",
     "POSITIONS_PER_SECOND", "WORK_PER_SECOND", "SUPPLY_WORK_PER_SECOND", "FIXED_ORDER_SHARE", "RESTART_NODES",
     "_ArtistPaths", "_Collector", "_Positions", "_complete_hint", "_deck_tables", "_hint", "_key",
