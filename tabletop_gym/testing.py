@@ -38,6 +38,9 @@ The checks (the environment principles of the project's design):
   environment on their deals, reach the score the oracle states.
 - ``check_hidden_information``: games that differ only in what the player may not see give the
   same info while the player sees the same thing (from the position where they part on).
+- ``check_engine`` (apart from ``check_environment``: it takes the engine's rules and a deal, not an
+  id): the engine contract of ``envs/<game>/rules.py``, ``legal_actions()``, ``apply``, ``done``,
+  ``copy()``, ``scores()`` and ``replay(rules, deal, plan)``.
 
 What the kit asks of an environment beyond Gymnasium's API (``tabletop_gym.core.TabletopEnv`` gives
 most of it):
@@ -68,6 +71,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib
 import json
 import pickle
 import warnings
@@ -91,6 +95,7 @@ __all__ = [
     "check_info_schema",
     "check_plans_replay",
     "check_hidden_information",
+    "check_engine",
     "shipped_suites",
 ]
 
@@ -954,3 +959,84 @@ def check_environment(
     check_hidden_information(env_id, env_kwargs, seeds=seeds, max_steps=max_steps)
     if plans:
         check_plans_replay(env_id, suites, deals=plan_deals, every_seat=every_seat)
+
+
+# -- the engine contract -----------------------------------------------------------------------------
+
+
+def _engine_view(state: Any) -> tuple[Any, ...]:
+    """What the contract lets a caller see of a state: its legal actions, whether it is over, its
+    scores."""
+    return (list(state.legal_actions()), bool(state.done), list(state.scores()))
+
+
+def check_engine(
+    rules: Any,
+    deal: Any,
+    *,
+    replay: Any = None,
+    seeds: Iterable[int] = DEFAULT_SEEDS,
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> None:
+    """The engine contract, on games of ``deal`` under ``rules`` played by random legal moves (one
+    game per seed): the state that ``replay(rules, deal, [])`` starts has ``legal_actions()``,
+    ``apply(action)``, ``done``, ``copy()`` and ``scores()``; ``legal_actions()`` is a nonempty list
+    of ints until ``done`` and empty after; ``scores()`` is a list of numbers; every legal action
+    applies to a ``copy()`` and leaves the original as it was, and a copy stays as it was while the
+    original plays on; ``replay(rules, deal, plan)`` of the game played reaches the same position
+    (legal actions, ``done``, scores), and raises (a ValueError or RuntimeError) when the plan goes
+    on past the end. ``replay`` defaults to the ``replay`` of the module that defines the rules'
+    class (the engine, ``envs/<game>/rules.py``)."""
+    engine = type(rules).__module__
+    check = _Check("check_engine", f"{type(rules).__name__} ({engine})", {"deal": _brief(deal, 40)})
+    if replay is None:
+        replay = getattr(importlib.import_module(engine), "replay", None)
+        if replay is None:
+            check.fail(f"{engine} has no replay(rules, deal, plan)")
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        with check.running("replay(rules, deal, [])", seed):
+            state = replay(rules, deal, [])
+        for name in ("legal_actions", "apply", "copy", "scores"):
+            if not callable(getattr(state, name, None)):
+                check.fail(f"the state {type(state).__name__} has no method {name}()", seed)
+        if not isinstance(getattr(type(state), "done", None), property):
+            check.fail(f"the state {type(state).__name__} has no property done", seed)
+        plan: list[int] = []
+        while not state.done:
+            step = len(plan)
+            if step >= max_steps:
+                check.fail(f"no end after {max_steps} actions", seed, step)
+            with check.running("the state's contract methods", seed, step):
+                view = _engine_view(state)
+            legal, _, scores = view
+            if not legal or not all(isinstance(a, (int, np.integer)) for a in legal):
+                what = f"legal_actions() before the end is {_brief(legal)}"
+                check.fail(f"{what}: expected a nonempty list of ints", seed, step)
+            if not all(isinstance(s, (int, float, np.integer, np.floating)) for s in scores):
+                check.fail(f"scores() is {_brief(scores)}: expected a list of numbers", seed, step)
+            for action in legal:
+                with check.running(f"apply({action}) on a copy()", seed, step):
+                    state.copy().apply(action)
+                if not _same(_engine_view(state), view):
+                    check.fail(f"apply({action}) on a copy() changed the original", seed, step)
+            before = state.copy()
+            action = int(legal[int(rng.integers(len(legal)))])
+            with check.running(f"apply({action})", seed, step):
+                state.apply(action)
+            plan.append(action)
+            if not _same(_engine_view(before), view):
+                check.fail(f"a copy() changed when the original played {action}", seed, step)
+        if state.legal_actions():
+            check.fail(f"legal_actions() after the end is {_brief(state.legal_actions())}", seed, len(plan))
+        with check.running("replay(rules, deal, plan) of the game played", seed):
+            again = replay(rules, deal, plan)
+        reached, played = _engine_view(again), _engine_view(state)
+        if not _same(reached, played):
+            check.fail(f"replay of the game played differs from it: {_values(reached, played)}", seed)
+        try:
+            replay(rules, deal, [*plan, plan[-1] if plan else 0])
+        except (ValueError, RuntimeError):
+            pass
+        else:
+            check.fail("replay of a plan going on past the end raised nothing", seed)

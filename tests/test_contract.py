@@ -442,3 +442,45 @@ def test_the_nmbr9_pickle_defect_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
         AssertionError, match=r"Nmbr9-v0.*check_pickle_and_deepcopy failed.*played on differently"
     ):
         testing.check_pickle_and_deepcopy(env_id, kwargs)
+
+
+# ---- the engine contract (testing.check_engine) ----------------------------------------------------
+
+# Modern Art's engine at small and full settings: rules as ModernArtRules takes them, each game from
+# the deal of seed 0.
+MODERN_ART_ENGINES = [
+    {"deals": (13,)},
+    {"players": 3, "deals": (3, 2), "round_limit": 2, "end_of_round_plays": True,
+     "second_card_symbols": True},
+    {"players": 2},
+]
+
+
+def _modern_art(params: dict[str, Any]) -> tuple[Any, str]:
+    from tabletop_gym.envs.modern_art.rules import ModernArtRules, random_deal
+
+    rules = ModernArtRules(**params)
+    return rules, random_deal(rules, 0)
+
+
+@pytest.mark.parametrize("params", MODERN_ART_ENGINES, ids=[f"ModernArt-{i}" for i in range(3)])
+def test_engine_keeps_the_contract(params: dict[str, Any]) -> None:
+    rules, deal = _modern_art(params)
+    testing.check_engine(rules, deal, seeds=range(2))
+
+
+def test_engine_check_fails_on_a_shared_copy_ModernArt(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop_gym.envs.modern_art.rules import State
+
+    rules, deal = _modern_art(MODERN_ART_ENGINES[0])
+    monkeypatch.setattr(State, "copy", lambda self: self)
+    with pytest.raises(AssertionError, match=r"ModernArtRules.*check_engine failed at seed 0, step 0: apply"):
+        testing.check_engine(rules, deal)
+
+
+def test_engine_check_fails_on_a_replay_that_plays_no_plan_ModernArt() -> None:
+    from tabletop_gym.envs.modern_art.rules import State
+
+    rules, deal = _modern_art(MODERN_ART_ENGINES[0])
+    with pytest.raises(AssertionError, match="replay of the game played differs from it"):
+        testing.check_engine(rules, deal, replay=lambda rules, deal, plan: State(rules, deal), seeds=[0])
