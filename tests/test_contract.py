@@ -22,6 +22,8 @@ import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym import testing
 from tabletop_gym.core import GameOverError, IllegalActionError, LegalActionSpace, TabletopEnv
 from tabletop_gym.envs.dominion.rules import DominionRules, DominionState
+from tabletop_gym.envs.modern_art.rules import ModernArtRules
+from tabletop_gym.envs.modern_art.rules import random_deal as modern_art_deal
 
 ROOT = str(Path(__file__).resolve().parents[1])
 
@@ -123,6 +125,16 @@ ENGINES: list[tuple[Any, Any]] = [
     (DominionRules(), "5"),  # the solitaire benchmark: treasure game, 4 Provinces
     (DominionRules(1, "first-game", 1, 12), 7),  # every card's choices, cut at 12 turns
     (DominionRules(3, "first-game", None, 5), "11"),  # three players: Militia's victims, Moat
+    # Modern Art, each from the deal of seed 0: one round, three players with the variants, full rules.
+    *[
+        (ModernArtRules(**params), modern_art_deal(ModernArtRules(**params), 0))
+        for params in (
+            {"deals": (13,)},
+            {"players": 3, "deals": (3, 2), "round_limit": 2, "end_of_round_plays": True,
+             "second_card_symbols": True},
+            {"players": 2},
+        )
+    ],
 ]
 
 

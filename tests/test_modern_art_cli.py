@@ -27,7 +27,7 @@ def test_solve_command_prints_plan_and_bound(capsys):
     plan = next(line for line in out.splitlines() if line.startswith("plan actions:"))
     actions = [int(a) for a in plan.split(":")[1].split()]
     found = int(next(line.split()[1] for line in out.splitlines() if line.startswith("plan ")))
-    assert R.replay(R.Rules(), deal, actions).scores[0] == found
+    assert R.replay(R.ModernArtRules(), deal, actions).money[0] == found
     bound = int(next(line.split()[1] for line in out.splitlines() if line.startswith("bound")))
     # the reported bound is the smallest of the relaxations' bounds, each printed (the game model's,
     # or the seat-only model's where CP-SAT proves nothing in the time limit, and the path LP's)
@@ -44,7 +44,7 @@ def test_solve_command_over_every_deal(capsys):
     actions = [int(a) for a in plan.split(":")[1].split()]
     found = int(next(line.split()[1] for line in out.splitlines() if line.startswith("plan ")))
     bound = int(next(line.split()[1] for line in out.splitlines() if line.startswith("bound")))
-    assert R.replay(R.Rules(), deal, actions).scores[0] == found <= bound
+    assert R.replay(R.ModernArtRules(), deal, actions).money[0] == found <= bound
 
 
 def test_solve_command_plays_the_first_rounds_only(capsys):
@@ -55,8 +55,8 @@ def test_solve_command_plays_the_first_rounds_only(capsys):
     deal = next(line.split()[1] for line in out.splitlines() if line.startswith("deal"))
     plan = next(line for line in out.splitlines() if line.startswith("plan actions:"))
     found = int(next(line.split()[1] for line in out.splitlines() if line.startswith("plan ")))
-    final = R.replay(R.Rules(deals=(13,)), deal, [int(a) for a in plan.split(":")[1].split()])
-    assert final.done and final.round == 1 and final.scores[0] == found  # over after one round
+    final = R.replay(R.ModernArtRules(deals=(13,)), deal, [int(a) for a in plan.split(":")[1].split()])
+    assert final.done and final.round == 1 and final.money[0] == found  # over after one round
 
 
 def test_solve_command_rejects_a_bad_deal(capsys):
@@ -116,7 +116,7 @@ def test_play_reprompts_on_typos_narrates_the_bot_and_sums_up_at_eof(monkeypatch
     """A typo that passes ``str.isdigit`` (``²``), a word, a number out of range, a card not held and
     a pass on one's own turn each re-prompt in the game's words; a card code and an option number play;
     the bot's moves are told; end of input stops with the scores so far."""
-    rules = R.Rules(deals=(13,))
+    rules = R.ModernArtRules(deals=(13,))
     deal = R.random_deal(rules, 8)
     state = R.State(rules, deal)
     held = next(k for k in range(R.NUM_KINDS) if state.hands[0][k])
@@ -163,7 +163,7 @@ def test_narration_follows_the_engine_and_hides_face_down_cards():
     rng = np.random.default_rng(0)
     seen_hidden_bot = seen_award = seen_double = False
     for seed in range(6):
-        rules = R.Rules(players=3, deals=(13, 2), end_of_round_plays=bool(seed % 2))
+        rules = R.ModernArtRules(players=3, deals=(13, 2), end_of_round_plays=bool(seed % 2))
         start = R.State(rules, R.random_deal(rules, seed))
         state = start.copy()
         while not state.done:
@@ -183,7 +183,7 @@ def test_narration_follows_the_engine_and_hides_face_down_cards():
                 seen_hidden_bot = True
             seen_award |= "an award token on" in line
             seen_double |= "as the double's second card" in line
-        assert f"Scores: you {state.scores[0]}, bot 1 {state.scores[1]}, bot 2 {state.scores[2]}" in lines[-1]
+        assert f"Scores: you {state.money[0]}, bot 1 {state.money[1]}, bot 2 {state.money[2]}" in lines[-1]
     assert seen_hidden_bot and seen_award and seen_double
 
 
@@ -256,7 +256,7 @@ def test_demo_settings_are_ones_the_oracle_serves():
     args = build_parser().parse_args(["demo", "modern_art"])
     assert (args.rounds, args.players, args.width, args.time_limit) == (1, 2, 32, 10.0)
     assert args.steps == spec.demo["steps"] and args.episodes == spec.demo["episodes"]
-    assert spec.env_kwargs(args) == {"players": 2, "deals": (13,)}
+    assert spec.env_kwargs(spec.read(args)) == {"players": 2, "deals": (13,)}
 
 
 def test_bench_command_small(tmp_path, capsys):
@@ -291,7 +291,7 @@ def test_answers_in_every_decision_are_read_in_the_game_s_words():
     """An award takes an artist's name or letter (not pass); a double takes a card of its artist."""
     from tabletop_gym.training.games.modern_art import _read_answer
 
-    rules = R.Rules(deals=(4,), round_limit=9)  # hands of exactly the cards below
+    rules = R.ModernArtRules(deals=(4,), round_limit=9)  # hands of exactly the cards below
     state = R.State(rules, _deal(rules, ["La Lx L. Y.", "K. K. K. K."], "C."))
     assert _read_answer("la", state) == (R.parse_cards("La")[0], "")
     state.apply(R.parse_cards("La")[0])
@@ -310,7 +310,7 @@ def test_answers_in_every_decision_are_read_in_the_game_s_words():
     assert _read_answer("2", state) == (R.PASS, "")  # options: 1) Lite Metal (plain), 2) pass
 
 
-def _deal(rules: R.Rules, hands: list[str], extra: str) -> str:
+def _deal(rules: R.ModernArtRules, hands: list[str], extra: str) -> str:
     """A deal of the default deck that gives these first hands and extra card, the rest in deck order."""
     rest = rules.cards()
     for card in R.parse_cards(" ".join(hands) + extra):
@@ -321,7 +321,7 @@ def _deal(rules: R.Rules, hands: list[str], extra: str) -> str:
 def test_a_double_without_a_second_card_is_told_as_a_pass():
     """The engine skips a double whose player holds no other card of its artist: told as a pass (a
     bot's reason stays its secret), with the reason for the person."""
-    rules = R.Rules(deals=(3,), round_limit=9)
+    rules = R.ModernArtRules(deals=(3,), round_limit=9)
     start = R.State(rules, _deal(rules, ["Lx Y. K.", "Gx C. C."], "Y."))
     state = start.copy()
     state.apply(R.parse_cards("Lx")[0])

@@ -11,7 +11,7 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
 from tabletop_gym.envs.modern_art import rules as R
 from tabletop_gym.envs.modern_art.bots import GreedyAgent
-from tabletop_gym.envs.modern_art.env import HAND, HAND_SIZES, OBS_SIZE, TURN, ModernArtEnv
+from tabletop_gym.envs.modern_art.env import HAND, HAND_SIZES, OBS_SIZE, TURN, ModernArtEnv, score_plan
 
 
 def play_out(env: ModernArtEnv, seed: int, agent=None) -> tuple[list[int], float, dict]:
@@ -44,11 +44,11 @@ def test_return_is_the_seats_score_and_replays(players: int, seat: int) -> None:
     _, total, info = play_out(env, 11)
     assert total == info["score"] == info["scores"][seat]
     again = R.replay(env.rules, info["deal"], env.state.history)
-    assert again.done and again.scores == info["scores"].tolist()
+    assert again.done and again.money == info["scores"].tolist()
 
 
 def test_given_deal_is_played_and_bad_deals_rejected() -> None:
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     deal = R.random_deal(rules, 3)
     env = ModernArtEnv(reveal_deal=True)  # the deal is hidden during play unless asked for
     obs, info = env.reset(options={"deal": deal})
@@ -60,7 +60,7 @@ def test_given_deal_is_played_and_bad_deals_rejected() -> None:
 
 
 def test_observation_hides_other_hands() -> None:
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     cards = list(R.parse_deal(R.random_deal(rules, 9), rules))
     # seat 1's first card sits at position 1; swap it with a card deep in the deck
     other = next(i for i in range(60, 95) if cards[i] != cards[1])
@@ -116,7 +116,7 @@ def test_symbol_rule_parameters_reach_the_engine(players: int) -> None:
         _, total, info = play_out(env, seed)
         assert total == info["score"]
         again = R.replay(env.rules, info["deal"], env.state.history)
-        assert again.scores == info["scores"].tolist()
+        assert again.money == info["scores"].tolist()
 
 
 def test_greedy_beats_random_and_self_play_works() -> None:
@@ -133,11 +133,11 @@ def test_greedy_beats_random_and_self_play_works() -> None:
 # The greedy player and the observation as first written, kept as plain references: the fast versions
 # must choose and show exactly the same. The reference scores with the engine's own round scoring, so
 # the greedy player must follow the rules' value tokens and award value.
-def _reference_points(counts, own, values, awards, rules: R.Rules) -> int:
+def _reference_points(counts, own, values, awards, rules: R.ModernArtRules) -> int:
     return R.round_points(counts, [own], values, awards, rules)[0][0]
 
 
-def _reference_greedy(obs: list[int], legal: list[int], rules: R.Rules | None = None) -> int:
+def _reference_greedy(obs: list[int], legal: list[int], rules: R.ModernArtRules | None = None) -> int:
     from tabletop_gym.envs.modern_art.env import AWARDS, DECISION, EXTRA, OWN_HIDDEN, PLAYERS, SHOWN, VALUES
 
     if len(legal) == 1:
@@ -157,7 +157,7 @@ def _reference_greedy(obs: list[int], legal: list[int], rules: R.Rules | None = 
             o[a] += 1
         if award is not None:
             w[award] += 1
-        return _reference_points(c, o, values, w, R.Rules() if rules is None else rules)
+        return _reference_points(c, o, values, w, R.ModernArtRules() if rules is None else rules)
 
     base = points()
     if obs[DECISION] == R.AWARD_ARTIST:
@@ -205,7 +205,7 @@ def _reference_observe(state: R.State, seat: int) -> list[int]:
         *state.extra,
         *state.values,
         *state.awards,
-        *[state.scores[p] for p in seats],
+        *[state.money[p] for p in seats],
         *[0] * pad,
         *[state.hand_sizes[p] for p in seats],
         *[0] * pad,
@@ -233,7 +233,7 @@ def _reference_observe(state: R.State, seat: int) -> list[int]:
 def test_greedy_and_observation_match_the_references(params) -> None:
     from tabletop_gym.envs.modern_art.env import observe
 
-    rules = R.Rules(**params)
+    rules = R.ModernArtRules(**params)
     greedy, rng = GreedyAgent(rules), np.random.default_rng(3)
     for seed in range(4):
         state = R.State(rules, R.random_deal(rules, seed))
@@ -305,3 +305,25 @@ def test_reset_seeds() -> None:
         env.reset(seed=-1)
     with pytest.raises(ValueError, match="seed must be an integer"):
         env.reset(seed=1.5)
+
+
+def test_score_plan_is_the_seats_money_once_the_engine_played_the_plan() -> None:
+    """``score_plan`` (what the suites replay every stored plan with) takes the environment's
+    keywords, JSON's lists included, and scores the environment's seat; a plan that stops early,
+    holds an illegal move or comes with a keyword the environment does not take is refused."""
+    rules = R.ModernArtRules(players=3, deals=(13,))
+    deal = R.random_deal(rules, 5)
+    state, rng, plan = R.State(rules, deal), np.random.default_rng(5), []
+    while not state.done:
+        legal = state.legal_actions()
+        plan.append(legal[rng.integers(len(legal))])
+        state.apply(plan[-1])
+    assert len(set(state.money)) > 1  # the seats' scores differ: the seat chosen shows
+    assert score_plan(deal, plan, players=3, rounds=1) == state.money[0]
+    assert score_plan(deal, plan, players=3, deals=[13], seat=2, reveal_deal=True) == state.money[2]
+    with pytest.raises(ValueError, match="stops before the game ends"):
+        score_plan(deal, plan[:-1], players=3, rounds=1)
+    with pytest.raises(IllegalActionError):
+        score_plan(deal, [*plan[:-1], 99], players=3, rounds=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'round'"):
+        score_plan(deal, plan, players=3, round=1)

@@ -13,6 +13,7 @@ import tabletop_gym  # noqa: F401
 from tabletop_gym.core import GameOverError
 from tabletop_gym.envs.modern_art import rules as R
 from tabletop_gym.envs.modern_art.env import RULE_PARAMS, ModernArtEnv
+from tabletop_gym.oracles.modern_art import ModernArtLimits
 from tabletop_gym.training import cli
 from tabletop_gym.training.games import get_game
 from tabletop_gym.training.games import modern_art as game
@@ -29,7 +30,7 @@ def _cache(tmp_path, monkeypatch):
 def no_oracle(monkeypatch):
     """The oracle's entry points, replaced: each call is recorded (rules and settings); ``free_deal``
     answers a stand-in result, ``solve`` one with its settings in the stats."""
-    calls: list[tuple[str, R.Rules, dict]] = []
+    calls: list[tuple[str, R.ModernArtRules, dict]] = []
 
     def free_deal(rules, deals, **settings):
         calls.append(("free_deal", rules, {"deals": deals, **settings}))
@@ -52,7 +53,7 @@ def no_oracle(monkeypatch):
     [
         ["--deal", "C."],  # an invalid deal: refused for --free, not parsed
         ["--seed", "3"],
-        ["--deal", R.random_deal(R.Rules(deals=(13,)), 1)],  # a valid deal
+        ["--deal", R.random_deal(R.ModernArtRules(deals=(13,)), 1)],  # a valid deal
         ["--players", "3", "--seed", "0"],
     ],
 )
@@ -68,7 +69,7 @@ def test_free_refuses_deal_and_seed_in_one_line_before_any_work(capsys, no_oracl
 def test_free_alone_still_solves_over_every_deal(capsys, no_oracle):
     assert cli.main(["solve", "modern_art", "--rounds", "1", "--free", "--width", "3"]) == 0
     [(name, rules, settings)] = no_oracle
-    assert name == "free_deal" and rules == R.Rules(deals=(13,)) and settings["width"] == 3
+    assert name == "free_deal" and rules == R.ModernArtRules(deals=(13,)) and settings["width"] == 3
     assert "plan actions: 35" in capsys.readouterr().out
 
 
@@ -94,12 +95,32 @@ def test_bench_refuses_options_it_would_ignore(capsys, option):
 
 
 class _Recording(argparse.Namespace):
-    """A Namespace that notes every option read from it."""
+    """A Namespace that notes every option read from it, by name or through ``vars()`` (the game's
+    settings are built from ``vars(args)``)."""
 
     def __getattribute__(self, name: str):
+        read = object.__getattribute__(self, "_read")
+        if name == "__dict__":
+            return _RecordingDict(super().__getattribute__(name), read)
         if not name.startswith("_"):
-            object.__getattribute__(self, "_read").add(name)
+            read.add(name)
         return super().__getattribute__(name)
+
+
+class _RecordingDict(dict):
+    """The options as ``vars()`` gives them, noting each one looked up."""
+
+    def __init__(self, values: dict, read: set) -> None:
+        super().__init__(values)
+        self._read = read
+
+    def __getitem__(self, name: str):
+        self._read.add(name)
+        return super().__getitem__(name)
+
+    def get(self, name: str, default=None):
+        self._read.add(name)
+        return super().get(name, default)
 
 
 def test_bench_reads_every_option_it_lists(tmp_path, monkeypatch, capsys, no_oracle):
@@ -117,7 +138,7 @@ def test_bench_reads_every_option_it_lists(tmp_path, monkeypatch, capsys, no_ora
     options = set(vars(parsed)) - {"command", "game"}
     assert options <= args._read, f"listed but never read: {sorted(options - args._read)}"
     assert steps == [7, 7, 7]
-    rules = R.Rules(players=3, deals=(13, 6))
+    rules = R.ModernArtRules(players=3, deals=(13, 6))
     assert [(name, r) for name, r, _ in no_oracle] == [("solve", rules)] * 2 + [("free_deal", rules)]
     for _, _, settings in no_oracle:
         assert settings["width"] == 3 and settings["time_limit"] == 0.25
@@ -151,9 +172,10 @@ def test_rounds_maps_as_the_command_line_does(players):
         args = cli.build_parser().parse_args(
             ["train", "modern_art", "--players", str(players), "--rounds", str(rounds)]
         )
-        from_cli = ModernArtEnv(**get_game("modern_art").env_kwargs(args)).rules
+        spec = get_game("modern_art")
+        from_cli = ModernArtEnv(**spec.env_kwargs(spec.read(args))).rules
         from_env = ModernArtEnv(players=players, rounds=rounds).rules
-        assert from_cli == from_env == game._rules(args) == R.Rules(
+        assert from_cli == from_env == spec.read(args).rules == R.ModernArtRules(
             players=players, deals=R.DEFAULT_DEALS[players][:rounds]
         )
 
@@ -181,10 +203,48 @@ def test_unknown_keyword_names_every_accepted_one():
     assert "'foo'" in message
     for name in ("players", "seat", "opponents", "render_mode", "reveal_deal", "rounds", *RULE_PARAMS):
         assert name in message
-    assert set(RULE_PARAMS) == {f for f in R.Rules.__dataclass_fields__ if f not in ("players", "_resolved")}
+    fields = R.ModernArtRules.__dataclass_fields__
+    assert set(RULE_PARAMS) == {f for f in fields if f not in ("players", "_resolved")}
 
 
 def test_docstring_tells_how_to_play_a_shorter_game():
     doc = ModernArtEnv.__doc__
     assert "rounds=1" in doc and "round 4 is scored" not in doc
     assert "`rounds`" in doc and "first_rounds" in doc
+
+
+# ---- the typed settings ----------------------------------------------------------------------------
+
+
+def test_settings_read_from_any_command_or_a_suite_by_field_name():
+    """The settings from a command's arguments equal those from names stored in a suite; other
+    commands' names are ignored (batch solving's ``--deals`` is a seed range, never the rules')."""
+    spec = get_game("modern_art")
+    assert spec.read(cli.build_parser().parse_args(["solve", "modern_art"])) == game.ModernArtSettings()
+    stored = spec.read({"players": 3, "width": 8, "time_limit": 2.0})
+    assert stored.rules == R.ModernArtRules(players=3) and stored.limits == ModernArtLimits(8, 2.0)
+    assert stored.rounds is None and stored.cache is None
+    argv = ["solve", "modern_art", "--rounds", "1", "--deals", "0:2", "--out", "x"]
+    args = cli.build_parser().parse_args(argv)
+    assert spec.read(args) == spec.read({"rounds": 1}) and spec.read(args).rules.deals == (13,)
+    assert spec.read({"rounds": 2}).with_players(3).rules == R.ModernArtRules(players=3, deals=(13, 6))
+
+
+@pytest.mark.parametrize(
+    "values, match",
+    [
+        ({"width": 0}, "width must be at least 1"),
+        ({"time_limit": 0.0}, "time_limit must be above 0"),
+        ({"time_limit": float("nan")}, "time_limit must be a finite number"),
+        ({"players": 6}, "players must be at most 5"),
+        ({"rounds": 5}, "rounds must be at most 4"),
+    ],
+)
+def test_settings_out_of_range_are_named(values, match):
+    with pytest.raises(ValueError, match=match):
+        get_game("modern_art").read(values)
+
+
+def test_settings_refuse_rules_that_are_not_the_rounds_asked_for():
+    with pytest.raises(ValueError, match="not the first 1 rounds"):
+        game.ModernArtSettings(rules=R.ModernArtRules(players=3), rounds=1)

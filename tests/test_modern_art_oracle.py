@@ -24,10 +24,10 @@ TINY_DECK = (
     (1, 0, 0, 0, 1, 0),
     (1, 0, 0, 0, 0, 1),
 )
-TINY = R.Rules(players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2)
+TINY = R.ModernArtRules(players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2)
 
 
-def _random_play(rules: R.Rules, deal: str, seed: int) -> R.State:
+def _random_play(rules: R.ModernArtRules, deal: str, seed: int) -> R.State:
     rng = np.random.default_rng(seed)
     state = R.State(rules, deal)
     while not state.done:
@@ -41,13 +41,13 @@ def test_bound_and_plan_against_brute_force_on_tiny_decks(seed: int) -> None:
     deal = R.random_deal(TINY, seed)
     for seat in (0, 1):
         best, plan = O.brute_force(TINY, deal, seat)
-        assert R.replay(TINY, deal, plan).scores[seat] == best
+        assert R.replay(TINY, deal, plan).money[seat] == best
         # no random line of play beats the exhaustive optimum
         for s in range(5):
-            assert _random_play(TINY, deal, s).scores[seat] <= best
+            assert _random_play(TINY, deal, s).money[seat] <= best
         result = O.solve(deal, TINY, seat, width=8, time_limit=0.5)
         assert result.score <= best <= result.bound
-        assert R.replay(TINY, deal, result.plan).scores[seat] == result.score
+        assert R.replay(TINY, deal, result.plan).money[seat] == result.score
         assert best <= O.artist_path_bound(TINY, R.parse_deal(deal, TINY), seat)[0]
         assert best <= O.artist_path_bound(TINY, None, seat)[0]
         assert best <= O.seat_round_bound(TINY, R.parse_deal(deal, TINY), seat, time_limit=0.5, workers=1)[0]
@@ -66,7 +66,7 @@ def test_bound_and_plan_against_brute_force_on_tiny_decks(seed: int) -> None:
     ],
 )
 def test_relaxation_bounds_valid_with_parameters(params) -> None:
-    rules = R.Rules(deck=TINY_DECK, round_limit=2, **params)
+    rules = R.ModernArtRules(deck=TINY_DECK, round_limit=2, **params)
     deal = R.random_deal(rules, 3)
     cards = R.parse_deal(deal, rules)
     for seat in (rules.players - 1,):  # the last seat: its deal offsets differ from seat 0's
@@ -83,13 +83,13 @@ def test_relaxation_bounds_valid_with_parameters(params) -> None:
         assert best <= min(bound, free, seat_only, paths, free_paths)  # all proven bounds
 
 
-def _beam_game(rules: R.Rules, cards, seat: int) -> R.State:
+def _beam_game(rules: R.ModernArtRules, cards, seat: int) -> R.State:
     """A strong line of play for ``seat`` (long rounds, symbols used, hands emptied)."""
     _, plan = O.beam_search(rules, cards, seat, width=4, hand_weight=0.3, per_round=2.0)
     return R.replay(rules, cards, plan)
 
 
-def _fixed_in_model(rules: R.Rules, cards, history, seat: int, free: bool = False):
+def _fixed_in_model(rules: R.ModernArtRules, cards, history, seat: int, free: bool = False):
     """Solve ``build_model`` (of the deal ``cards``, or over every deal) with the plays of the real
     game ``history`` fixed; it must be feasible. Returns (solver, handles)."""
     model, handles = O.build_model(rules, None if free else cards, seat)
@@ -123,17 +123,17 @@ def test_real_games_satisfy_the_game_model(players: int, seat: int, params: dict
     """The plays of a real full game, fixed in the model, are feasible and score exactly as the
     engine scores them: the model leaves no real game out (the bound's validity, on full deals).
     Random games end rounds early and empty no hands; beam games play long rounds and symbols."""
-    rules = R.Rules(players=players, **params)
+    rules = R.ModernArtRules(players=players, **params)
     cards = R.parse_deal(R.random_deal(rules, players + seat), rules)
     if play == "beam":
         final = _beam_game(rules, cards, seat)
     else:
         final = _random_play(rules, R.deal_string(cards), players)
     solver, _ = _fixed_in_model(rules, cards, final.history, seat)
-    assert solver.ObjectiveValue() == final.scores[seat]
+    assert solver.ObjectiveValue() == final.money[seat]
 
 
-def _last_draw_played(rules: R.Rules, cards, history) -> list[tuple[int, int, int]]:
+def _last_draw_played(rules: R.ModernArtRules, cards, history) -> list[tuple[int, int, int]]:
     """The rounds whose last card drawn is a draw card its drawer then plays as a turn card (every
     copy of its kind it had in the round was played so): (round, player, kind)."""
     state = R.State(rules, cards)
@@ -163,15 +163,15 @@ def test_the_last_card_drawn_can_end_the_round_in_the_game_model(players: int) -
     plays as the card ending the round (its symbol unresolved): the model's rule on the last card
     drawn must leave it in."""
     seed = {2: 348, 3: 135}[players]
-    rules = R.Rules(players=players)
+    rules = R.ModernArtRules(players=players)
     cards = R.parse_deal(R.random_deal(rules, seed), rules)
     final = _random_play(rules, R.deal_string(cards), seed)
     assert _last_draw_played(rules, cards, final.history)
     solver, _ = _fixed_in_model(rules, cards, final.history, 0)
-    assert solver.ObjectiveValue() == final.scores[0]
+    assert solver.ObjectiveValue() == final.money[0]
 
 
-def _scored_rounds(rules: R.Rules, cards, history, monkeypatch) -> list[tuple]:
+def _scored_rounds(rules: R.ModernArtRules, cards, history, monkeypatch) -> list[tuple]:
     """What the engine scores each round (its own ``round_points``, recorded): counts, own cards,
     values, awards and the tokens won."""
     scored = []
@@ -189,7 +189,7 @@ def _scored_rounds(rules: R.Rules, cards, history, monkeypatch) -> list[tuple]:
     return scored
 
 
-def _artist_paths(rules: R.Rules, scored, seat: int) -> tuple[list[tuple], list[list[int]]]:
+def _artist_paths(rules: R.ModernArtRules, scored, seat: int) -> tuple[list[tuple], list[list[int]]]:
     """Each artist's path in the real game (per round: award tokens, place or -1, the seat's
     scoring cards) and its cards displayed per round."""
     paths, shown = [], []
@@ -236,7 +236,7 @@ def test_real_games_take_a_path_of_the_artist_path_relaxation(
     """Each artist's path in a real game meets the relaxation's limits on its own and, with the
     others, every coupling row; the DP that prices paths never misses it; the paths pay exactly the
     seat's score; so the path bound leaves no real game out."""
-    rules = R.Rules(players=players, **params)
+    rules = R.ModernArtRules(players=players, **params)
     cards = R.parse_deal(R.random_deal(rules, 30 + players + seat), rules)
     if play == "beam":
         final = _beam_game(rules, cards, seat)
@@ -271,14 +271,14 @@ def test_real_games_take_a_path_of_the_artist_path_relaxation(
             for trial in range(3):  # the DP's best path pays at least the real one, whatever the duals
                 y = [0.0] * len(net.rhs) if trial == 0 else list(rng.uniform(0, 5, len(net.rhs)))
                 assert net.price(a, y)[0] >= _reduced(net, path, y) - 1e-9
-        assert pay == final.scores[seat]
+        assert pay == final.money[seat]
         assert all(t <= b + 1e-9 for t, b in zip(total, net.rhs, strict=True))
-        assert O.artist_path_bound(rules, deal, seat)[0] >= final.scores[seat]
+        assert O.artist_path_bound(rules, deal, seat)[0] >= final.money[seat]
         if deal is not None:
-            assert O.artist_path_bound(rules, deal, seat, supply_seconds=0.3)[0] >= final.scores[seat]
+            assert O.artist_path_bound(rules, deal, seat, supply_seconds=0.3)[0] >= final.money[seat]
         # the Lagrangian bound holds before the generation converges too (the first duals)
         early = O._path_master(net, max_rounds=2)
-        assert not early["converged"] and early["bound"] >= final.scores[seat]
+        assert not early["converged"] and early["bound"] >= final.money[seat]
 
 
 def _all_paths(net, a: int) -> list[tuple]:
@@ -303,7 +303,7 @@ def _all_paths(net, a: int) -> list[tuple]:
     return found
 
 
-def _most_displayed(rules: R.Rules, deal: str, seat: int) -> list[int]:
+def _most_displayed(rules: R.ModernArtRules, deal: str, seat: int) -> list[int]:
     """Per artist, the most of its cards ``seat`` displays (face up or down) over every line of play
     on a tiny deck: an exhaustive search with memory of positions."""
     memo: dict[tuple, tuple[int, ...]] = {}
@@ -331,7 +331,9 @@ def test_seat_supply_holds_in_every_line_of_play_on_tiny_decks(seed: int, monkey
     """The game model's cap on the seat's cards of each artist over the game is never below what a
     line of play displays (every line searched), never above the seat's reach, and keeps the path
     bound above the exhaustive optimum."""
-    rules = R.Rules(players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2, extra_card_each_round=True)
+    rules = R.ModernArtRules(
+        players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2, extra_card_each_round=True
+    )
     deal = R.random_deal(rules, seed)
     cards = R.parse_deal(deal, rules)
     solve_for = O._solve_for
@@ -370,7 +372,7 @@ def test_seat_supply_holds_in_every_line_of_play_on_tiny_decks(seed: int, monkey
 def test_path_pricing_matches_every_path_listed(deal_seed) -> None:
     """On a tiny deck the DP's best reduced pay, under random duals, is exactly the best over every
     allowed path listed one by one, and the path it returns pays that much."""
-    rules = R.Rules(players=2, deck=TINY_DECK, deals=(3, 2, 1), round_limit=2)
+    rules = R.ModernArtRules(players=2, deck=TINY_DECK, deals=(3, 2, 1), round_limit=2)
     cards = None if deal_seed is None else R.parse_deal(R.random_deal(rules, deal_seed), rules)
     net = O._ArtistPaths(rules, cards, 0)
     rng = np.random.default_rng(7)
@@ -385,9 +387,9 @@ def test_path_pricing_matches_every_path_listed(deal_seed) -> None:
 
 
 def test_free_deal_search_plan_replays() -> None:
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     score, deal, plan = O.free_deal_search(rules, deals=1, width=2)
-    assert R.replay(rules, deal, plan).scores[0] == score > 0
+    assert R.replay(rules, deal, plan).money[0] == score > 0
     stacked = O.stacked_deal(rules, 5)
     assert R.parse_deal(stacked, rules)  # a complete deck
     first_hand = R.State(rules, stacked).hands[0]
@@ -396,12 +398,12 @@ def test_free_deal_search_plan_replays() -> None:
 
 
 def test_full_deal_plan_replays_and_is_cached(tmp_path, monkeypatch) -> None:
-    rules = R.Rules(players=3)
+    rules = R.ModernArtRules(players=3)
     deal = R.random_deal(rules, 0)
     cache = OracleCache(tmp_path)
     result = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=0.5)
     final = R.replay(rules, deal, result.plan)
-    assert final.done and final.scores[1] == result.score <= result.bound
+    assert final.done and final.money[1] == result.score <= result.bound
     again = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=0.5)
     assert cache.hits == 1 and again.score == result.score
     # a result cached by another oracle revision is not served
@@ -421,7 +423,7 @@ def test_bad_input() -> None:
 
 
 def test_second_card_symbols_are_refused() -> None:
-    rules = R.Rules(players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2, second_card_symbols=True)
+    rules = R.ModernArtRules(players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2, second_card_symbols=True)
     deal = R.random_deal(rules, 0)
     for call in (
         lambda: O.solve(deal, rules),
@@ -445,15 +447,15 @@ def test_realize_finds_an_order_for_the_plays_of_a_real_game(
     monkeypatch.setattr(realization, "FIXED_ORDER_SHARE", fixed_share)
     if not fixed_share:  # restarts short enough that many run out midway
         monkeypatch.setattr(realization, "RESTART_NODES", 60)
-    rules = R.Rules(players=players)
+    rules = R.ModernArtRules(players=players)
     cards = R.parse_deal(R.random_deal(rules, 10 + players), rules)
     real = _beam_game(rules, cards, seat)
     plays = O.plan_plays(rules, cards, real.history)["plays"]
     reached = O.realize(rules, cards, plays)
     assert reached.done
-    assert reached.scores == real.scores
+    assert reached.money == real.money
     replayed = R.replay(rules, cards, reached.history)
-    assert replayed.scores == real.scores
+    assert replayed.money == real.money
     assert O.realize(rules, cards, plays).history == reached.history
 
 
@@ -461,7 +463,7 @@ def test_realize_finds_an_order_for_the_plays_of_a_real_game(
 def test_real_games_keep_sources_for_the_cards_left_to_play(players: int) -> None:
     """At the start of every turn of a real game, the cards its round still plays have what brings
     them among the turn cards still to play (``_sources_left``, a cut of ``realize``'s search)."""
-    rules = R.Rules(players=players)
+    rules = R.ModernArtRules(players=players)
     for seed in range(2):
         final = _random_play(rules, R.random_deal(rules, seed), seed)
         full = O.plan_plays(rules, final.deck, final.history)["plays"]
@@ -480,7 +482,7 @@ def test_real_games_keep_sources_for_the_cards_left_to_play(players: int) -> Non
 
 
 def test_a_second_card_needs_a_double_or_another_players_simultaneous_card_left() -> None:
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     state = R.State(rules, R.random_deal(rules, 0))
     yoko = R.kind_of(1, R.PLAIN)
     state.hands[0][yoko] += 1  # the cut looks at the hand only for cards to draw
@@ -503,7 +505,7 @@ def test_a_second_card_needs_a_double_or_another_players_simultaneous_card_left(
 def test_one_round_two_player_deals_are_solved_exactly(seed: int) -> None:
     """With one round (13 cards each) the game model meets a played-out plan: the oracle proves it
     optimal, and the plan replays to that score."""
-    rules = R.Rules(players=2, deals=(13,))
+    rules = R.ModernArtRules(players=2, deals=(13,))
     deal = R.random_deal(rules, seed)
     result = O.solve(deal, rules, width=8, time_limit=20.0)
     assert result.optimal and result.score == result.bound
@@ -511,19 +513,19 @@ def test_one_round_two_player_deals_are_solved_exactly(seed: int) -> None:
 
 
 def test_solve_realizes_relaxation_solutions_into_replayed_plans() -> None:
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     deal = R.random_deal(rules, 1)
     result = O.solve(deal, rules, 0, width=8, time_limit=2)
     assert result.stats["plan_source"]
     final = R.replay(rules, deal, result.plan)
-    assert final.done and final.scores[0] == result.score <= result.bound
+    assert final.done and final.money[0] == result.score <= result.bound
 
 
 def test_solve_depends_on_its_arguments_not_on_the_clock(monkeypatch) -> None:
     """Where no proof finishes (two rounds, little time) the bound and plan depend on how much search
     was done: they come out the same when the clock runs a hundred times faster, as on a slower or
     busier machine, because every limit counts work (CP-SAT's deterministic time, positions)."""
-    rules = R.Rules(players=2, deals=(13, 6))
+    rules = R.ModernArtRules(players=2, deals=(13, 6))
     deal = R.random_deal(rules, 0)
     first = O.solve(deal, rules, 0, width=4, time_limit=1)
     assert not first.optimal and first.stats["plan_source"].startswith("relaxation")
@@ -545,7 +547,7 @@ def test_replanning_goes_on_from_the_round_a_realization_stopped_at(players: int
     """From the start of round 3 of a real game, the game model with rounds 1 and 2 fixed to what was
     played still has solutions (a real game satisfies it), and one is realized to the end: a game that
     goes on from that position, which the engine replays to its score."""
-    rules = R.Rules(players=players)
+    rules = R.ModernArtRules(players=players)
     cards = R.parse_deal(R.random_deal(rules, 20 + players), rules)
     real = _beam_game(rules, cards, 0)
     position = R.State(rules, cards)
@@ -556,7 +558,7 @@ def test_replanning_goes_on_from_the_round_a_realization_stopped_at(players: int
     reached = O.replanned(rules, cards, 0, position, seconds=2)
     assert reached.done
     assert reached.history[: len(position.history)] == position.history
-    assert R.replay(rules, cards, reached.history).scores == reached.scores
+    assert R.replay(rules, cards, reached.history).money == reached.money
 
 
 def test_solve_plans_again_where_a_solution_cannot_be_realized(monkeypatch) -> None:
@@ -574,12 +576,12 @@ def test_solve_plans_again_where_a_solution_cannot_be_realized(monkeypatch) -> N
     replanned = O.replanned
     monkeypatch.setattr(solving, "realize", round_1_only)
     monkeypatch.setattr(solving, "replanned", spy)
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     deal = R.random_deal(rules, 1)
     result = O.solve(deal, rules, 0, width=8, time_limit=10)
     assert calls == [1]
     final = R.replay(rules, deal, result.plan)
-    assert final.done and final.scores[0] == result.score <= result.bound
+    assert final.done and final.money[0] == result.score <= result.bound
 
 
 @pytest.mark.parametrize("players, fixed_share", [(2, 0.5), (3, 0.5), (3, 0.0)])
@@ -592,28 +594,28 @@ def test_realize_free_deals_and_plays_a_free_model_solution(
     monkeypatch.setattr(realization, "FIXED_ORDER_SHARE", fixed_share)
     if not fixed_share:  # restarts short enough that many run out midway
         monkeypatch.setattr(realization, "RESTART_NODES", 60)
-    rules = R.Rules(players=players)
+    rules = R.ModernArtRules(players=players)
     cards = R.parse_deal(R.random_deal(rules, 20 + players), rules)
     real = _beam_game(rules, cards, 0)
     solver, handles = _fixed_in_model(rules, cards, real.history, 0, free=True)
-    assert solver.ObjectiveValue() == real.scores[0]
+    assert solver.ObjectiveValue() == real.money[0]
     plays = O.solution_plays(solver, handles, rules)
     reached, deck = O.realize_free(rules, plays)
     assert reached.done
     assert sorted(deck) == sorted(rules.cards())
     final = R.replay(rules, R.deal_string(deck), reached.history)
-    assert final.scores[0] == real.scores[0]
+    assert final.money[0] == real.money[0]
 
 
 def test_free_deal_plan_replays_below_its_bound() -> None:
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     free = O.free_deal(rules, deals=1, width=2, time_limit=1, realized=1, node_limit=2_000)
     final = R.replay(rules, free["deal"], free["plan"])
-    assert final.done and final.scores[0] == free["score"] <= free["bound"]
+    assert final.done and final.money[0] == free["score"] <= free["bound"]
     assert free["plan_source"]
 
 
-def _built_deal(rules: R.Rules, hands, extra: int, top=()) -> tuple[int, ...]:
+def _built_deal(rules: R.ModernArtRules, hands, extra: int, top=()) -> tuple[int, ...]:
     """The deal with these first hands and extra card, then the cards ``top`` on top of the deck and
     the rest of the deck after them."""
     rest = list(rules.cards())
@@ -628,7 +630,9 @@ def _face_up_in_round_1(h: dict, a: int):
     return sum(h["turn"][0][p][k] + h["sec"][0][p][k] for p in range(len(h["turn"][0])) for k in kinds)
 
 
-def _at_the_limit_in_round_1(rules: R.Rules, cards, artists, more=None, without_second_cards=None) -> bool:
+def _at_the_limit_in_round_1(
+    rules: R.ModernArtRules, cards, artists, more=None, without_second_cards=None
+) -> bool:
     """Whether the game model has a round 1 that ends with each of ``artists`` at exactly the limit
     of face-up cards (the extra card of another artist), under the constraints ``more(model,
     handles)`` adds, and (given a player) with no second card of that player."""
@@ -652,7 +656,7 @@ def _decided_feasible(model: cp_model.CpModel) -> bool:
     return status != cp_model.INFEASIBLE
 
 
-def _draws_a_draw_card_and_plays_it(rules: R.Rules, cards, history) -> bool:
+def _draws_a_draw_card_and_plays_it(rules: R.ModernArtRules, cards, history) -> bool:
     """Whether some player plays, as a turn card, a draw card of a kind it did not hold at the
     round's start: one it drew in that round."""
     state = R.State(rules, cards)
@@ -670,13 +674,13 @@ def _draws_a_draw_card_and_plays_it(rules: R.Rules, cards, history) -> bool:
 def test_draw_cards_drawn_and_played_in_one_round_satisfy_the_game_model(players: int) -> None:
     """A real game in which a player draws a draw card and plays it in the same round (after a draw
     card it held): the model's rule that the first draw card played was held leaves it in."""
-    rules = R.Rules(players=players)
+    rules = R.ModernArtRules(players=players)
     for seed in range(300):
         cards = R.parse_deal(R.random_deal(rules, seed), rules)
         final = _random_play(rules, R.deal_string(cards), seed)
         if _draws_a_draw_card_and_plays_it(rules, cards, final.history):
             solver, _ = _fixed_in_model(rules, cards, final.history, 0)
-            assert solver.ObjectiveValue() == final.scores[0]
+            assert solver.ObjectiveValue() == final.money[0]
             return
     pytest.fail("no random game draws a draw card and plays it in the same round in 300 seeds")
 
@@ -686,7 +690,7 @@ def test_the_first_draw_card_played_in_a_round_was_held_at_its_start() -> None:
     player 1 holds a draw card too, so it can draw the card after (then the last card drawn is no
     draw card). In the model player 0 can play the drawn card after its own (a chain), but not
     start drawing with it."""
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     yoko, christin, krypto = R.kind_of(1, R.DRAW), R.kind_of(2, R.DRAW), R.kind_of(4, R.DRAW)
     plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
     first = [yoko] + [plain[i % 5] for i in range(12)]
@@ -711,7 +715,7 @@ def test_a_card_that_ends_the_round_leaves_its_symbol_unresolved_in_the_game_mod
     only artist at the limit. Player 1's only Yoko card is its draw (hidden) card and it plays no
     simultaneous card, so that card is the round's last and its symbol is not resolved: the model
     lets player 1 play it, but not draw (put a card face down) once for every such card it plays."""
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     yoko = [R.kind_of(1, s) for s in range(R.NUM_SYMBOLS)]
     plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
     kinds = [R.kind_of(a, symbol) for a in range(R.NUM_ARTISTS)]
@@ -744,7 +748,7 @@ def test_only_other_players_answer_the_last_simultaneous_card_in_the_game_model(
     Yoko both at the limit, so its last card is simultaneous and player 1 answers it with the
     second artist. Player 0's own second cards (its Yoko double's) cannot be that answer: with no
     second card of player 1 the model has no such round."""
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     lite, yoko, krypto = ([R.kind_of(a, symbol) for symbol in range(R.NUM_SYMBOLS)] for a in (0, 1, 4))
     first = [lite[R.SIMULTANEOUS], yoko[R.DOUBLE]] + [lite[R.PLAIN]] * 5 + [yoko[R.PLAIN]] * 6
     second = (
@@ -767,7 +771,7 @@ def test_each_player_answers_the_last_simultaneous_card_once_in_the_game_model()
     Lite Metal card, player 1's Yoko and player 2's Christin P. cards). Without a second card of
     player 2 the model has no such round: player 1 cannot answer twice, although player 2's own
     simultaneous card lets player 1 play two second cards in the round."""
-    rules = R.Rules(players=3)
+    rules = R.ModernArtRules(players=3)
     lite, yoko, christin, karl, krypto = ([R.kind_of(a, s) for s in range(R.NUM_SYMBOLS)] for a in range(5))
     first = [lite[R.SIMULTANEOUS]] + [lite[R.PLAIN]] * 2 + [yoko[R.PLAIN]] * 3 + [christin[R.PLAIN]] * 2
     second = [yoko[R.PLAIN]] * 3 + [christin[R.PLAIN]] * 3 + [lite[R.PLAIN]] * 2 + [karl[R.PLAIN]] * 2
@@ -786,7 +790,7 @@ def test_an_answer_to_the_last_simultaneous_card_is_no_double_second_card_in_the
     Player 1 also plays a second Karl Gitter card: only an answer to a simultaneous card can bring
     it (player 1's double is Yoko's), so with the last card's answer spent on Yoko there is no such
     round, though player 1's Yoko double could have brought a second Yoko card."""
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     lite, yoko, christin, karl, krypto = ([R.kind_of(a, s) for s in range(R.NUM_SYMBOLS)] for a in range(5))
     first = [lite[R.SIMULTANEOUS]] + [lite[R.PLAIN]] * 4 + [christin[R.PLAIN]] * 4 + [krypto[R.PLAIN]] * 4
     second = [yoko[R.DOUBLE]] + [yoko[R.PLAIN]] * 5 + [karl[R.PLAIN]] * 3 + [christin[R.PLAIN]] * 4
@@ -808,7 +812,7 @@ def test_a_player_draws_only_with_draw_cards_in_hand_in_the_game_model() -> None
     deck's next two cards only when the first is a draw card (Christin P.'s), which then draws the
     second: with a plain card first, its second draw would need the draw card it has not drawn yet
     (the card counts alone allow it: two draws, two draw cards played, player 1 drawing the third)."""
-    rules = R.Rules(players=2, deals=(4, 1))
+    rules = R.ModernArtRules(players=2, deals=(4, 1))
     plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
     christin_draw = R.kind_of(2, R.DRAW)
 
@@ -832,7 +836,7 @@ def test_draws_in_a_round_come_in_turn_order_in_the_game_model() -> None:
     first turn draws the deck's next card: the model cannot give that card to player 1, who draws
     later (unless the order of draws is left out). Real games of every size satisfy the model's order
     of draws (the real-game tests)."""
-    rules = R.Rules(players=2, deals=(3, 1))
+    rules = R.ModernArtRules(players=2, deals=(3, 1))
     draw = [R.kind_of(a, R.DRAW) for a in range(R.NUM_ARTISTS)]
     plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
     top = [plain[2], R.kind_of(2, R.DOUBLE)]
@@ -853,7 +857,7 @@ def test_a_card_drawn_and_played_in_a_round_was_drawn_at_an_earlier_turn_in_the_
     """One card each; player 1's draw card draws Karl Gitter's draw card, which draws Christin P.'s
     plain card, and player 1 plays all three in three turns. So the plain card was drawn at its
     second turn (lap 1), not its third: it is played as a turn card after it was drawn."""
-    rules = R.Rules(players=2, deals=(1, 1))
+    rules = R.ModernArtRules(players=2, deals=(1, 1))
     plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
     top = [R.kind_of(3, R.DRAW), plain[2]]
     cards = _built_deal(rules, [[plain[0]], [R.kind_of(4, R.DRAW)]], plain[1], top)
@@ -872,7 +876,7 @@ def test_no_one_plays_after_the_ender_in_the_game_model() -> None:
     """First hands of 4 cards and no draw card: round 1 ends with every hand empty. Player 1 can
     end it (the last of 4 turns each), but not after player 0 took a turn more: player 1, emptied
     by its double, plays no more, so the last turn was player 0's."""
-    rules = R.Rules(players=2, deals=(4, 2))
+    rules = R.ModernArtRules(players=2, deals=(4, 2))
     plain = [R.kind_of(a, R.PLAIN) for a in range(R.NUM_ARTISTS)]
     first = plain[:4]
     second = [R.kind_of(4, R.DOUBLE), plain[4], plain[4], plain[3]]
@@ -889,7 +893,7 @@ def test_no_one_plays_after_the_ender_in_the_game_model() -> None:
     assert not feasible(player_0_takes_more_turns=True)
 
 
-def _round_endings(rules: R.Rules, cards, history) -> list[tuple[int, int, int]]:
+def _round_endings(rules: R.ModernArtRules, cards, history) -> list[tuple[int, int, int]]:
     """Per round ended at the limit: (the last turn card's kind, artists at the limit or past it,
     the most face-up cards of one artist)."""
     state = R.State(rules, cards)
@@ -921,7 +925,7 @@ def test_rare_round_endings_satisfy_the_game_model(ending: str) -> None:
     (the last simultaneous card answered with other artists, once by each other player), or take
     one artist three cards past ``limit - 1`` (a simultaneous card of it, and both other players
     display one of it)."""
-    rules = R.Rules(players=3)
+    rules = R.ModernArtRules(players=3)
     for seed in range(400):
         cards = R.parse_deal(R.random_deal(rules, seed), rules)
         final = _random_play(rules, R.deal_string(cards), seed)
@@ -936,7 +940,7 @@ def test_rare_round_endings_satisfy_the_game_model(ending: str) -> None:
             found = any(most >= rules.round_limit + 2 for _, _, most in endings)
         if found:
             solver, _ = _fixed_in_model(rules, cards, final.history, 0)
-            assert solver.ObjectiveValue() == final.scores[0]
+            assert solver.ObjectiveValue() == final.money[0]
             return
     pytest.fail(f"no random game with a round ending on {ending} in 400 seeds")
 
@@ -955,7 +959,7 @@ def test_a_failed_path_lp_leaves_the_other_bounds_standing(monkeypatch) -> None:
     assert result.bound == result.stats.get("game_model_bound", result.stats.get("seat_model_bound"))
 
 
-ONE_ROUND = R.Rules(players=2, deals=(13,))
+ONE_ROUND = R.ModernArtRules(players=2, deals=(13,))
 
 
 @pytest.mark.parametrize(
@@ -1014,16 +1018,16 @@ def test_a_zero_value_token_pays_the_same_in_engine_game_model_and_path_lp() -> 
     hands = [R.parse_cards("L. L."), R.parse_cards("Y. C.")]
     extra, rest = R.parse_cards("G.")[0], R.parse_cards("C. L. C. Y.")
     table = R.deck_table([c for h in hands for c in h] + [extra] + rest)
-    rules = R.Rules(players=2, deck=table, deals=(2, 2), value_tokens=(3, 2, 0))
+    rules = R.ModernArtRules(players=2, deck=table, deals=(2, 2), value_tokens=(3, 2, 0))
     deal = R.arrange_deal(hands, extra, rest)
     cards = R.parse_deal(deal, rules)
     game = [R.parse_cards(c)[0] for c in ("L.", "Y.", "L.", "C.", "C.", "L.", "C.", "Y.")]
     final = R.replay(rules, deal, game)
-    assert final.scores == [12, 9]
+    assert final.money == [12, 9]
     solver, _ = _fixed_in_model(rules, cards, final.history, 1)
     assert solver.ObjectiveValue() == 9
     best, plan = O.brute_force(rules, deal, 1)
-    assert R.replay(rules, deal, plan).scores[1] == best >= 9
+    assert R.replay(rules, deal, plan).money[1] == best >= 9
     assert best <= O.artist_path_bound(rules, cards, 1)[0]
     assert best <= O.relaxation_bound(rules, cards, 1, time_limit=1, workers=1, plan=plan)[0]
 
@@ -1034,7 +1038,9 @@ def test_the_search_key_tells_positions_apart_by_their_extra_card() -> None:
     round end and the ranking. The exhaustive search and the beams merge positions by ``_key``, so
     the key must tell them apart. (The second position is made by changing the extra card of a real
     one: whether draws and deals can reach such a pair depends on the deck.)"""
-    rules = R.Rules(players=2, deck=TINY_DECK, deals=(2, 1, 1), round_limit=2, extra_card_each_round=True)
+    rules = R.ModernArtRules(
+        players=2, deck=TINY_DECK, deals=(2, 1, 1), round_limit=2, extra_card_each_round=True
+    )
     state = R.State(rules, R.random_deal(rules, 3))
     while state.round == 0:
         state.apply(int(state.legal_actions()[0]))
@@ -1053,13 +1059,13 @@ def test_later_rounds_planned_again_keep_the_first_round_and_replay() -> None:
     later rounds again with the earlier rounds fixed: the result replays to its score, is never
     below the plan it started from, keeps that plan's first round, and here (a width-1 beam plan of
     a two-round deal) improves it."""
-    rules = R.Rules(players=2, deals=(13, 6))
+    rules = R.ModernArtRules(players=2, deals=(13, 6))
     deal = R.random_deal(rules, 1)
     cards = R.parse_deal(deal, rules)
     score, plan = O.beam_search(rules, cards, 0, width=1)
     got, line, how = solving._replan_later_rounds(rules, cards, 0, score, plan, 2.0)
     final = R.replay(rules, deal, line)
-    assert final.done and final.scores[0] == got > score and how == "replanned from round 2"
+    assert final.done and final.money[0] == got > score and how == "replanned from round 2"
     first = R.State(rules, deal)
     played = 0
     while first.round == 0:

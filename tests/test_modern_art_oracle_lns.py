@@ -10,7 +10,7 @@ from tabletop_gym.oracles import modern_art as O
 from tabletop_gym.oracles.modern_art import bounds, common, lns
 from tabletop_gym.oracles.modern_art import oracle as solving
 
-TWO_ROUNDS = R.Rules(players=2, deals=(13, 6))
+TWO_ROUNDS = R.ModernArtRules(players=2, deals=(13, 6))
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def test_lns_plan_replays_and_improves_its_start(start) -> None:
     deal, cards, score, _ = start
     got, line, how = _lns(start)
     final = R.replay(TWO_ROUNDS, deal, line)
-    assert final.done and final.scores[0] == got > score
+    assert final.done and final.money[0] == got > score
     assert how.startswith("LNS solution")
     bound, _, _ = O.relaxation_bound(TWO_ROUNDS, cards, 0, 2.0)
     assert got <= bound
@@ -95,4 +95,4 @@ def test_solve_gives_the_lns_what_realizing_and_planning_again_left(monkeypatch)
     assert len(given) == 1 and 0 < given[0] <= time_limit / 3 + time_limit / 6
     assert result.stats["lns_seconds"] == round(given[0], 3)
     final = R.replay(TWO_ROUNDS, deal, result.plan)
-    assert final.done and final.scores[0] == result.score
+    assert final.done and final.money[0] == result.score

@@ -57,21 +57,21 @@ SOLVED = [
 
 @pytest.mark.parametrize("params, seed, seat, options, expected", SOLVED)
 def test_solve_gives_the_pinned_bound_and_plan(params, seed, seat, options, expected) -> None:
-    rules = R.Rules(**params)
+    rules = R.ModernArtRules(**params)
     deal = R.random_deal(rules, seed)
     result = O.solve(deal, rules, seat, **options)
     assert (result.score, result.bound, len(result.plan), _digest(result.plan)) == expected
-    assert R.replay(rules, deal, result.plan).scores[seat] == result.score
+    assert R.replay(rules, deal, result.plan).money[seat] == result.score
 
 
 def test_free_deal_gives_the_pinned_bound_deal_and_plan() -> None:
-    rules = R.Rules(players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2)
+    rules = R.ModernArtRules(players=2, deck=TINY_DECK, deals=(3, 1), round_limit=2)
     out = O.free_deal(rules, deals=2, width=4, time_limit=0.5, realized=2, node_limit=2000)
     assert (out["score"], out["bound"], out["deal"]) == (19, 20, "Y.G.YxGsChK.C.LdKaL.")
     assert _digest(out["plan"]) == "00ea4bd56a8379dd"
 
 
 def test_portfolio_search_gives_the_pinned_full_game_plan() -> None:
-    rules = R.Rules(players=2)
+    rules = R.ModernArtRules(players=2)
     score, plan, which = O.portfolio_search(rules, R.random_deal(rules, 0), 0, 4)
     assert (score, which, _digest(plan)) == (153, 2, "d7114e7ab885a982")

@@ -17,7 +17,7 @@ from tabletop_gym.envs.modern_art.rules import (
     PASS,
     PLAY,
     SIMULTANEOUS_CARD,
-    Rules,
+    ModernArtRules,
     State,
 )
 
@@ -35,7 +35,7 @@ def setup(hands: list[str], extra: str, rest: str = "", **params) -> State:
     rs = R.parse_cards(rest)
     params.setdefault("deals", (len(hs[0]),))
     table = R.deck_table([c for h in hs for c in h] + [ex] + rs)
-    rules = Rules(players=len(hs), deck=table, **params)
+    rules = ModernArtRules(players=len(hs), deck=table, **params)
     return State(rules, R.arrange_deal(hs, ex, rs))
 
 
@@ -52,7 +52,7 @@ def play(state: State, *codes: str) -> None:
 
 def test_dealing_default_deck_by_player_count() -> None:
     for players, deals in R.DEFAULT_DEALS.items():
-        rules = Rules(players=players)
+        rules = ModernArtRules(players=players)
         assert rules.num_cards == 95
         state = State(rules, R.random_deal(rules, 1))
         assert state.hand_sizes == [13] * players
@@ -62,7 +62,7 @@ def test_dealing_default_deck_by_player_count() -> None:
 
 
 def test_deal_string_round_trip_and_errors() -> None:
-    rules = Rules(players=3)
+    rules = ModernArtRules(players=3)
     deal = R.random_deal(rules, 7)
     assert R.deal_string(R.parse_deal(deal, rules)) == deal
     assert deal == R.random_deal(rules, 7) and deal != R.random_deal(rules, 8)
@@ -110,25 +110,26 @@ def test_bad_parameters(params: dict, match: str) -> None:
     """Every rule number is checked and named; a huge one (a deck or game that would never end) is
     refused with its range."""
     with pytest.raises(ValueError, match=match):
-        Rules(**params)
+        ModernArtRules(**params)
 
 
 def test_numpy_numbers_are_rule_numbers() -> None:
-    rules = Rules(
+    rules = ModernArtRules(
         players=np.int64(3), deals=np.array([13, 2]), round_limit=np.int32(4), award_tokens=np.int64(0),
         deck=np.array(DEFAULT_DECK), value_tokens=[np.int64(5)], at_once=np.bool_(False),
     )  # fmt: skip
     assert rules.players == 3 and type(rules.players) is int and rules.deals == (13, 2)
     assert rules.round_limit == 4 and rules.award_tokens == 0 and rules.value_tokens == (5,)
     assert rules.deck == DEFAULT_DECK and rules.at_once is False
-    assert Rules(players=np.int64(3)) == Rules(players=3)  # the same rules, the same cache key
-    assert Rules(players=np.int64(3)).variant() == Rules(players=3).variant()
+    # the same rules, the same cache key
+    assert ModernArtRules(players=np.int64(3)) == ModernArtRules(players=3)
+    assert ModernArtRules(players=np.int64(3)).variant() == ModernArtRules(players=3).variant()
 
 
 def test_a_negative_seed_is_named() -> None:
     with pytest.raises(ValueError, match="seed must be at least 0, got -1"):
-        R.random_deal(Rules(), -1)
-    assert R.random_deal(Rules(), np.int64(4)) == R.random_deal(Rules(), 4)
+        R.random_deal(ModernArtRules(), -1)
+    assert R.random_deal(ModernArtRules(), np.int64(4)) == R.random_deal(ModernArtRules(), 4)
 
 
 def test_card_list_errors_quote_a_bounded_prefix() -> None:
@@ -136,10 +137,10 @@ def test_card_list_errors_quote_a_bounded_prefix() -> None:
         R.parse_cards("L" * 1_000_001)
     assert len(str(error.value)) < 300 and "1000001 characters" in str(error.value)
     with pytest.raises(InvalidDealError) as error:
-        R.parse_deal("Q" * 1_000_000, Rules())
+        R.parse_deal("Q" * 1_000_000, ModernArtRules())
     assert len(str(error.value)) < 300
     with pytest.raises(InvalidDealError, match="kinds 0-29, got 30"):
-        R.State(Rules(), [30] * 95)
+        R.State(ModernArtRules(), [30] * 95)
 
 
 def test_draw_takes_the_top_card_and_nothing_from_an_empty_deck() -> None:
@@ -256,7 +257,7 @@ def test_artist_outside_the_top_three_pays_nothing_despite_its_value() -> None:
     play(state, "K.", "Y.", "L.", "C.")
     # round 2: all artists tie at 1; L, Y, C place, K (value 3) pays nothing.
     assert state.round_history[1] == [2 + 3, 1 + 2 + 1]
-    assert state.done and state.scores == [11, 7]
+    assert state.done and state.money == [11, 7]
     with pytest.raises(GameOverError):
         state.apply(PASS)
 
@@ -276,7 +277,7 @@ def test_a_zero_value_token_still_places_its_artist_and_pays_its_value() -> None
     play(state, "C.", "L.", "C.", "Y.")
     # round 2: C 2 cards first (0 + 3), L second (3 + 2), Y third with the 0 token pays its value 2
     assert state.round_history == [[6, 2], [6, 5 + 2]]
-    assert state.done and state.scores == [12, 9]
+    assert state.done and state.money == [12, 9]
 
 
 def test_extra_card_each_round_parameter() -> None:
@@ -306,10 +307,10 @@ def test_end_of_round_plays_parameter() -> None:
     play(state, "C.")
     assert state.done  # no card left that may be added
     # counts L5, C2, Y1, K1 (extra): L 3, C 2, Y 1.  seat 0: 3*3 + 1; seat 1: 3*2 + 2*2.
-    assert state.scores == [10, 10]
+    assert state.money == [10, 10]
     off = setup(["L. L. L. Y.", "L. L. C. C."], "K.", deals=(4,))
     play(off, "L.", "L.", "L.", "L.", "Y.", "C.", "L.")
-    assert off.scores == [3 * 3 + 2, 3 * 2 + 1]  # L 3, then Y 2 and C 1 by board order
+    assert off.money == [3 * 3 + 2, 3 * 2 + 1]  # L 3, then Y 2 and C 1 by board order
 
 
 def test_second_card_symbols_parameter_double_and_hidden() -> None:
@@ -372,18 +373,18 @@ def test_resolve_ending_card_parameter() -> None:
         if resolve:  # the award is placed before the round is scored and already counts
             assert award.phase == AWARD_ARTIST and award.round_history == []
             play(award, f"award:{L}")
-            assert award.scores == [(3 + 2) * 3, (3 + 2) * 2]
+            assert award.money == [(3 + 2) * 3, (3 + 2) * 2]
         else:
-            assert award.scores == [3 * 3, 3 * 2] and award.awards_left == 5
+            assert award.money == [3 * 3, 3 * 2] and award.awards_left == 5
         assert award.done
         hidden = setup(["L. L. Lh Y.", "L. L. K. K."], "K.", resolve_ending_card=resolve)
         play(hidden, "L.", "L.", "L.", "L.", "Lh")
         if resolve:  # the face-down card is revealed and ranks: Yoko ties Krypto, first in board order
             assert hidden.phase == HIDDEN_CARD
             play(hidden, "Y.")
-            assert hidden.scores == [3 * 3 + 2, 3 * 2]
+            assert hidden.money == [3 * 3 + 2, 3 * 2]
         else:
-            assert hidden.scores == [3 * 3, 3 * 2]
+            assert hidden.money == [3 * 3, 3 * 2]
         assert hidden.done
 
 
@@ -397,7 +398,7 @@ def test_resolve_ending_card_parameter() -> None:
     ],
 )
 def test_random_games_with_symbol_parameters_conserve_cards_and_replay(params) -> None:
-    rules = Rules(**params)
+    rules = ModernArtRules(**params)
     rng = np.random.default_rng(11)
     for seed in range(4):
         deal = R.random_deal(rules, seed)
@@ -410,7 +411,7 @@ def test_random_games_with_symbol_parameters_conserve_cards_and_replay(params) -
             played = sum(1 for a in state.history if a < R.NUM_KINDS)
             assert state.top == sum(state.hand_sizes) + played + 1
         again = R.replay(rules, deal, state.history)
-        assert again.scores == state.scores and again.done
+        assert again.money == state.money and again.done
         assert "X" in rules.variant() or "R" in rules.variant()
 
 
@@ -438,7 +439,7 @@ def test_illegal_actions_name_the_legal_ones() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_random_games_conserve_cards_and_replay(players: int) -> None:
-    rules = Rules(players=players)
+    rules = ModernArtRules(players=players)
     rng = np.random.default_rng(players)
     for seed in range(4):
         deal = R.random_deal(rules, seed)
@@ -450,9 +451,9 @@ def test_random_games_conserve_cards_and_replay(players: int) -> None:
             # every card taken from the deck is in a hand, was played, or is the round-1 extra card
             played = sum(1 for a in state.history if a < R.NUM_KINDS)
             assert state.top == sum(state.hand_sizes) + played + 1
-        assert sum(state.scores) == sum(map(sum, state.round_history))
+        assert sum(state.money) == sum(map(sum, state.round_history))
         again = R.replay(rules, deal, state.history)
-        assert again.scores == state.scores and again.done
+        assert again.money == state.money and again.done
 
 
 @pytest.mark.parametrize(
@@ -460,7 +461,7 @@ def test_random_games_conserve_cards_and_replay(players: int) -> None:
     [{}, {"players": 3, "end_of_round_plays": True}, {"players": 4, "simultaneous_same_artist": True}],
 )
 def test_fast_legality_check_agrees_with_legal_actions(params) -> None:
-    rules = R.Rules(**params)
+    rules = R.ModernArtRules(**params)
     rng = np.random.default_rng(7)
     for seed in range(3):
         state = R.State(rules, R.random_deal(rules, seed))
@@ -473,7 +474,7 @@ def test_fast_legality_check_agrees_with_legal_actions(params) -> None:
 
 
 def test_copy_is_complete_and_independent() -> None:
-    rules = R.Rules(players=3, end_of_round_plays=True, second_card_symbols=True)
+    rules = R.ModernArtRules(players=3, end_of_round_plays=True, second_card_symbols=True)
     rng = np.random.default_rng(11)
     state = R.State(rules, R.random_deal(rules, 4), log=True)
     while not state.done:

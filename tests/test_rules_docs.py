@@ -225,7 +225,7 @@ def test_modern_art_deck_deals_and_parameters_are_the_engines() -> None:
         DEFAULT_DEALS,
         SYMBOL_CHARS,
         SYMBOLS,
-        Rules,
+        ModernArtRules,
     )
 
     doc = _doc("modern-art")
@@ -233,7 +233,7 @@ def test_modern_art_deck_deals_and_parameters_are_the_engines() -> None:
     assert header and header[0][3:9] == list(SYMBOLS)
     deck = _table(doc, "artist")
     assert [row[0] for row in deck] == list(ARTISTS)
-    rules = Rules()
+    rules = ModernArtRules()
     for a, row in enumerate(deck):
         assert row[1] == ARTIST_CHARS[a]
         assert [int(c) for c in row[3:9]] == list(rules.deck[a]), ARTISTS[a]
@@ -247,11 +247,11 @@ def test_modern_art_deck_deals_and_parameters_are_the_engines() -> None:
     deals = {int(row[0]): row[1:] for row in _table(doc, "players")}
     assert sorted(deals) == sorted(DEFAULT_DEALS)
     for players, row in deals.items():
-        game = Rules(players=players)
+        game = ModernArtRules(players=players)
         assert [int(c) for c in row[:-1]] == list(game.deals), players
         assert int(row[-1]) == game.round_limit, players
     params = {row[0].strip("`"): row[1] for row in _table(doc, "parameter")}
-    fields = [f.name for f in dataclasses.fields(Rules) if not f.name.startswith("_")]
+    fields = [f.name for f in dataclasses.fields(ModernArtRules) if not f.name.startswith("_")]
     assert set(params) == set(fields)
     for name in fields:
         default = getattr(rules, name)
@@ -262,9 +262,9 @@ def test_modern_art_deck_deals_and_parameters_are_the_engines() -> None:
         elif isinstance(default, int) and name not in ("players", "round_limit"):
             assert params[name] == str(default), name
     assert params["players"] == str(rules.players)
-    two, more = Rules(players=2).round_limit, Rules(players=3).round_limit
+    two, more = ModernArtRules(players=2).round_limit, ModernArtRules(players=3).round_limit
     assert params["round_limit"] == f"{two} with 2 players, else {more}"
-    assert all(Rules(players=p).round_limit == more for p in DEFAULT_DEALS if p > 3)
+    assert all(ModernArtRules(players=p).round_limit == more for p in DEFAULT_DEALS if p > 3)
     assert f"{rules.award_tokens} award tokens, each adding {rules.award_value}" in text
 
 

@@ -3,7 +3,6 @@ states, every deal accepted by the environment, and the oracle's revision on eve
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -71,17 +70,6 @@ def _replay_nmbr9(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> flo
     return float(state.score)
 
 
-def _replay_modern_art(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
-    from tabletop_gym.envs.modern_art.rules import Rules, replay
-
-    fields = {f.name for f in dataclasses.fields(Rules)}
-    rules = Rules(**{k: as_tuple(v) for k, v in kwargs.items() if k in fields})
-    state = replay(rules, deal, plan)
-    if not state.done:
-        raise ValueError("the plan stops before the game ends")
-    return float(state.scores[0])  # the oracle plans for seat 0, the seat the environment gives the agent
-
-
 REPLAY: dict[str, Callable[[dict[str, Any], str, Sequence[Any]], float]] = {
     "cribbage": _replay_cribbage,
     "war": lambda kwargs, deal, plan: importlib.import_module("tabletop_gym.envs.war.env").score_plan(
@@ -89,7 +77,9 @@ REPLAY: dict[str, Callable[[dict[str, Any], str, Sequence[Any]], float]] = {
     ),
     "dominion": _replay_dominion,
     "nmbr9": _replay_nmbr9,
-    "modern_art": _replay_modern_art,
+    "modern_art": lambda kwargs, deal, plan: importlib.import_module(
+        "tabletop_gym.envs.modern_art.env"
+    ).score_plan(deal, plan, **kwargs),
 }
 
 

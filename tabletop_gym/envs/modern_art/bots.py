@@ -34,7 +34,7 @@ from tabletop_gym.envs.modern_art.rules import (
     PASS,
     PLAIN,
     PLAY,
-    Rules,
+    ModernArtRules,
     rank_artists,
 )
 
@@ -42,11 +42,16 @@ __all__ = ["GreedyAgent", "provisional_points"]
 
 
 def provisional_points(
-    counts: list[int], own: list[int], values: list[int], awards: list[int], rules: Rules | None = None
+    counts: list[int],
+    own: list[int],
+    values: list[int],
+    awards: list[int],
+    rules: ModernArtRules | None = None,
 ) -> int:
     """What a seat holding ``own`` cards per artist scores if the round ended with these ``counts``
-    (the value tokens and award value of ``rules``, default ``Rules()``; ties to the earlier artist)."""
-    rules = Rules() if rules is None else rules
+    (the value tokens and award value of ``rules``, default ``ModernArtRules()``; ties to the earlier
+    artist)."""
+    rules = ModernArtRules() if rules is None else rules
     worth = [v + rules.award_value * w for v, w in zip(values, awards, strict=True)]
     return _points(counts, own, worth, rules.value_tokens)
 
@@ -78,10 +83,10 @@ class GreedyAgent:
 
     name = "greedy"
 
-    def __init__(self, rules: Rules | None = None) -> None:
+    def __init__(self, rules: ModernArtRules | None = None) -> None:
         """``rules``: the game's rules, whose value tokens and award value the player scores with
-        (the observation does not carry them); default ``Rules()``."""
-        rules = Rules() if rules is None else rules
+        (the observation does not carry them); default ``ModernArtRules()``."""
+        rules = ModernArtRules() if rules is None else rules
         self.tokens, self.award_value = tuple(rules.value_tokens), rules.award_value
 
     def reset(self, seed: int | None = None) -> None:

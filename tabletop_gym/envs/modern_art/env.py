@@ -40,18 +40,21 @@ from tabletop_gym.envs.modern_art.rules import (
     NUM_SYMBOLS,
     PHASES,
     SIMULTANEOUS_CARD,
-    Rules,
+    ModernArtRules,
     State,
     action_name,
     deal_string,
     first_rounds,
     parse_deal,
     random_deal,
+    replay,
 )
 
 _BIG = 100_000  # bound for scores and values; far above any reachable total
-# The keywords ModernArtEnv passes on to Rules (players is the environment's own argument).
-RULE_PARAMS = tuple(f.name for f in fields(Rules) if f.init and f.name[0] != "_" and f.name != "players")
+# The keywords ModernArtEnv passes on to ModernArtRules (players is the environment's own argument).
+RULE_PARAMS = tuple(
+    f.name for f in fields(ModernArtRules) if f.init and f.name[0] != "_" and f.name != "players"
+)
 
 
 # Per player count: for each seat, a getter of per-seat entries in relative seat order (itemgetter: no
@@ -82,7 +85,7 @@ def observe(state: State, seat: int) -> np.ndarray:
     values += state.extra
     values += state.values
     values += state.awards
-    values += in_seat_order(state.scores)
+    values += in_seat_order(state.money)
     values += pad
     values += in_seat_order(state.hand_sizes)
     values += pad
@@ -99,7 +102,7 @@ def observe(state: State, seat: int) -> np.ndarray:
     return np.array(values, dtype=np.int64)
 
 
-def _high(rules: Rules) -> np.ndarray:
+def _high(rules: ModernArtRules) -> np.ndarray:
     cards = rules.num_cards
     high = np.full(OBS_SIZE, cards, dtype=np.int64)
     # An artist's value tokens, and a seat's score: every round at most (tokens so far + awards) per
@@ -191,7 +194,7 @@ class ModernArtEnv(TabletopEnv):
     - `render_mode`: None or "ansi".
     - `reveal_deal`: True puts `deal` in every info, reset included: for an oracle's plan played as
       an agent, never for an agent being evaluated (default False).
-    - any other keyword: a rule parameter of `tabletop_gym.envs.modern_art.rules.Rules`
+    - any other keyword: a rule parameter of `tabletop_gym.envs.modern_art.rules.ModernArtRules`
       (`deck`, `deals`, `round_limit`, `extra_card_each_round`, `simultaneous_same_artist`,
       `end_of_round_plays`, `at_once`, `second_card_symbols`, `resolve_ending_card`, `value_tokens`,
       `award_tokens`, `award_value`). Any other keyword is a TypeError naming the accepted ones.
@@ -202,7 +205,7 @@ class ModernArtEnv(TabletopEnv):
 
     def __init__(
         self,
-        players: int = 2,
+        players: int = ModernArtRules.players,
         seat: int = 0,
         opponents: Sequence[Any] | None = None,
         render_mode: str | None = None,
@@ -210,21 +213,11 @@ class ModernArtEnv(TabletopEnv):
         rounds: int | None = None,
         **rule_params: Any,
     ) -> None:
-        unknown = [name for name in rule_params if name not in RULE_PARAMS]
-        if unknown:
-            raise TypeError(
-                f"ModernArtEnv got an unexpected keyword argument {unknown[0]!r}; it takes players, seat, "
-                f"opponents, render_mode, reveal_deal, rounds and the rule parameters "
-                + ", ".join(RULE_PARAMS)
-            )
+        _check_keywords(rule_params)
         self._check_render_mode(render_mode)
         self._set_reveal_deal(reveal_deal)
-        players = check_int("players", players, 2, MAX_PLAYERS)
-        if rounds is not None:
-            if rule_params.get("deals") is not None:
-                raise ValueError("rounds and deals both set the rounds: give one of them")
-            rule_params["deals"] = first_rounds(players, rounds)
-        self.rules = Rules(players=players, **rule_params)
+        self.rules = _rules(players, rounds, rule_params)
+        players = self.rules.players
         self.seat = check_int("seat", seat, 0, players - 1)
         if opponents is None:
             opponents = [GreedyAgent(self.rules) for _ in range(players - 1)]
@@ -318,13 +311,53 @@ class ModernArtEnv(TabletopEnv):
         state = self.state
         info = {
             "action_mask": self.action_masks().view(np.int8),
-            "score": state.scores[self.seat],
-            "scores": np.array(state.scores, dtype=np.int64),  # an array: one shape in every info
+            "score": state.money[self.seat],
+            "scores": np.array(state.money, dtype=np.int64),  # an array: one shape in every info
             "seat": self.seat,
             "round": min(state.round, self.rules.rounds - 1),
             "decision": PHASES[state.phase],
         }
         return self._add_deal(info, self._deal, state.done)
+
+
+def _check_keywords(rule_params: dict[str, Any]) -> None:
+    unknown = [name for name in rule_params if name not in RULE_PARAMS]
+    if unknown:
+        raise TypeError(
+            f"ModernArtEnv got an unexpected keyword argument {unknown[0]!r}; it takes players, seat, "
+            f"opponents, render_mode, reveal_deal, rounds and the rule parameters "
+            + ", ".join(RULE_PARAMS)
+        )
+
+
+def _rules(players: int, rounds: int | None, rule_params: dict[str, Any]) -> ModernArtRules:
+    """The rules an environment made with these arguments plays (``rounds``: the first N rounds)."""
+    players = check_int("players", players, 2, MAX_PLAYERS)
+    if rounds is not None:
+        if rule_params.get("deals") is not None:
+            raise ValueError("rounds and deals both set the rounds: give one of them")
+        rule_params = {**rule_params, "deals": first_rounds(players, rounds)}
+    return ModernArtRules(players=players, **rule_params)
+
+
+def score_plan(deal: str, plan: Sequence[int], **env_kwargs: Any) -> float:
+    """The episode score the environment made with ``env_kwargs`` gives a plan: the money of its
+    seat once the engine has replayed ``plan`` (every player's actions, as the oracle's plans
+    choose them) from the start of ``deal``. Arguments that only change what is shown or who plays
+    the other seats (``opponents``, ``render_mode``, ``reveal_deal``) do not change it. Raises a
+    ValueError on an illegal action or a plan that stops before the game ends."""
+    kwargs = dict(env_kwargs)
+    players = kwargs.pop("players", ModernArtRules.players)
+    seat, rounds = kwargs.pop("seat", 0), kwargs.pop("rounds", None)
+    for name in ("opponents", "render_mode", "reveal_deal"):
+        kwargs.pop(name, None)
+    _check_keywords(kwargs)
+    rules = _rules(players, rounds, kwargs)
+    seat = check_int("seat", seat, 0, rules.players - 1)
+    state = replay(rules, deal, plan)
+    if not state.done:
+        raise ValueError("the plan stops before the game ends")
+    return float(state.money[seat])
 
 
 def _swap_hidden_card(state: State, seat: int, rng: np.random.Generator) -> bool:
@@ -363,4 +396,4 @@ def render_text(state: State, seat: int | None = None) -> str:
     return "\n".join(shown)
 
 
-__all__ = ["ModernArtEnv", "observe", "render_text", "OBS_SIZE", "NUM_SYMBOLS"]
+__all__ = ["ModernArtEnv", "observe", "render_text", "score_plan", "OBS_SIZE", "NUM_SYMBOLS"]

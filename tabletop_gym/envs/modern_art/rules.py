@@ -18,8 +18,8 @@ Actions (one integer, interpreted by the current decision)
     ``0..29`` display (or, for a hidden second card, put face down) a card of that kind;
     ``30..34`` choose artist ``action - 30`` for an award token; ``35`` pass (decline an optional card).
 
-Points fixed by the project where sources are silent are parameters of :class:`Rules`; the rest of the
-choices this engine makes (all documented in the rules file or here):
+Points fixed by the project where sources are silent are parameters of :class:`ModernArtRules`; the
+rest of the choices this engine makes (all documented in the rules file or here):
     - dealing is one card at a time in seat order: the first 13 rounds of it from seat 0, later rounds'
       deals from that round's start player; seat 0 starts round 1;
     - an award must be placed while tokens remain (on any artist, displayed or not);
@@ -46,6 +46,7 @@ from tabletop_gym.core import (
     make_rng,
     quote_input,
 )
+from tabletop_gym.settings import option
 
 ARTISTS = ("Lite Metal", "Yoko", "Christin P.", "Karl Gitter", "Krypto")
 ARTIST_CHARS = "LYCGK"
@@ -147,7 +148,7 @@ def first_rounds(players: int, rounds: int, name: str = "rounds") -> tuple[int, 
 
 
 @dataclass(frozen=True)
-class Rules:
+class ModernArtRules:
     """The game's parameters; every point the rules file marks "fixed here" is one of them.
 
     - ``players``: 2 to 5.
@@ -186,19 +187,30 @@ class Rules:
     ``MAX_TOKEN_VALUE``, ``award_tokens`` 0 to ``MAX_AWARDS``; the switches must be booleans.
     """
 
-    players: int = 2
-    deck: tuple[tuple[int, ...], ...] = DEFAULT_DECK
-    deals: tuple[int, ...] | None = None
-    round_limit: int | None = None
-    extra_card_each_round: bool = False
-    simultaneous_same_artist: bool = False
-    end_of_round_plays: bool = False
-    at_once: bool = True
-    second_card_symbols: bool = False
-    resolve_ending_card: bool = False
-    value_tokens: tuple[int, ...] = (3, 2, 1)
-    award_tokens: int = 5
-    award_value: int = 2
+    players: int = option(2, "players, 2-5", low=2, high=5)
+    deck: tuple[tuple[int, ...], ...] = option(
+        DEFAULT_DECK,
+        "per artist, the cards of each symbol (plain, draw, double, hidden, simultaneous, award)",
+    )
+    deals: tuple[int, ...] | None = option(
+        None,
+        "cards dealt to each player at the start of each round (default: the table for the player count)",
+    )
+    round_limit: int | None = option(
+        None, "face-up cards of one artist that end a round (default 5 with two players, else 6)",
+        low=2, high=MAX_ROUND_LIMIT,
+    )  # fmt: skip
+    extra_card_each_round: bool = option(False, "an extra card at the start of every round")
+    simultaneous_same_artist: bool = option(False, "simultaneous plays of the symbol card's artist only")
+    end_of_round_plays: bool = option(False, "one more card of each artist displayed, at the round's end")
+    at_once: bool = option(True, "a double or simultaneous card and the cards it brings count together")
+    second_card_symbols: bool = option(False, "a second card carries out its own symbol")
+    resolve_ending_card: bool = option(False, "the card ending a round carries out its draw, hidden or award")
+    value_tokens: tuple[int, ...] = option((3, 2, 1), "the value tokens of each round, best artist first")
+    award_tokens: int = option(5, "award tokens in the game", low=0, high=MAX_AWARDS)
+    award_value: int = option(
+        2, "what an award token adds to its artist's value", low=0, high=MAX_TOKEN_VALUE
+    )
     _resolved: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -301,7 +313,7 @@ def deal_string(cards: Sequence[int]) -> str:
     return "".join([_CODE_OF_KIND[k] for k in cards])
 
 
-def parse_deal(text: str, rules: Rules) -> tuple[int, ...]:
+def parse_deal(text: str, rules: ModernArtRules) -> tuple[int, ...]:
     """The deck order (kinds, top first) of a deal string; raises InvalidDealError with the reason."""
     if not isinstance(text, str):
         raise InvalidDealError(f"a deal must be a string of two-character cards, got {type(text).__name__}")
@@ -372,7 +384,7 @@ def arrange_deal(hands: Sequence[Sequence[int]], extra: int, rest: Sequence[int]
     return deal_string([*order, extra, *rest])
 
 
-def random_deal(rules: Rules, seed: int | np.random.Generator | None = None) -> str:
+def random_deal(rules: ModernArtRules, seed: int | np.random.Generator | None = None) -> str:
     """A uniformly shuffled deck as a deal string (``seed``: a non-negative integer, a Generator or
     None)."""
     if seed is not None and not isinstance(seed, np.random.Generator):
@@ -400,7 +412,7 @@ def round_points(
     own: Sequence[Sequence[int]],
     values: Sequence[int],
     awards: Sequence[int],
-    rules: Rules,
+    rules: ModernArtRules,
 ) -> tuple[list[int], list[int]]:
     """Score a round: ``counts`` per artist (all displayed cards), ``own[p][a]`` each player's cards.
 
@@ -425,16 +437,19 @@ class State:
 
     Rounds start, end and score inside ``apply``; decisions with nothing to decide are skipped, so
     in every position that is not over the player to move has at least one legal action.
+
+    The engine contract every game's state offers: ``legal_actions()``, ``apply(action)``, ``done``,
+    ``copy()`` and ``scores()`` (each seat's money so far; ``money`` is the list play adds to).
     """
 
     __slots__ = (
         "rules", "deck", "top", "hands", "hand_sizes", "up", "down", "extra", "column", "values",
-        "awards", "awards_left", "scores", "round", "phase", "to_move", "turn_player", "starter",
+        "awards", "awards_left", "money", "round", "phase", "to_move", "turn_player", "starter",
         "double_artist", "queue", "outer", "end_used", "last_turn", "history", "round_history", "log",
         "drawn",
     )  # fmt: skip
 
-    def __init__(self, rules: Rules, deal: str | Sequence[int], log: bool = False) -> None:
+    def __init__(self, rules: ModernArtRules, deal: str | Sequence[int], log: bool = False) -> None:
         self.rules = rules
         if isinstance(deal, str):
             self.deck = parse_deal(deal, rules)
@@ -460,7 +475,7 @@ class State:
         self.values = [0] * NUM_ARTISTS  # sum of value tokens won so far
         self.awards = [0] * NUM_ARTISTS
         self.awards_left = rules.award_tokens
-        self.scores = [0] * n
+        self.money = [0] * n  # each player's points so far, added to as each round is scored
         self.round = 0
         self.phase = PLAY
         self.to_move = 0
@@ -484,6 +499,10 @@ class State:
     @property
     def done(self) -> bool:
         return self.phase == GAME_OVER
+
+    def scores(self) -> list[float]:
+        """Each seat's score as the game counts it now: the money it holds."""
+        return [float(m) for m in self.money]
 
     @property
     def deck_left(self) -> int:
@@ -780,7 +799,7 @@ class State:
         for a in range(NUM_ARTISTS):
             self.values[a] += won[a]
         for p in range(n):
-            self.scores[p] += points[p]
+            self.money[p] += points[p]
         self.round_history.append(points)
         self._note("round scored: {}", points)
         self.up = [[0] * NUM_ARTISTS for _ in range(n)]
@@ -814,7 +833,7 @@ class State:
         other.values = self.values[:]
         other.awards = self.awards[:]
         other.awards_left = self.awards_left
-        other.scores = self.scores[:]
+        other.money = self.money[:]
         other.round = self.round
         other.phase = self.phase
         other.to_move = self.to_move
@@ -832,8 +851,8 @@ class State:
         return other
 
     def winners(self) -> list[int]:
-        best = max(self.scores)
-        return [p for p, s in enumerate(self.scores) if s == best]
+        best = max(self.money)
+        return [p for p, s in enumerate(self.money) if s == best]
 
     def render(self, viewer: int | None = None) -> str:
         """The position as text; with ``viewer``, only what that seat may see."""
@@ -855,7 +874,7 @@ class State:
             )
         if viewer is not None and any(map(any, self.down)):
             lines.append("face down: " + ", ".join(f"P{p} {sum(self.down[p])}" for p in range(n)))
-        lines.append("scores: " + ", ".join(f"P{p} {s}" for p, s in enumerate(self.scores)))
+        lines.append("scores: " + ", ".join(f"P{p} {s}" for p, s in enumerate(self.money)))
         for p in range(n):
             if viewer is None or viewer == p:
                 cards = " ".join(card_code(k) for k in range(NUM_KINDS) for _ in range(self.hands[p][k]))
@@ -865,11 +884,11 @@ class State:
         return "\n".join(lines)
 
 
-def new_game(rules: Rules, deal: str, log: bool = False) -> State:
+def new_game(rules: ModernArtRules, deal: str, log: bool = False) -> State:
     return State(rules, deal, log=log)
 
 
-def replay(rules: Rules, deal: str | Sequence[int], plan: Iterable[int]) -> State:
+def replay(rules: ModernArtRules, deal: str | Sequence[int], plan: Iterable[int]) -> State:
     """Play ``plan`` (actions, in order) from the start of ``deal``; raises on an illegal action."""
     state = State(rules, deal)
     for action in plan:

@@ -39,8 +39,8 @@ Two parts, reported separately and never mixed up:
   cards of all of them), which is why its bound stays high; the path LP cuts it by a third to
   two fifths. The reported bound is the smaller of the two.
 
-On one-round games (``Rules(deals=(13,))``, ``--rounds 1``) the game model meets the plans: with
-2 and 3 players CP-SAT proves its optimum in seconds and a solution at it is played out, so the
+On one-round games (``ModernArtRules(deals=(13,))``, ``--rounds 1``) the game model meets the plans:
+with 2 and 3 players CP-SAT proves its optimum in seconds and a solution at it is played out, so the
 plan is proven optimal (the bench: 8 of 8 deals each). With two rounds or more the proofs mostly
 do not finish, and plans and bounds are still far from meeting on full deals (see the bench).
 Fixing every round's ranking and award tokens makes the game model's LP tight (CP-SAT then proves
@@ -67,7 +67,8 @@ The code, one module per part: ``model`` (``build_model``, from the rule familie
 bounds), ``paths`` (the artist-path LP), ``solutions`` (between games and model solutions),
 ``realization`` (solutions played out through the engine), ``lns`` (plans from CP-SAT's
 neighbourhood search on the game model), ``beam`` (beam and portfolio plans),
-``brute`` (exhaustive search), ``oracle`` (``solve``) and ``free`` (the free-deal oracle).
+``brute`` (exhaustive search), ``oracle`` (``solve``), ``free`` (the free-deal oracle) and ``limits``
+(``ModernArtLimits``, the command line's width and work limit).
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ from tabletop_gym.oracles.modern_art.common import (
     SUPPLY_WORK_PER_SECOND,
     WORK_PER_SECOND,
 )
+from tabletop_gym.oracles.modern_art.limits import ModernArtLimits
 
 # The solvers (CP-SAT models, searches) are imported on first use: the limits, a cached answer and
 # its check need none of them.
@@ -125,6 +127,7 @@ __all__ = [
     "artist_path_bound",
     "solve", "solve_cached", "check", "free_deal_bound", "free_deal_search", "stacked_deal", "free_deal",
     "realize", "realize_free", "replanned", "plan_plays", "solution_plays", "lns_plan",
+    "ModernArtLimits",
     "GAME", "ORACLE_REVISION", "MAX_WIDTH", "MAX_TIME_LIMIT", "MAX_WORKERS", "MAX_FREE_DEALS", "PORTFOLIO",
     "POSITIONS_PER_SECOND", "WORK_PER_SECOND", "SUPPLY_WORK_PER_SECOND", "FIXED_ORDER_SHARE", "RESTART_NODES",
     "_ArtistPaths", "_Collector", "_Positions", "_complete_hint", "_deck_tables", "_hint", "_key",

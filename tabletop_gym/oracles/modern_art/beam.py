@@ -8,7 +8,7 @@ from tabletop_gym.core import check_float
 from tabletop_gym.envs.modern_art.rules import (
     NUM_ARTISTS,
     NUM_SYMBOLS,
-    Rules,
+    ModernArtRules,
     State,
     round_points,
 )
@@ -31,7 +31,7 @@ def _key(state: State) -> tuple:
         tuple(state.extra),
         tuple(state.values),
         tuple(state.awards),
-        tuple(state.scores),
+        tuple(state.money),
         tuple(state.queue),
         tuple(state.end_used),
         state.double_artist,
@@ -45,12 +45,12 @@ def _promise(state: State, seat: int, hand_weight: float = 0.0, per_round: float
     hand, each valued at ``hand_weight`` x (its artist's value and awards + ``per_round`` per round
     still to come); with ``hand_weight=0`` a tenth of a point per card."""
     if state.done:
-        return float(state.scores[seat])
+        return float(state.money[seat])
     own = [[state.up[p][a] + state.down[p][a] for a in range(NUM_ARTISTS)] for p in (seat,)]
     points, _ = round_points(state.counts(), own, state.values, state.awards, state.rules)
     hand = state.hands[seat]
     if hand_weight == 0.0:
-        return state.scores[seat] + points[0] + 0.1 * state.hand_sizes[seat]
+        return state.money[seat] + points[0] + 0.1 * state.hand_sizes[seat]
     left = state.rules.rounds - 1 - state.round
     potential = 0.0
     for a in range(NUM_ARTISTS):
@@ -58,7 +58,7 @@ def _promise(state: State, seat: int, hand_weight: float = 0.0, per_round: float
         if held:
             worth = state.values[a] + state.rules.award_value * state.awards[a] + per_round * left
             potential += held * worth
-    return state.scores[seat] + points[0] + hand_weight * potential
+    return state.money[seat] + points[0] + hand_weight * potential
 
 
 # Hand valuations the portfolio tries: (hand_weight, per_round); the first is the myopic one.
@@ -66,8 +66,8 @@ PORTFOLIO = ((0.0, 0.0), (0.3, 2.0), (0.5, 2.0))
 
 
 def beam_search(
-    rules: Rules, deal: str | Sequence[int], seat: int = 0, width: int = 64, hand_weight: float = 0.0,
-    per_round: float = 0.0, start: State | None = None,
+    rules: ModernArtRules, deal: str | Sequence[int], seat: int = 0, width: int = 64,
+    hand_weight: float = 0.0, per_round: float = 0.0, start: State | None = None,
 ) -> tuple[int, tuple[int, ...]]:  # fmt: skip
     """The best plan the beam finds: (seat's score, every player's actions in order); from the
     position ``start`` of that deal if given (its history is part of the plan). ``width`` is 1 to
@@ -84,8 +84,8 @@ def beam_search(
                 child = state.copy()
                 child.apply(action)
                 if child.done:
-                    if child.scores[seat] > best_score:
-                        best_score, best_plan = child.scores[seat], tuple(child.history)
+                    if child.money[seat] > best_score:
+                        best_score, best_plan = child.money[seat], tuple(child.history)
                     continue
                 key = _key(child)
                 if key not in children:
@@ -96,13 +96,18 @@ def beam_search(
 
 
 def _played_out(
-    rules: Rules, cards: Sequence[int], seat: int, reached: State, width: int, valuations: Sequence[tuple]
+    rules: ModernArtRules,
+    cards: Sequence[int],
+    seat: int,
+    reached: State,
+    width: int,
+    valuations: Sequence[tuple],
 ) -> tuple[int, tuple[int, ...], str]:
     """The plan from a realized position: the game itself when it was realized to the end, else the
     best beam (one per hand valuation) from the start of the round it stopped at. Returns (score,
     plan, how it was made)."""
     if reached.done:
-        return reached.scores[seat], tuple(reached.history), "solution"
+        return reached.money[seat], tuple(reached.history), "solution"
     best: tuple[int, tuple[int, ...]] = (-1, ())
     for weight, per_round in valuations:
         best = max(best, beam_search(rules, cards, seat, width, weight, per_round, start=reached))
@@ -110,7 +115,7 @@ def _played_out(
 
 
 def portfolio_search(
-    rules: Rules, deal: str | Sequence[int], seat: int = 0, width: int = 64
+    rules: ModernArtRules, deal: str | Sequence[int], seat: int = 0, width: int = 64
 ) -> tuple[int, tuple[int, ...], int]:
     """The best of one beam search per hand valuation in ``PORTFOLIO``: (score, plan, which)."""
     seat, width = _check_seat(rules, seat), _check_width(width)

@@ -15,7 +15,7 @@ from tabletop_gym.envs.modern_art.rules import (
     HIDDEN,
     NUM_ARTISTS,
     NUM_SYMBOLS,
-    Rules,
+    ModernArtRules,
     artist_of,
 )
 from tabletop_gym.oracles.modern_art.common import (
@@ -74,7 +74,7 @@ def _complete_hint(m: cp_model.CpModel, time_limit: float, workers: int) -> None
 
 
 def relaxation_bound(
-    rules: Rules,
+    rules: ModernArtRules,
     cards: Sequence[int] | None,
     seat: int = 0,
     time_limit: float = 10.0,
@@ -106,7 +106,7 @@ def relaxation_bound(
     return bound, found, stats
 
 
-def _supply(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[str, Any]:
+def _supply(rules: ModernArtRules, cards: Sequence[int] | None, seat: int) -> dict[str, Any]:
     """What the relaxation needs to know about the deal (or, with ``cards=None``, about any deal)."""
     draws = sum(rules.deck[a][DRAW] for a in range(NUM_ARTISTS))
     hidden = sum(rules.deck[a][HIDDEN] for a in range(NUM_ARTISTS))
@@ -121,7 +121,11 @@ def _supply(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[str, A
 
 
 def seat_round_bound(
-    rules: Rules, cards: Sequence[int] | None, seat: int = 0, time_limit: float = 10.0, workers: int = 2
+    rules: ModernArtRules,
+    cards: Sequence[int] | None,
+    seat: int = 0,
+    time_limit: float = 10.0,
+    workers: int = 2,
 ) -> tuple[int, int, dict[str, Any]]:
     """(proven upper bound, best objective found, stats) of the first, seat-only round-level model.
 
@@ -198,7 +202,7 @@ def seat_round_bound(
 
 
 def _seat_supply(
-    rules: Rules, cards: Sequence[int], seat: int, seconds: float, workers: int = 2
+    rules: ModernArtRules, cards: Sequence[int], seat: int, seconds: float, workers: int = 2
 ) -> list[int]:
     """Per artist, the most of its cards the seat can display over the whole game, as proven by
     CP-SAT in the game model (about ``seconds`` per artist); at most ``_seat_reach``'s count.

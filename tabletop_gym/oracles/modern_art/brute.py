@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tabletop_gym.core import check_int
 from tabletop_gym.envs.modern_art.rules import (
-    Rules,
+    ModernArtRules,
     State,
 )
 from tabletop_gym.oracles.modern_art.beam import _key
@@ -13,7 +13,7 @@ from tabletop_gym.oracles.modern_art.common import _check_seat, _require_modelle
 
 
 def brute_force(
-    rules: Rules, deal: str, seat: int = 0, limit: int = 2_000_000
+    rules: ModernArtRules, deal: str, seat: int = 0, limit: int = 2_000_000
 ) -> tuple[int, tuple[int, ...]]:
     """The exact best score of ``seat`` over every line of play, with a plan; raises if the game tree
     has more than ``limit`` distinct positions (meant for tiny decks)."""
@@ -23,7 +23,7 @@ def brute_force(
 
     def best(state: State) -> tuple[int, tuple[int, ...]]:
         if state.done:
-            return state.scores[seat], ()
+            return state.money[seat], ()
         key = _key(state)
         hit = memo.get(key)
         if hit is not None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from tabletop_gym.core import check_float, check_int
 from tabletop_gym.envs.modern_art.rules import (
-    Rules,
+    ModernArtRules,
 )
 
 GAME = "modern_art"
@@ -38,7 +38,7 @@ MAX_WORKERS = 64
 MAX_FREE_DEALS = 10_000  # stacked (and as many shuffled) deals of the free-deal search
 
 
-def _check_seat(rules: Rules, seat: Any) -> int:
+def _check_seat(rules: ModernArtRules, seat: Any) -> int:
     return check_int("seat", seat, 0, rules.players - 1)
 
 
@@ -66,7 +66,7 @@ WORK_PER_SECOND = 0.4
 SUPPLY_WORK_PER_SECOND = 0.6
 
 
-def _require_modelled(rules: Rules) -> None:
+def _require_modelled(rules: ModernArtRules) -> None:
     """Refuse rules the oracle cannot represent, rather than give a wrong bound or optimum."""
     if rules.second_card_symbols:
         raise ValueError(

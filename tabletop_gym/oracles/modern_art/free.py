@@ -12,7 +12,7 @@ from tabletop_gym.envs.modern_art.rules import (
     DRAW,
     HIDDEN,
     NUM_ARTISTS,
-    Rules,
+    ModernArtRules,
     arrange_deal,
     artist_of,
     deal_string,
@@ -29,7 +29,7 @@ from tabletop_gym.oracles.modern_art.realization import realize_free
 
 
 def free_deal_bound(
-    rules: Rules,
+    rules: ModernArtRules,
     time_limit: float = 30.0,
     plan: Sequence[int] | None = None,
     plan_deal: str | None = None,
@@ -52,7 +52,7 @@ def free_deal_bound(
     return min(b for b in bounds if b is not None), objective, stats
 
 
-def stacked_deal(rules: Rules, seed: int, seat: int = 0) -> str:
+def stacked_deal(rules: ModernArtRules, seed: int, seat: int = 0) -> str:
     """A deal stacked for ``seat``: its first hand holds the award and hidden cards and the rest of it
     cards of a few artists (chosen at random by ``seed``); the other hands get the other artists'
     cards, and the deck the favourites first. A start for the free-deal search, not a claim of optimality."""
@@ -86,7 +86,7 @@ def stacked_deal(rules: Rules, seed: int, seat: int = 0) -> str:
 
 
 def free_deal_search(
-    rules: Rules, deals: int = 8, width: int = 32, seed: int = 0
+    rules: ModernArtRules, deals: int = 8, width: int = 32, seed: int = 0
 ) -> tuple[int, str, tuple[int, ...]]:
     """The best seat-0 plan found over ``deals`` stacked deals (and as many shuffled ones):
     (score, deal, plan), replayed through the engine."""
@@ -99,13 +99,13 @@ def free_deal_search(
             if score > best[0]:
                 best = (score, deal, plan)
     final = replay(rules, best[1], best[2])
-    if final.scores[0] != best[0]:
+    if final.money[0] != best[0]:
         raise AssertionError("free-deal plan does not replay to its score")
     return best
 
 
 def free_deal(
-    rules: Rules,
+    rules: ModernArtRules,
     deals: int = 8,
     width: int = 32,
     time_limit: float = 30.0,
@@ -137,8 +137,8 @@ def free_deal(
         if got > score:
             score, deal, plan, source = got, deal_string(cards), line, f"free-deal model {how}"
     final = replay(rules, deal, plan)
-    if not final.done or final.scores[0] != score:
-        raise AssertionError(f"free-deal plan replays to {final.scores[0]}, claimed {score}")
+    if not final.done or final.money[0] != score:
+        raise AssertionError(f"free-deal plan replays to {final.money[0]}, claimed {score}")
     if bound < score:
         raise AssertionError(f"free-deal bound {bound} below the plan's {score}: the model is wrong")
     return {

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ortools.sat.python import cp_model
 
-from tabletop_gym.envs.modern_art.rules import Rules
+from tabletop_gym.envs.modern_art.rules import ModernArtRules
 from tabletop_gym.oracles.modern_art.beam import _played_out
 from tabletop_gym.oracles.modern_art.bounds import _complete_hint, _solve_for
 from tabletop_gym.oracles.modern_art.common import POSITIONS_PER_SECOND
@@ -43,7 +43,7 @@ LNS_POOL = 6
 
 
 def lns_plan(
-    rules: Rules,
+    rules: ModernArtRules,
     cards: Sequence[int],
     seat: int,
     score: int,

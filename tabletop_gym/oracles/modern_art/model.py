@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ortools.sat.python import cp_model
 
-from tabletop_gym.envs.modern_art.rules import Rules
+from tabletop_gym.envs.modern_art.rules import ModernArtRules
 from tabletop_gym.oracles.modern_art.common import _require_modelled
 from tabletop_gym.oracles.modern_art.model_base import _deck_tables, _Game, _received_by, _seat_reach
 from tabletop_gym.oracles.modern_art.model_cards import (
@@ -25,7 +25,11 @@ __all__ = ["build_model", "_deck_tables", "_received_by", "_seat_reach"]
 
 
 def build_model(
-    rules: Rules, cards: Sequence[int] | None, seat: int = 0, scoring: bool = True, draw_order: bool = True
+    rules: ModernArtRules,
+    cards: Sequence[int] | None,
+    seat: int = 0,
+    scoring: bool = True,
+    draw_order: bool = True,
 ) -> tuple[cp_model.CpModel, dict]:
     """The CP-SAT relaxation of the whole game for ``seat`` (``cards=None``: over every deal).
     With ``scoring=False`` the model stops before the ranking and pay (no objective): what is left

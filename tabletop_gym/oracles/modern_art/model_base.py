@@ -16,13 +16,13 @@ from tabletop_gym.envs.modern_art.rules import (
     NUM_ARTISTS,
     NUM_KINDS,
     NUM_SYMBOLS,
-    Rules,
+    ModernArtRules,
     artist_of,
     symbol_of,
 )
 
 
-def _deck_tables(rules: Rules, cards: Sequence[int]) -> dict[str, Any]:
+def _deck_tables(rules: ModernArtRules, cards: Sequence[int]) -> dict[str, Any]:
     """Where each card of a fixed deal can go, as tables indexed by the number of draws made so far."""
     n, N, R = rules.players, len(cards), rules.rounds
     ex = 1 if rules.extra_card_each_round else 0
@@ -69,7 +69,7 @@ class _Game:
     The families run in a fixed order (``build_model``): CP-SAT's search depends on the order of
     variables and constraints, so the order is part of what the model is."""
 
-    def __init__(self, rules: Rules, cards: Sequence[int] | None, draw_order: bool) -> None:
+    def __init__(self, rules: ModernArtRules, cards: Sequence[int] | None, draw_order: bool) -> None:
         self.rules, self.cards, self.draw_order = rules, cards, draw_order
         n, R, A, K = rules.players, rules.rounds, NUM_ARTISTS, NUM_KINDS
         self.n, self.R, self.A, self.K = n, R, A, K
@@ -107,7 +107,7 @@ class _Game:
         return flag
 
 
-def _received_by(rules: Rules) -> list[int]:
+def _received_by(rules: ModernArtRules) -> list[int]:
     """Per round, the deck position before which lie all the cards anyone can have received by its
     end (hands, extra cards, later deals, and every draw card of the deck drawn)."""
     n, ex_each = rules.players, 1 if rules.extra_card_each_round else 0
@@ -117,7 +117,7 @@ def _received_by(rules: Rules) -> list[int]:
             for r in range(rules.rounds)]  # fmt: skip
 
 
-def _seat_reach(rules: Rules, cards: Sequence[int] | None, seat: int) -> dict[str, list]:
+def _seat_reach(rules: ModernArtRules, cards: Sequence[int] | None, seat: int) -> dict[str, list]:
     """What the seat can have by the end of each round, whatever the starters and draws: per artist
     the most cards of it received ("artist"), the most cards in all ("total": dealt, plus one draw
     per draw card it can have received), the award cards any hand can have played ("awards", at most

@@ -8,7 +8,7 @@ from typing import Any
 
 from tabletop_gym.core import OracleCache, OracleResult, check_int
 from tabletop_gym.envs.modern_art.rules import (
-    Rules,
+    ModernArtRules,
     State,
     parse_deal,
     replay,
@@ -32,7 +32,7 @@ from tabletop_gym.oracles.modern_art.realization import _Positions, realize, rep
 
 def solve(
     deal: str,
-    rules: Rules | None = None,
+    rules: ModernArtRules | None = None,
     seat: int = 0,
     width: int = 64,
     time_limit: float = 10.0,
@@ -53,7 +53,7 @@ def solve(
     ``width`` is 1 to ``MAX_WIDTH`` and ``time_limit`` above 0 and at most ``MAX_TIME_LIMIT`` (finite:
     every limit binds); anything else is a ValueError naming the parameter, before any search.
     """
-    rules = Rules() if rules is None else rules
+    rules = ModernArtRules() if rules is None else rules
     _require_modelled(rules)
     seat, width = _check_seat(rules, seat), _check_width(width)
     time_limit = _check_seconds("time_limit", time_limit)
@@ -106,7 +106,7 @@ def solve(
 
 
 def _realized(
-    rules: Rules,
+    rules: ModernArtRules,
     cards: Sequence[int],
     seat: int,
     score: int,
@@ -151,7 +151,7 @@ def _realized(
 
 
 def _replan_later_rounds(
-    rules: Rules,
+    rules: ModernArtRules,
     cards: Sequence[int],
     seat: int,
     score: int,
@@ -176,37 +176,41 @@ def _replan_later_rounds(
             break  # the plan's game ended early: no later round to plan again
         shared = _Positions(share * POSITIONS_PER_SECOND)
         reached = replanned(rules, cards, seat, start, share, shared=shared, spent=spent)
-        if reached.done and reached.scores[seat] > score:
-            score, plan, how = reached.scores[seat], tuple(reached.history), f"replanned from round {r + 1}"
+        if reached.done and reached.money[seat] > score:
+            score, plan, how = reached.money[seat], tuple(reached.history), f"replanned from round {r + 1}"
     return score, plan, how
 
 
 def _checked(
-    rules: Rules, deal: str, seat: int, score: int, bound: int, plan, start: float, stats
+    rules: ModernArtRules, deal: str, seat: int, score: int, bound: int, plan, start: float, stats
 ) -> OracleResult:  # noqa: ANN001
     final = replay(rules, deal, plan)
-    if not final.done or final.scores[seat] != score:
-        raise AssertionError(f"plan replays to {final.scores[seat]}, claimed {score}")
+    if not final.done or final.money[seat] != score:
+        raise AssertionError(f"plan replays to {final.money[seat]}, claimed {score}")
     return OracleResult(
         score=score, bound=bound, plan=tuple(plan), seconds=time.perf_counter() - start, stats=stats
     )
 
 
-def check(deal: str, result: OracleResult, rules: Rules | None = None, seat: int = 0) -> bool:
+def check(deal: str, result: OracleResult, rules: ModernArtRules | None = None, seat: int = 0) -> bool:
     """True when the result's plan replays through the engine to its score."""
-    rules = Rules() if rules is None else rules
+    rules = ModernArtRules() if rules is None else rules
     try:
         final = replay(rules, deal, result.plan)
     except (ValueError, TypeError):
         return False
-    return final.done and final.scores[seat] == result.score <= result.bound
+    return final.done and final.money[seat] == result.score <= result.bound
 
 
 def solve_cached(
-    deal: str, rules: Rules | None = None, seat: int = 0, cache: OracleCache | None = None, **options: Any
+    deal: str,
+    rules: ModernArtRules | None = None,
+    seat: int = 0,
+    cache: OracleCache | None = None,
+    **options: Any,
 ) -> OracleResult:  # noqa: E501
     """``solve`` through the on-disk cache; cached entries are replayed before they are trusted."""
-    rules = Rules() if rules is None else rules
+    rules = ModernArtRules() if rules is None else rules
     if not isinstance(deal, str):
         raise TypeError(f"a deal must be a string of two-character cards, got {type(deal).__name__}")
     cache = cache if cache is not None else OracleCache()

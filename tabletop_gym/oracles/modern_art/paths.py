@@ -12,7 +12,7 @@ import numpy as np
 from tabletop_gym.core import check_float, check_int
 from tabletop_gym.envs.modern_art.rules import (
     NUM_ARTISTS,
-    Rules,
+    ModernArtRules,
     artist_of,
 )
 from tabletop_gym.oracles.modern_art.bounds import _seat_supply
@@ -30,7 +30,11 @@ class _ArtistPaths:
     (``_seat_supply``) caps the seat's cards of each artist over the game on every path."""
 
     def __init__(
-        self, rules: Rules, cards: Sequence[int] | None, seat: int, supply: Sequence[int] | None = None
+        self,
+        rules: ModernArtRules,
+        cards: Sequence[int] | None,
+        seat: int,
+        supply: Sequence[int] | None = None,
     ) -> None:
         n, R, A = rules.players, rules.rounds, NUM_ARTISTS
         self.R, self.P = R, len(rules.value_tokens)
@@ -255,7 +259,7 @@ def _path_master(net: _ArtistPaths, max_rounds: int = 500) -> dict[str, Any]:
 
 
 def artist_path_bound(
-    rules: Rules,
+    rules: ModernArtRules,
     cards: Sequence[int] | None,
     seat: int = 0,
     max_rounds: int = 500,
@@ -319,7 +323,7 @@ def artist_path_bound(
 
 
 def _path_bound_or_none(
-    rules: Rules, cards: Sequence[int] | None, seat: int, stats: dict, supply_seconds: float = 0.0
+    rules: ModernArtRules, cards: Sequence[int] | None, seat: int, stats: dict, supply_seconds: float = 0.0
 ) -> int | None:
     """``artist_path_bound``, its stats added to ``stats``; None (and the reason in ``stats``) where
     the LP solver gives up, so the other bounds still stand."""

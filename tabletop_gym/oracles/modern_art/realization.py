@@ -21,7 +21,7 @@ from tabletop_gym.envs.modern_art.rules import (
     PLAIN,
     PLAY,
     SIMULTANEOUS,
-    Rules,
+    ModernArtRules,
     State,
     artist_of,
     symbol_of,
@@ -96,7 +96,7 @@ def _sources_left(
 
 
 def realize(
-    rules: Rules,
+    rules: ModernArtRules,
     cards: Sequence[int],
     plays: Sequence[dict[str, Any]],
     node_limit: int = 100_000,
@@ -118,7 +118,7 @@ def realize(
 
 
 def replanned(
-    rules: Rules,
+    rules: ModernArtRules,
     cards: Sequence[int],
     seat: int,
     reached: State,
@@ -192,7 +192,7 @@ class _FreeDeck:
     partly drawn when that player draws (the choice of which card comes then is part of the search),
     and every other position gets a card no one is meant to receive."""
 
-    def __init__(self, rules: Rules, plays: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, rules: ModernArtRules, plays: Sequence[dict[str, Any]]) -> None:
         n = rules.players
         self.rules, self.plays = rules, plays
         self.pool = [rules.deck[artist_of(k)][symbol_of(k)] for k in range(NUM_KINDS)]
@@ -367,7 +367,7 @@ class _FreeDeck:
 
 
 def realize_free(
-    rules: Rules, plays: Sequence[dict[str, Any]], node_limit: int = 100_000
+    rules: ModernArtRules, plays: Sequence[dict[str, Any]], node_limit: int = 100_000
 ) -> tuple[State, tuple[int, ...]]:
     """A deal and a game of it that play ``plays`` (``solution_plays`` of the free-deal model):
     ``realize`` with the deck decided on the way. Returns (the position reached, the whole deck); the

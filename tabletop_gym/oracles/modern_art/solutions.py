@@ -16,7 +16,7 @@ from tabletop_gym.envs.modern_art.rules import (
     NUM_KINDS,
     PASS,
     PLAY,
-    Rules,
+    ModernArtRules,
     State,
 )
 
@@ -25,7 +25,7 @@ def _value(solver: cp_model.CpSolver, x: Any) -> int:
     return int(x) if isinstance(x, int) else int(solver.Value(x))
 
 
-def solution_plays(solver: cp_model.CpSolver, handles: dict, rules: Rules) -> list[dict[str, Any]]:
+def solution_plays(solver: cp_model.CpSolver, handles: dict, rules: ModernArtRules) -> list[dict[str, Any]]:
     """Per round, what a solution of ``build_model`` has each player play: turn cards, face-up second
     cards and face-down cards per card kind, and award tokens per artist."""
     n = rules.players
@@ -61,7 +61,7 @@ def solution_plays(solver: cp_model.CpSolver, handles: dict, rules: Rules) -> li
     return rounds
 
 
-def plan_plays(rules: Rules, cards: Sequence[int], plan: Sequence[int]) -> dict[str, Any]:
+def plan_plays(rules: ModernArtRules, cards: Sequence[int], plan: Sequence[int]) -> dict[str, Any]:
     """What the real game ``plan`` plays, per round, as ``build_model`` counts it: "plays" in the
     form of ``solution_plays``, and the starters and draws per round."""
     n, R = rules.players, rules.rounds
@@ -94,7 +94,7 @@ def plan_plays(rules: Rules, cards: Sequence[int], plan: Sequence[int]) -> dict[
 
 
 def _plan_values(
-    h: dict, rules: Rules, cards: Sequence[int], plan: Sequence[int], rounds: int | None = None
+    h: dict, rules: ModernArtRules, cards: Sequence[int], plan: Sequence[int], rounds: int | None = None
 ) -> Iterator[tuple[Any, int]]:
     """(model variable, its value in the real game ``plan``) for the starters, draws, plays and award
     tokens of ``build_model`` (handles ``h``), over its first ``rounds`` rounds (default: all)."""
@@ -110,7 +110,9 @@ def _plan_values(
             yield h["aw"][r][a], entry["aw"][a]
 
 
-def _hint(m: cp_model.CpModel, h: dict, rules: Rules, cards: Sequence[int], plan: Sequence[int]) -> None:
+def _hint(
+    m: cp_model.CpModel, h: dict, rules: ModernArtRules, cards: Sequence[int], plan: Sequence[int]
+) -> None:
     """Hint the model with the real game ``plan`` plays: a feasible start for CP-SAT, so it reports
     a proven bound quickly, and (if the model is right) a relaxation objective of at least the plan's
     score."""
@@ -121,7 +123,7 @@ def _hint(m: cp_model.CpModel, h: dict, rules: Rules, cards: Sequence[int], plan
 class _Collector(cp_model.CpSolverSolutionCallback):
     """Keeps the plays of the last ``keep`` solutions CP-SAT finds, to be realized into plans."""
 
-    def __init__(self, handles: dict, rules: Rules, keep: int = 6) -> None:
+    def __init__(self, handles: dict, rules: ModernArtRules, keep: int = 6) -> None:
         super().__init__()
         self.handles, self.rules, self.keep = handles, rules, keep
         self.found: list[tuple[int, list[dict[str, Any]]]] = []

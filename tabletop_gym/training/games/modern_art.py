@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from tabletop_gym.envs.modern_art.rules import (
     PLAY,
     SIMULTANEOUS_CARD,
     SYMBOL_CHARS,
-    Rules,
+    ModernArtRules,
     State,
     card_code,
     card_name,
@@ -44,8 +45,18 @@ from tabletop_gym.envs.modern_art.rules import (
     symbol_of,
 )
 from tabletop_gym.oracles import modern_art as oracle
+from tabletop_gym.oracles.modern_art.limits import ModernArtLimits
+from tabletop_gym.settings import option
 from tabletop_gym.suites.definitions import SuiteDefinition
-from tabletop_gym.training.arguments import WORK_LIMIT_NOTE, float_arg, int_arg, nonempty, path_arg, seed_arg
+from tabletop_gym.training.arguments import (
+    WORK_LIMIT_NOTE,
+    add_options,
+    float_arg,
+    int_arg,
+    nonempty,
+    path_arg,
+    seed_arg,
+)
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import Baseline, GameSpec
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
@@ -57,34 +68,71 @@ MAX_BENCH_DEALS = 10_000
 MAX_ENV_STEPS = 10_000_000
 
 
-def _players(args: argparse.Namespace) -> int:
-    return check_int("--players", getattr(args, "players", 2), 2, MAX_PLAYERS)
+ROUNDS = len(DEFAULT_DEALS[2])  # rounds of a full game (every player count has as many)
 
 
-def _variant(args: argparse.Namespace, players: int | None = None) -> dict[str, Any]:
-    """Rule parameters from the command line: ``--rounds N`` plays the first N rounds of the deal
-    table (a shorter game, where the per-deal oracle proves optima sooner): the environment's
+def _deals(players: int, rounds: int | None) -> tuple[int, ...] | None:
+    """The rules' ``deals`` for the first ``rounds`` rounds (None: the whole game): the environment's
     ``rounds=N``, through the same mapping (``rules.first_rounds``)."""
-    rounds = getattr(args, "rounds", None)
-    if rounds is None:
-        return {}
-    return {"deals": first_rounds(_players(args) if players is None else players, rounds, "--rounds")}
+    return None if rounds is None else first_rounds(players, rounds)
 
 
-def _rules(args: argparse.Namespace, players: int | None = None) -> Rules:
-    players = _players(args) if players is None else players
-    return Rules(players=players, **_variant(args, players))
+@dataclass(frozen=True)
+class ModernArtSettings:
+    """What Modern Art's commands and callbacks need, built once from the command line (or a suite's
+    stored settings) by :func:`settings_of`.
+
+    ``rules``: the game (``--players``; ``--rounds N`` plays the first N rounds of the deal table, a
+    shorter game where the per-deal oracle proves optima sooner); ``limits``: the oracle's beam width
+    and work limit; ``rounds``: the rounds asked for (None: all), which the rules' ``deals`` already
+    hold; ``cache``: the oracle's cache folder (None: the default cache).
+    """
+
+    rules: ModernArtRules = field(default_factory=ModernArtRules)
+    limits: ModernArtLimits = field(default_factory=ModernArtLimits)
+    rounds: int | None = option(
+        None, f"play only the first N rounds, 1-{ROUNDS} (default: all {ROUNDS})", low=1, high=ROUNDS
+    )
+    cache: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.rounds is not None and self.rules.deals != _deals(self.rules.players, self.rounds):
+            raise ValueError(
+                f"rules dealing {self.rules.deals} are not the first {self.rounds} rounds of the deal table"
+            )
+
+    def with_players(self, players: int) -> ModernArtSettings:
+        """The same settings for another player count (``bench`` measures several)."""
+        rules = ModernArtRules(players=players, deals=_deals(players, self.rounds))
+        return ModernArtSettings(rules, self.limits, self.rounds, self.cache)
+
+    def env_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``ModernArtEnv`` for these rules."""
+        if self.rounds is None:
+            return {"players": self.rules.players}
+        return {"players": self.rules.players, "deals": self.rules.deals}
 
 
-def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
-    cache_dir = getattr(args, "cache", None)
+def settings_of(values: Mapping[str, Any]) -> ModernArtSettings:
+    """The settings from values by name (a command's parsed arguments, a suite's stored settings):
+    ``players``, ``rounds``, ``width``, ``time_limit`` and ``cache``; other names are another
+    command's and are ignored (batch solving's ``deals`` is a seed range, not the rules')."""
+    players = values.get("players", ModernArtRules.players)
+    rounds = values.get("rounds")
+    rules = ModernArtRules(players=players, deals=_deals(players, rounds))
+    limits = ModernArtLimits(**{name: values[name] for name in ("width", "time_limit") if name in values})
+    return ModernArtSettings(rules, limits, rounds, values.get("cache"))
+
+
+def _solve(deal: str, settings: ModernArtSettings) -> OracleResult:
+    cache = settings.cache
     return oracle.solve_cached(
         deal,
-        _rules(args),
+        settings.rules,
         0,
-        OracleCache(cache_dir) if cache_dir is not None else None,
-        width=getattr(args, "width", 32),
-        time_limit=getattr(args, "time_limit", 10.0),
+        OracleCache(cache) if cache is not None else None,
+        width=settings.limits.width,
+        time_limit=settings.limits.time_limit,
     )
 
 
@@ -120,29 +168,17 @@ def _player_counts(text: str) -> list[int]:
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     known = {a.dest for a in parser._actions}
-    rounds = len(DEFAULT_DEALS[2])
     # bench runs each of --bench-players with --bound-seconds of oracle time a deal: no --players or
     # --time-limit there, so that no option it would ignore is accepted.
     if "players" not in known and command != "bench":
-        parser.add_argument(
-            "--players", type=int_arg(2, MAX_PLAYERS), default=2, help="players, 2-5 (default 2)"
-        )
+        add_options(parser, ModernArtRules, only=["players"])
     if "rounds" not in known:
-        parser.add_argument(
-            "--rounds", type=int_arg(1, rounds), default=None,
-            help=f"play only the first N rounds, 1-{rounds} (default: all {rounds})",
-        )  # fmt: skip
+        add_options(parser, ModernArtSettings, only=["rounds"])
     if command in ("solve", "play", "evaluate", "demo", "bench") and "width" not in known:
-        parser.add_argument(
-            "--width", type=int_arg(1, oracle.MAX_WIDTH), default=32,
-            help=f"oracle beam width, 1-{oracle.MAX_WIDTH} (default 32; its time grows with it)",
-        )  # fmt: skip
+        add_options(parser, ModernArtLimits, only=["width"])
     if command in ("solve", "play", "evaluate", "demo") and "time_limit" not in known:
-        parser.add_argument(
-            "--time-limit", type=float_arg(0, oracle.MAX_TIME_LIMIT, low_open=True), default=10.0,
-            help=f"the work limit of the oracle's CP-SAT models and plan search, {WORK_LIMIT_NOTE} "
-            "(default 10)",
-        )  # fmt: skip
+        limit_help = f"the work limit of the oracle's CP-SAT models and plan search, {WORK_LIMIT_NOTE}"
+        add_options(parser, ModernArtLimits, only=["time_limit"], help={"time_limit": limit_help})
     if command in ("evaluate", "demo") and "cache" not in known:
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     if command == "solve" and "free" not in known:
@@ -199,9 +235,10 @@ def _bounds_line(stats: dict) -> str:
 
 
 def _solve_command(args: argparse.Namespace) -> int:
-    rules = _rules(args)
+    settings = SPEC.read(args)
+    rules, limits = settings.rules, settings.limits
     if args.free:
-        free = oracle.free_deal(rules, deals=2, width=args.width, time_limit=args.time_limit)
+        free = oracle.free_deal(rules, deals=2, width=limits.width, time_limit=limits.time_limit)
         print(f"deal   {free['deal']}")
         print(f"rules  {rules.variant()}")
         source = free["plan_source"]
@@ -211,7 +248,7 @@ def _solve_command(args: argparse.Namespace) -> int:
         print("plan actions: " + " ".join(map(str, free["plan"])))
         return 0
     deal = args.deal if args.deal is not None else random_deal(rules, args.seed)
-    result = oracle.solve(deal, rules, 0, width=args.width, time_limit=args.time_limit)
+    result = oracle.solve(deal, rules, 0, width=limits.width, time_limit=limits.time_limit)
     print(f"deal   {deal}")
     print(f"rules  {rules.variant()}")
     source = result.stats.get("plan_source", "exhaustive search")
@@ -313,7 +350,7 @@ def _round_end(state: State, round_: int, values: Sequence[int], points: Sequenc
     lines = [
         f"round {round_ + 1} ends. Values won: {ranked or 'none'}. Points: "
         + ", ".join(f"{_name(p)} +{gain}" for p, gain in enumerate(points))
-        + f". Scores: {_scores(state.scores)}"
+        + f". Scores: {_scores(state.money)}"
     ]
     if not state.done:
         dealt = state.rules.deals[state.round]
@@ -434,9 +471,10 @@ def _show(state: State) -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
-    players = _players(args)
+    settings = SPEC.read(args)
+    players = settings.rules.players
     # The deal holds every hand: it is kept for the summary (replay, oracle), never shown in play.
-    env = ModernArtEnv(players=players, reveal_deal=True, **_variant(args))
+    env = ModernArtEnv(reveal_deal=True, **settings.env_kwargs())
     options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
     deal = info["deal"]
@@ -460,31 +498,31 @@ def _play(args: argparse.Namespace) -> int:
         for line in narrate(before, state.history[len(before.history) :]):
             print(line)
         print()
-    _summary(state, deal, env.rules, args)
+    _summary(state, deal, env.rules, settings.limits)
     print(f"deal {deal}  (replay it with --deal)")
     return 0
 
 
-def _summary(state: State, deal: str, rules: Rules, args: argparse.Namespace) -> None:
+def _summary(state: State, deal: str, rules: ModernArtRules, limits: ModernArtLimits) -> None:
     if not state.done:
-        print(f"stopped in round {state.round + 1} of {rules.rounds}. Scores so far: {_scores(state.scores)}")
+        print(f"stopped in round {state.round + 1} of {rules.rounds}. Scores so far: {_scores(state.money)}")
         return
     winners = state.winners()
     outcome = (
         "you win" if winners == [YOU] else "you share the win" if YOU in winners
         else " and ".join(_name(p) for p in winners) + (" win" if len(winners) > 1 else " wins")
     )  # fmt: skip
-    print(f"game over: {outcome}. Scores: {_scores(state.scores)}")
-    result = oracle.solve(deal, rules, YOU, width=args.width, time_limit=args.time_limit)
+    print(f"game over: {outcome}. Scores: {_scores(state.money)}")
+    result = oracle.solve(deal, rules, YOU, width=limits.width, time_limit=limits.time_limit)
     print(
         f"with every player helping you this deal gives you {result.score} points (found), "
         f"at most {result.bound} (proven bound)"
     )
 
 
-def _play_game(players: int, agents: list, seed: int, variant: dict[str, Any]) -> list[int]:
+def _play_game(agents: list, seed: int, env_kwargs: dict[str, Any]) -> list[int]:
     """One game: ``agents[p]`` plays seat p; returns the scores."""
-    env = ModernArtEnv(players=players, seat=0, opponents=agents[1:], **variant)
+    env = ModernArtEnv(seat=0, opponents=agents[1:], **env_kwargs)
     obs, info = env.reset(seed=seed)
     agents[0].reset(seed)
     done = False
@@ -497,11 +535,11 @@ def _tournament(args: argparse.Namespace) -> int:
     """Each agent at seat 0 against greedy bots and against random bots: mean score and win rate."""
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
-    players = _players(args)
+    settings = SPEC.read(args)
+    rules = settings.rules
+    players = rules.players
     games = check_int("--games", args.games, 1, MAX_GAMES)
-    rules = _rules(args, players)
     factories = {"random": lambda s: RandomAgent(s), "greedy": lambda s: GreedyAgent(rules)}
-    variant = _variant(args)
     report = {}
     for hero in factories:
         for field_name in factories:
@@ -510,7 +548,7 @@ def _tournament(args: argparse.Namespace) -> int:
                 agents = [factories[hero](game)] + [
                     factories[field_name](game * 7 + i) for i in range(players - 1)
                 ]
-                result = _play_game(players, agents, game, variant)
+                result = _play_game(agents, game, settings.env_kwargs())
                 scores.append(result[0])
                 wins += win_share(result)
             report[f"{hero}_vs_{field_name}"] = {
@@ -533,24 +571,26 @@ def _bench(args: argparse.Namespace) -> int:
     proven bound), beside the seed's figures."""
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
+    settings = SPEC.read(args)
+    rounds, width = settings.rounds, settings.limits.width
     report: dict = {
         "deck": "default (per artist: 1 award, 2 draw, 1 double, 1 hidden, 1 simultaneous)",
         "timing_note": "wall-clock on a shared machine; medians of 3 runs",
-        "rounds": "all" if args.rounds is None else args.rounds,
+        "rounds": "all" if rounds is None else rounds,
     }
     counts = list(args.bench_players)
     env_steps = check_int("--env-steps", args.env_steps, 1, MAX_ENV_STEPS)
     for players in counts:
-        env = ModernArtEnv(players=players, **_variant(args, players))
+        env = ModernArtEnv(**settings.with_players(players).env_kwargs())
         rates = [env_steps_per_second(env, env_steps, seed) for seed in range(3)]
         report[f"env_steps_per_second_median_{players}p"] = statistics.median(rates)
     for players in counts:
-        rules = _rules(args, players)
+        rules = settings.with_players(players).rules
         rows = []
         for seed in tqdm(range(args.deals), desc=f"oracle {players}p", unit="deal"):
             rows.append(
                 oracle.solve(
-                    random_deal(rules, seed), rules, 0, width=args.width, time_limit=args.bound_seconds
+                    random_deal(rules, seed), rules, 0, width=width, time_limit=args.bound_seconds
                 )
             )
         if rows:
@@ -578,7 +618,7 @@ def _bench(args: argparse.Namespace) -> int:
                 "deals": len(rows),
             }
         if args.free_deals > 0:
-            free = oracle.free_deal(rules, args.free_deals, width=args.width, time_limit=args.bound_seconds)
+            free = oracle.free_deal(rules, args.free_deals, width=width, time_limit=args.bound_seconds)
             report[f"max_{players}p"] = {
                 "best_found": free["score"],
                 "best_found_deal": free["deal"],
@@ -597,7 +637,7 @@ def _bench(args: argparse.Namespace) -> int:
     for key, value in report.items():
         print(f"{key:<36} {value if not isinstance(value, float) else f'{value:.1f}'}")
     args.out.mkdir(parents=True, exist_ok=True)
-    name = "modern_art.json" if args.rounds is None else f"modern_art_{args.rounds}_rounds.json"
+    name = "modern_art.json" if rounds is None else f"modern_art_{rounds}_rounds.json"
     atomic_write_text(args.out / name, json.dumps(report, indent=1))
     print(f"written to {args.out / name}")
     return 0
@@ -633,10 +673,10 @@ BASELINE = Baseline(suite="modern_art-2p-v0", steps=100_000, column=5)
 SPEC = GameSpec(
     name="modern_art",
     env_id=ENV_ID,
-    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: GreedyAgent(_rules(args))},
+    agents={"random": lambda settings: RandomAgent(), "greedy": lambda settings: GreedyAgent(settings.rules)},
     oracle=_solve,
     figures=_figures,
-    env_kwargs=lambda args: {"players": _players(args), **_variant(args)},
+    env_kwargs=ModernArtSettings.env_kwargs,
     add_arguments=_add_arguments,
     commands={"solve": _solve_command, "play": _play, "tournament": _tournament, "bench": _bench},
     ppo={"n_steps": 512, "batch_size": 256, "n_epochs": 4, "learning_rate": 3e-4},
@@ -648,6 +688,7 @@ SPEC = GameSpec(
     oracle_agent=False,
     suites=SUITES,
     baseline=BASELINE,
+    settings=settings_of,
 )
 
-__all__ = ["SPEC", "gym"]
+__all__ = ["SPEC", "ModernArtSettings", "settings_of", "gym"]
