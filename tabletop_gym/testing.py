@@ -39,6 +39,9 @@ The checks (the environment principles of the project's design):
 - ``check_hidden_information``: games that differ only in what the player may not see give the
   same info while the player sees the same thing (from the position where they part on).
 
+Beside the environment's checks, ``check_engine(rules, deal)`` checks the engine under it (its
+``envs/<game>/rules.py``): the contract's names and what they mean, on one game played at random.
+
 What the kit asks of an environment beyond Gymnasium's API (``tabletop_gym.core.TabletopEnv`` gives
 most of it):
 
@@ -68,6 +71,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib
 import json
 import pickle
 import warnings
@@ -84,6 +88,7 @@ from tabletop_gym.core import GameOverError, IllegalActionError, quote_input
 __all__ = [
     "ContractError",
     "check_environment",
+    "check_engine",
     "check_gymnasium_api",
     "check_seed_determinism",
     "check_pickle_and_deepcopy",
@@ -954,3 +959,68 @@ def check_environment(
     check_hidden_information(env_id, env_kwargs, seeds=seeds, max_steps=max_steps)
     if plans:
         check_plans_replay(env_id, suites, deals=plan_deals, every_seat=every_seat)
+
+
+# -- the engine contract -----------------------------------------------------------------------------
+
+
+def check_engine(
+    rules: Any,
+    deal: Any,
+    *,
+    seed: int = 0,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    replay: Any = None,
+) -> list[int]:
+    """The engine contract of ``envs/<game>/rules.py`` on one game of ``deal`` under ``rules`` (the
+    game's ``<Game>Rules``), its moves drawn by ``seed``: ``replay(rules, deal, [])`` starts the game
+    (``replay`` is the rules' own module's unless given); until ``done`` (a bool), ``legal_actions()``
+    is a nonempty list of ints, and ``apply`` of each of them works on a ``copy()`` while the state
+    copied stays as it was (its legal actions and ``scores()``, a list of floats); finally
+    ``replay(rules, deal, plan)`` of the game played reaches the same scores, ended. Returns the plan.
+    A failure is a ``ContractError`` naming the rules, the seed and the step."""
+    if replay is None:
+        replay = importlib.import_module(type(rules).__module__).replay
+    name = f"{type(rules).__name__} on deal {quote_input(str(deal))}"
+
+    def fail(message: str, step: int | None = None) -> NoReturn:
+        at = f", step {step}" if step is not None else ""
+        raise ContractError(f"{name}: engine contract failed at seed {seed}{at}: {message}")
+
+    def seen(state: Any, step: int) -> tuple[list[int], list[float]]:
+        legal, scores = state.legal_actions(), state.scores()
+        if not (isinstance(scores, list) and all(isinstance(s, float) for s in scores)):
+            fail(f"scores() is {scores!r}, not a list of floats", step)
+        if not (isinstance(legal, list) and all(isinstance(a, int) for a in legal)):
+            fail(f"legal_actions() is {legal!r}, not a list of ints", step)
+        return legal, scores
+
+    rng = np.random.default_rng(seed)
+    state = replay(rules, deal, [])
+    plan: list[int] = []
+    for step in range(max_steps + 1):
+        if not isinstance(state.done, bool):
+            fail(f"done is {state.done!r}, not a bool", step)
+        if state.done:
+            break
+        if step == max_steps:
+            fail(f"the game did not end within {max_steps} moves", step)
+        legal, scores = seen(state, step)
+        if not legal:
+            fail("no legal action in a game that goes on", step)
+        for action in legal:
+            child = state.copy()
+            try:
+                child.apply(action)
+            except Exception as error:
+                fail(f"apply({action}) of a legal action raised {type(error).__name__}: {error}", step)
+            if seen(state, step) != (legal, scores):
+                fail(f"apply({action}) on a copy changed the state it was copied from", step)
+        action = legal[int(rng.integers(len(legal)))]
+        state.apply(action)
+        plan.append(action)
+    final = replay(rules, deal, plan)
+    if not final.done or final.scores() != state.scores():
+        fail(f"replay of the game's {len(plan)} moves gives scores {final.scores()} (done {final.done}), "
+             f"the game itself {state.scores()}")
+    return plan

@@ -442,3 +442,48 @@ def test_the_nmbr9_pickle_defect_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
         AssertionError, match=r"Nmbr9-v0.*check_pickle_and_deepcopy failed.*played on differently"
     ):
         testing.check_pickle_and_deepcopy(env_id, kwargs)
+
+
+# -- the engine contract (check_engine) on each game's engine ---------------------------------------
+
+
+def _cribbage_engine(pile_size: int) -> tuple[Any, str]:
+    from tabletop_gym.envs.cribbage.rules import CribbageRules, random_deal
+
+    return CribbageRules(), str(random_deal(pile_size, pile_size=pile_size))
+
+
+ENGINES: dict[str, Any] = {
+    "Cribbage-full": lambda: _cribbage_engine(13),
+    "Cribbage-small": lambda: _cribbage_engine(3),
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_engine_keeps_the_contract(engine: str, seed: int) -> None:
+    rules, deal = ENGINES[engine]()
+    plan = testing.check_engine(rules, deal, seed=seed)
+    assert plan and testing.check_engine(rules, deal, seed=seed) == plan  # the seed decides the game
+
+
+def test_check_engine_fails_where_a_copy_shares_the_position() -> None:
+    from tabletop_gym.envs.cribbage.rules import CribbageRules, replay
+
+    class Shallow(type(replay(CribbageRules(), "A/2/3/4", []))):
+        __slots__ = ()
+
+        def copy(self) -> Any:
+            other = super().copy()
+            other.heights = self.heights  # the piles' heights shared: a move on the copy moves both
+            return other
+
+    def shallow_replay(rules: Any, deal: str, plan: list[int]) -> Any:
+        state = replay(rules, deal, [])
+        state.__class__ = Shallow
+        for action in plan:
+            state.apply(action)
+        return state
+
+    with pytest.raises(testing.ContractError, match="changed the state it was copied from"):
+        testing.check_engine(CribbageRules(), "A/2/3/4", replay=shallow_replay)

@@ -22,7 +22,7 @@ from tabletop_gym.agents.probe import (
     choose_move,
     probe_search,
 )
-from tabletop_gym.envs.cribbage.rules import parse_deal, random_deal, replay
+from tabletop_gym.envs.cribbage.rules import CribbageRules, parse_deal, random_deal, replay
 from tabletop_gym.training.cli import main
 from tabletop_gym.training.evaluate import play_episode
 from tabletop_gym.training.games import get_game
@@ -70,7 +70,7 @@ def test_more_probes_are_never_worse_and_a_short_run_is_the_start_of_a_long_one(
 def test_the_played_game_replays_in_the_engine_to_its_score() -> None:
     for deal in DEALS:
         result = probe_search(PROBE_RULES, deal, 0.7, 40, seed=2)
-        state = replay(parse_deal(deal), result.plan)
+        state = replay(CribbageRules(), parse_deal(deal), result.plan)
         assert state.done and state.score == result.score
 
 
@@ -179,9 +179,9 @@ def test_evaluate_cribbage_with_the_probe_agent(tmp_path, monkeypatch, capsys) -
 
 def test_the_registered_factory_reads_the_options_and_defaults_without_them() -> None:
     spec = get_game("cribbage")
-    agent = spec.agents["probe"](argparse.Namespace(probe_weight=0.25, probes=7))
+    agent = spec.agents["probe"](spec.read(argparse.Namespace(probe_weight=0.25, probes=7)))
     assert (agent.weight, agent.probes) == (0.25, 7)
-    default = spec.agents["probe"](argparse.Namespace())  # demo has no probe options
+    default = spec.agents["probe"](spec.read(argparse.Namespace()))  # demo has no probe options
     assert 0 < default.weight <= 1 and default.probes >= 1
 
 

@@ -34,15 +34,6 @@ def oracle_revision(game: str) -> str:
     return f"{text}, {game} oracle revision {revision}" if revision is not None else text
 
 
-def _replay_cribbage(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
-    from tabletop_gym.envs.cribbage.rules import parse_deal, replay
-
-    state = replay(parse_deal(deal), plan)
-    if not state.done:
-        raise ValueError("the plan stops before the game ends")
-    return float(state.score)
-
-
 def _replay_war(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
     from tabletop_gym.envs.war.rules import WarGame, WarRules, parse_deal
 
@@ -92,7 +83,9 @@ def _replay_modern_art(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -
 
 
 REPLAY: dict[str, Callable[[dict[str, Any], str, Sequence[Any]], float]] = {
-    "cribbage": _replay_cribbage,
+    "cribbage": lambda kwargs, deal, plan: importlib.import_module(
+        "tabletop_gym.envs.cribbage.env"
+    ).score_plan(deal, plan, **kwargs),
     "war": _replay_war,
     "dominion": _replay_dominion,
     "nmbr9": _replay_nmbr9,
