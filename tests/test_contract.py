@@ -453,9 +453,19 @@ def _cribbage_engine(pile_size: int) -> tuple[Any, str]:
     return CribbageRules(), str(random_deal(pile_size, pile_size=pile_size))
 
 
+def _nmbr9_engine(variant: str, grid: int, levels: int | None) -> tuple[Any, str]:
+    from tabletop_gym.envs.nmbr9.rules import Nmbr9Rules, random_deal
+
+    rules = Nmbr9Rules(variant, grid, levels)
+    return rules, str(random_deal(grid, rules.variant))
+
+
 ENGINES: dict[str, Any] = {
     "Cribbage-full": lambda: _cribbage_engine(13),
     "Cribbage-small": lambda: _cribbage_engine(3),
+    "Nmbr9-small": lambda: _nmbr9_engine("4-2-6", 8, None),
+    # A small board under a level limit: cards that fit nowhere are discarded by the engine.
+    "Nmbr9-levels": lambda: _nmbr9_engine("9-2-8", 6, 2),
 }
 
 

@@ -61,16 +61,6 @@ def _replay_dominion(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> 
         raise ValueError(str(error)) from None
 
 
-def _replay_nmbr9(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
-    from tabletop_gym.envs.nmbr9.rules import Variant, parse_deal, replay
-
-    variant = Variant(kwargs["max_value"], kwargs["copies"], kwargs["cards"])
-    state = replay(parse_deal(deal, variant), plan, kwargs["grid"], kwargs.get("levels"))
-    if not state.done:
-        raise ValueError("the plan stops before every card is placed")
-    return float(state.score)
-
-
 def _replay_modern_art(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
     from tabletop_gym.envs.modern_art.rules import Rules, replay
 
@@ -88,7 +78,9 @@ REPLAY: dict[str, Callable[[dict[str, Any], str, Sequence[Any]], float]] = {
     ).score_plan(deal, plan, **kwargs),
     "war": _replay_war,
     "dominion": _replay_dominion,
-    "nmbr9": _replay_nmbr9,
+    "nmbr9": lambda kwargs, deal, plan: importlib.import_module(
+        "tabletop_gym.envs.nmbr9.env"
+    ).score_plan(deal, plan, **kwargs),
     "modern_art": _replay_modern_art,
 }
 

@@ -12,6 +12,7 @@ from ortools.sat.python import cp_model
 
 from tabletop_gym.envs.nmbr9.rules import (
     Deal,
+    Nmbr9Rules,
     Nmbr9State,
     decode_action,
     distinct_rotations,
@@ -344,7 +345,7 @@ def _replay_slots(
         if action is None:
             return None  # the card fits somewhere: the rules do not let it be discarded
         try:
-            state.place(action)
+            state.apply(action)
         except (ValueError, RuntimeError):
             return None
     return state if state.done else None
@@ -355,7 +356,7 @@ def _canonical_hint(deal: Deal, plan: Sequence[int], grid: int, levels: int | No
     turned so that its first tile is unturned and, without discards, shifted up-left. None if the
     plan does not replay."""
     try:
-        state = replay(deal, plan, grid, levels)
+        state = replay(Nmbr9Rules(grid=grid, levels=levels), deal, plan)
     except (ValueError, RuntimeError):
         return None
     if not state.done:
