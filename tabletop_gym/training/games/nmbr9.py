@@ -267,12 +267,12 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _deal_of(args: argparse.Namespace, variant: Variant) -> str:
+def _deal_of(deal: str | None, seed: int | None, variant: Variant) -> str:
     """The deal ``--deal`` or ``--seed`` asks for (a fresh random one without either; the command
     line refuses both at once)."""
-    if args.deal is not None:
-        return str(parse_deal(args.deal, variant))
-    return str(random_deal(args.seed, variant))
+    if deal is not None:
+        return str(parse_deal(deal, variant))
+    return str(random_deal(seed, variant))
 
 
 def _solve_command(args: argparse.Namespace) -> int:
@@ -287,7 +287,11 @@ def _solve_command(args: argparse.Namespace) -> int:
     if settings.cache is not None and (free or unknown):
         raise ValueError("--cache keeps the answers of dealt cards; --free and --unknown keep none")
     if unknown:
-        return _solve_unknown(args, settings)
+        if free or args.deal is not None or args.seed is not None:
+            raise ValueError(
+                "--unknown solves the variant over every draw order: --free, --deal and --seed do not apply"
+            )
+        return _solve_unknown(settings, hindsight=not args.no_hindsight)
     if args.no_hindsight:
         raise ValueError("--no-hindsight applies to --unknown only: here there is no hindsight mean to skip")
     if free:
@@ -298,7 +302,7 @@ def _solve_command(args: argparse.Namespace) -> int:
         # A card the rules discard (it fits nowhere) has no placement.
         plan = " ".join(f"{v}@{'discarded' if a is None else _where(a, grid)}" for v, a in result.plan)
     else:
-        deal = _deal_of(args, variant)
+        deal = _deal_of(args.deal, args.seed, variant)
         result = _oracle(deal, settings)  # the same oracle and limits, through --cache when given
         what = f"deal {deal}"
         # The plan has actions for placed cards only: show the cards the rules discard too.
@@ -333,13 +337,11 @@ def _optimal_policy(settings: Nmbr9Settings) -> Nmbr9OptimalPolicyAgent:
     return Nmbr9OptimalPolicyAgent(rules.variant, rules.grid, rules.levels, settings.limits.max_positions)
 
 
-def _solve_unknown(args: argparse.Namespace, settings: Nmbr9Settings) -> int:
+def _solve_unknown(settings: Nmbr9Settings, hindsight: bool) -> int:
+    """``solve --unknown``: the values of the best policy that does not know the order, and with
+    ``hindsight`` the mean of the best plays that know it."""
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
-    if args.free or args.deal is not None or args.seed is not None:
-        raise ValueError(
-            "--unknown solves the variant over every draw order: --free, --deal and --seed do not apply"
-        )
     variant, grid, levels = settings.rules.variant, settings.rules.grid, settings.rules.levels
     limit = "no level limit" if levels is None else f"{levels} levels"
     print(f"unknown draft U-{variant} on a {grid}x{grid} grid, {limit}")
@@ -350,7 +352,7 @@ def _solve_unknown(args: argparse.Namespace, settings: Nmbr9Settings) -> int:
     )
     print(f"guaranteed value  {result.guaranteed}: what the best policy scores whatever the order")
     print(f"positions         {result.positions:,} ({result.visited:,} visited) in {result.seconds:.2f} s")
-    if not args.no_hindsight:
+    if hindsight:
         orders = sum(1 for _ in draw_orders(variant))
         with tqdm(total=orders, desc="hindsight optima", unit="order", disable=orders < 2000) as bar:
             mean, _ = hindsight_mean(variant, grid, levels, progress=bar.update)
@@ -465,7 +467,7 @@ def _stopped(state: Nmbr9State, why: str) -> None:
 def _play(args: argparse.Namespace) -> int:
     settings = SPEC.read(args)  # a bad --model-grid is reported now, not after the game
     variant, levels = settings.rules.variant, settings.rules.levels
-    deal = _deal_of(args, variant)
+    deal = _deal_of(args.deal, args.seed, variant)
     env = gym.make(ENV_ID, **_env_kwargs(settings), render_mode="ansi")
     env.reset(options={"deal": deal})
     state: Nmbr9State = env.unwrapped.state
