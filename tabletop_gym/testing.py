@@ -42,6 +42,9 @@ The checks (the environment principles of the project's design):
   contract, ``legal_actions()``, ``apply``, ``done``, ``copy()``, ``scores()`` and the module's
   ``replay(rules, deal, plan)``, agree with one another over a game played at random.
 
+Beside the environment's checks, ``check_engine(rules, deal)`` checks the engine under it (its
+``envs/<game>/rules.py``): the contract's names and what they mean, on one game played at random.
+
 What the kit asks of an environment beyond Gymnasium's API (``tabletop_gym.core.TabletopEnv`` gives
 most of it):
 
@@ -89,6 +92,7 @@ from tabletop_gym.core import GameOverError, IllegalActionError, quote_input
 __all__ = [
     "ContractError",
     "check_environment",
+    "check_engine",
     "check_gymnasium_api",
     "check_seed_determinism",
     "check_pickle_and_deepcopy",
@@ -948,7 +952,10 @@ def _plain(value: Any) -> bool:
 def _engine_state(state: Any) -> dict[str, Any]:
     """What two states of an engine must agree on: the contract's answers, and every attribute that
     compares by content."""
-    attributes = {k: copy.deepcopy(v) for k, v in getattr(state, "__dict__", {}).items() if _plain(v)}
+    names = list(getattr(state, "__dict__", {}))
+    names += [n for cls in type(state).__mro__ for n in getattr(cls, "__slots__", ()) if n not in names]
+    values = {n: getattr(state, n) for n in names if n != "__dict__" and hasattr(state, n)}
+    attributes = {k: copy.deepcopy(v) for k, v in values.items() if _plain(v)}
     return {"legal_actions": list(state.legal_actions()), "scores": list(state.scores()),
             "done": bool(state.done), **attributes}
 

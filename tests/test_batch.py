@@ -16,7 +16,7 @@ import pytest
 from tabletop_gym.envs.war.rules import WarRules
 from tabletop_gym.oracles import cribbage
 from tabletop_gym.oracles.war import search
-from tabletop_gym.suites import REPLAY
+from tabletop_gym.suites import replay_score
 from tabletop_gym.training import batch
 from tabletop_gym.training.cli import main
 
@@ -90,7 +90,7 @@ def test_each_line_is_the_oracle_result_of_the_seeds_deal_and_replays(tmp_path, 
             expected.plan,
         )
         assert line["optimal"] == (line["score"] == line["bound"])
-        assert REPLAY["war"](WAR_KWARGS, line["deal"], line["plan"]) == line["score"]
+        assert replay_score("war", WAR_KWARGS, line["deal"], line["plan"]) == line["score"]
         assert line["game"] == "war" and line["settings"]["ranks"] == 6
         assert line["revision"].startswith("tabletop-gym ")
     summary = capsys.readouterr().out

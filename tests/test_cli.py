@@ -7,7 +7,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
-from tabletop_gym.envs.cribbage.rules import parse_deal, replay
+from tabletop_gym.envs.cribbage.rules import CribbageRules, parse_deal, replay
 from tabletop_gym.training.cli import main
 
 KNOWN = "46QK25J4K7TAK/T24A74J562A7T/6639KJA82889Q/J837359T935QQ"
@@ -18,7 +18,7 @@ def test_solve_prints_the_optimum_and_a_plan_that_replays(capsys) -> None:
     out = capsys.readouterr().out
     assert "optimum  112" in out
     plan = [int(c) for c in out.split("plan")[1].split()[0]]
-    assert replay(parse_deal(KNOWN), plan).score == 112
+    assert replay(CribbageRules(), parse_deal(KNOWN), plan).score == 112
 
 
 def test_bad_deal_is_a_clear_error(capsys) -> None:

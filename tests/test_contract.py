@@ -511,3 +511,58 @@ def test_war_keeps_the_engine_contract() -> None:
     rules = WarRules(ranks=6, suits=2, face_down=1, max_tricks=200)
     played = [testing.check_engine(rules, str(random_deal(seed, rules)), seed=seed) for seed in range(4)]
     assert sum(played) > 0  # decisions were made, so copies and applies were checked
+
+
+# -- the engine contract (check_engine) on each game's engine ---------------------------------------
+
+
+def _cribbage_engine(pile_size: int) -> tuple[Any, str]:
+    from tabletop_gym.envs.cribbage.rules import CribbageRules, random_deal
+
+    return CribbageRules(), str(random_deal(pile_size, pile_size=pile_size))
+
+
+def _nmbr9_engine(variant: str, grid: int, levels: int | None) -> tuple[Any, str]:
+    from tabletop_gym.envs.nmbr9.rules import Nmbr9Rules, random_deal
+
+    rules = Nmbr9Rules(variant, grid, levels)
+    return rules, str(random_deal(grid, rules.variant))
+
+
+SMALL_ENGINES: dict[str, Any] = {
+    "Cribbage-full": lambda: _cribbage_engine(13),
+    "Cribbage-small": lambda: _cribbage_engine(3),
+    "Nmbr9-small": lambda: _nmbr9_engine("4-2-6", 8, None),
+    # A small board under a level limit: cards that fit nowhere are discarded by the engine.
+    "Nmbr9-levels": lambda: _nmbr9_engine("9-2-8", 6, 2),
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("engine", SMALL_ENGINES)
+def test_small_engine_keeps_the_contract(engine: str, seed: int) -> None:
+    rules, deal = SMALL_ENGINES[engine]()
+    played = testing.check_engine(rules, deal, seed=seed)
+    assert played > 0 and testing.check_engine(rules, deal, seed=seed) == played  # the seed decides the game
+
+
+def test_check_engine_fails_where_a_copy_shares_the_position() -> None:
+    from tabletop_gym.envs.cribbage.rules import CribbageRules, replay
+
+    class Shallow(type(replay(CribbageRules(), "A/2/3/4", []))):
+        __slots__ = ()
+
+        def copy(self) -> Any:
+            other = super().copy()
+            other.heights = self.heights  # the piles' heights shared: a move on the copy moves both
+            return other
+
+    def shallow_replay(rules: Any, deal: str, plan: list[int]) -> Any:
+        state = replay(rules, deal, [])
+        state.__class__ = Shallow
+        for action in plan:
+            state.apply(action)
+        return state
+
+    with pytest.raises(testing.ContractError, match="on a copy changed the original"):
+        testing.check_engine(CribbageRules(), "A/2/3/4", replay=shallow_replay)

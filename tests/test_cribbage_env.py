@@ -115,3 +115,23 @@ def test_maskable_ppo_reads_masks_from_subprocesses() -> None:
         assert masks.shape == (2, 4) and masks.dtype == bool and masks.any(axis=1).all()
     finally:
         vec.close()
+
+
+def test_score_plan_is_the_episode_score_of_the_environment_with_those_arguments() -> None:
+    from tabletop_gym.envs.cribbage.env import score_plan
+
+    env = CribbageEnv(pile_size=3)
+    rng = np.random.default_rng(5)
+    _, info = env.reset(seed=5)
+    deal, plan, total, done = info["deal"], [], 0.0, False
+    while not done:
+        plan.append(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        _, reward, done, _, info = env.step(plan[-1])
+        total += reward
+    assert score_plan(deal, plan, pile_size=3) == total == info["score"]
+    with pytest.raises(ValueError, match="stops before the game ends"):
+        score_plan(deal, plan[:-1], pile_size=3)
+    with pytest.raises(InvalidDealError):  # a deal of 3 cards a pile is not one of 13
+        score_plan(deal, plan)
+    with pytest.raises(IllegalActionError):
+        score_plan(deal, [plan[0]] * 4, pile_size=3)

@@ -14,6 +14,7 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.cribbage import CribbageGreedyAgent
 from tabletop_gym.core import OracleCache
 from tabletop_gym.envs.cribbage.rules import (
+    CribbageRules,
     CribbageState,
     parse_deal,
     random_deal,
@@ -37,9 +38,9 @@ def enumerate_every_play(deal) -> int:
         if state.done:
             best = max(best, state.score)
             continue
-        for pile in state.legal_piles():
+        for pile in state.legal_actions():
             child = state.copy()
-            child.play(pile)
+            child.apply(pile)
             stack.append(child)
     return best
 
@@ -55,9 +56,9 @@ def search_every_position(deal) -> int:
         if state.done:
             return 0
         outcomes = []
-        for pile in state.legal_piles():
+        for pile in state.legal_actions():
             child = state.copy()
-            points = child.play(pile)
+            points = child.apply(pile)
             outcomes.append(points + best(tuple(child.heights), tuple(child.stack), child.total))
         return max(outcomes)
 
@@ -67,7 +68,7 @@ def search_every_position(deal) -> int:
 def test_known_answer() -> None:
     result = oracle.solve(KNOWN)
     assert result.score == 112 and result.bound == 112 and result.optimal
-    assert replay(parse_deal(KNOWN), result.plan).score == 112
+    assert replay(CribbageRules(), parse_deal(KNOWN), result.plan).score == 112
 
 
 def test_full_deal_gives_the_same_answer_with_1_and_2_threads() -> None:
@@ -101,7 +102,7 @@ def test_matches_enumeration_of_every_play_on_tiny_deals(seed: int) -> None:
     deal = random_deal(seed, pile_size=2)
     result = oracle.solve(deal)
     assert result.score == enumerate_every_play(deal)
-    assert replay(deal, result.plan).score == result.score
+    assert replay(CribbageRules(), deal, result.plan).score == result.score
 
 
 @pytest.mark.parametrize(("seed", "pile_size"), [(s, 3) for s in range(12)] + [(s, 4) for s in range(4)])
@@ -109,7 +110,7 @@ def test_matches_exhaustive_search_on_small_deals(seed: int, pile_size: int) -> 
     deal = random_deal(1000 + seed, pile_size=pile_size)
     result = oracle.solve(deal)
     assert result.score == search_every_position(deal)
-    final = replay(deal, result.plan)
+    final = replay(CribbageRules(), deal, result.plan)
     assert final.done and final.score == result.score
 
 
@@ -121,7 +122,7 @@ def test_matches_exhaustive_search_on_mid_size_deals_with_1_and_2_threads(seed: 
     one, two = oracle.solve(deal, threads=1), oracle.solve(deal, threads=2)
     assert one.score == two.score == best
     assert one.plan == two.plan and one.stats["stack_nodes"] == two.stats["stack_nodes"]
-    assert replay(deal, two.plan).score == best
+    assert replay(CribbageRules(), deal, two.plan).score == best
 
 
 def empty_stack_positions(deal) -> set[tuple[int, ...]]:
@@ -135,9 +136,9 @@ def empty_stack_positions(deal) -> set[tuple[int, ...]]:
             if tuple(state.heights) in found:
                 continue  # the same position: the same continuations
             found.add(tuple(state.heights))
-        for pile in state.legal_piles() if not state.done else []:
+        for pile in state.legal_actions() if not state.done else []:
             child = state.copy()
-            child.play(pile)
+            child.apply(pile)
             stack.append(child)
     return found
 
@@ -186,7 +187,7 @@ def test_full_deals_replay_and_beat_baselines(seed: int) -> None:
     random_score, same_deal, _ = play_episode(env, RandomAgent(seed), seed)
     assert deal == same_deal
     result = oracle.solve(deal)
-    final = replay(parse_deal(deal), result.plan)
+    final = replay(CribbageRules(), parse_deal(deal), result.plan)
     assert final.done and final.score == result.score
     assert result.score >= greedy_score and result.score >= random_score
 

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
 from tabletop_gym.envs.cribbage.rules import (
+    CribbageRules,
     CribbageState,
     parse_deal,
     random_deal,
@@ -72,51 +73,51 @@ def test_forced_play_then_new_stack() -> None:
     # Stack K, Q, J = 30: the only playable top card is the Ace, which the player must take.
     state = CribbageState(parse_deal("KA/Q9/J8/77", pile_size=2))
     for pile in (0, 1, 2):
-        state.play(pile)
+        state.apply(pile)
     assert state.total == 30
-    assert state.legal_piles() == [0]
+    assert state.legal_actions() == [0]
     with pytest.raises(IllegalActionError, match="exceed 31"):
-        state.play(3)
-    assert state.play(0) == 2  # 31
+        state.apply(3)
+    assert state.apply(0) == 2  # 31
     # Nothing else fits on 31: the stack was cleared at once and a new one starts.
     assert state.total == 0 and state.stack == [] and state.new_stack
-    assert state.legal_piles() == [1, 2, 3]
-    assert state.play(3) == 0 and state.play(3) == 2  # 7 + 7 = pair... on a new stack
+    assert state.legal_actions() == [1, 2, 3]
+    assert state.apply(3) == 0 and state.apply(3) == 2  # 7 + 7 = pair... on a new stack
     assert state.total == 14
 
 
 def test_stack_is_cleared_only_when_nothing_fits() -> None:
     state = CribbageState(parse_deal("T/T/T/A", pile_size=1))
-    state.play(0), state.play(1), state.play(2)  # 30: the Ace still fits
-    assert state.total == 30 and state.legal_piles() == [3]
-    assert state.play(3) == 2
+    state.apply(0), state.apply(1), state.apply(2)  # 30: the Ace still fits
+    assert state.total == 30 and state.legal_actions() == [3]
+    assert state.apply(3) == 2
     assert state.done
 
 
 def test_last_stack_is_abandoned_without_bonus() -> None:
-    state = replay(parse_deal("5/T/A/2", pile_size=1), [0, 1, 2, 3])
+    state = replay(CribbageRules(), parse_deal("5/T/A/2", pile_size=1), [0, 1, 2, 3])
     # 5 + 10 = 15 scores 2; then A, 2 score nothing; no go or last-card point.
     assert state.done and state.score == 2
 
 
 def test_playing_after_the_end_raises() -> None:
-    state = replay(parse_deal("5/T/A/2", pile_size=1), [0, 1, 2, 3])
+    state = replay(CribbageRules(), parse_deal("5/T/A/2", pile_size=1), [0, 1, 2, 3])
     with pytest.raises(GameOverError):
-        state.play(0)
+        state.apply(0)
 
 
 def test_empty_pile_is_illegal() -> None:
     state = CribbageState(parse_deal("5/T/A/2", pile_size=1))
-    state.play(0)
+    state.apply(0)
     with pytest.raises(IllegalActionError, match="empty") as error:
-        state.play(0)
+        state.apply(0)
     assert error.value.legal == [1, 2, 3]
 
 
 @pytest.mark.parametrize("pile", [-1, 4, 1.5, "0"])
 def test_not_a_pile_is_illegal(pile: object) -> None:
     with pytest.raises(IllegalActionError, match="pile index"):
-        CribbageState(parse_deal(KNOWN)).play(pile)
+        CribbageState(parse_deal(KNOWN)).apply(pile)
 
 
 def test_deal_string_round_trip() -> None:
@@ -164,13 +165,13 @@ def test_random_legal_play_properties(seed: int, choices: list[int]) -> None:
     state = CribbageState(random_deal(seed))
     points = 0
     for choice in choices:
-        legal = state.legal_piles()
+        legal = state.legal_actions()
         assert legal, "a game with cards left always has a legal move"
         illegal = [p for p in range(4) if p not in legal]
         if illegal:
             with pytest.raises(IllegalActionError):
-                state.copy().play(illegal[choice % len(illegal)])
-        points += state.play(legal[choice % len(legal)])
+                state.copy().apply(illegal[choice % len(illegal)])
+        points += state.apply(legal[choice % len(legal)])
         assert 0 <= state.total <= 31
     assert state.done and state.played == 52
     assert all(state.top(p) == 0 for p in range(4))

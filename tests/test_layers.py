@@ -60,13 +60,6 @@ GAME_WORD = re.compile(rf"^(?:{'|'.join(GAMES)})(?:-[a-z0-9_]+)*$")
 GYMNASIUM_WORDS = frozenset({"observation"})
 # Names a shared module may still hold, each (module, top-level definition), with the reason.
 KNOWN = {
-    # moved by the engine-contract change (each game's replay beside its engine)
-    ("tabletop_gym/suites/checking.py", "REPLAY"),
-    ("tabletop_gym/suites/checking.py", "_replay_cribbage"),
-    ("tabletop_gym/suites/checking.py", "_replay_war"),
-    ("tabletop_gym/suites/checking.py", "_replay_dominion"),
-    ("tabletop_gym/suites/checking.py", "_replay_nmbr9"),
-    ("tabletop_gym/suites/checking.py", "_replay_modern_art"),
     # command lines that `bench startup` times (a cached solve of the games whose oracles import the
     # heaviest libraries): a sample to measure, not a table that a new game joins
     ("tabletop_gym/training/bench.py", "STARTUP_COMMANDS"),

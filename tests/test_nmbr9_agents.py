@@ -7,7 +7,7 @@ import numpy as np
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, greedy_action
 from tabletop_gym.envs.nmbr9.env import Nmbr9Env
-from tabletop_gym.envs.nmbr9.rules import Nmbr9State, footprint, random_deal, replay
+from tabletop_gym.envs.nmbr9.rules import Nmbr9Rules, Nmbr9State, footprint, random_deal, replay
 from tabletop_gym.oracles import nmbr9 as oracle
 
 
@@ -33,7 +33,7 @@ def test_greedy_takes_the_most_points_then_the_most_compact_table() -> None:
                 value = state.card
                 grown = {a: _box(occupied + list(footprint(value, a, 12))) for a in legal if points[a] == 0}
                 assert grown[action] == min(grown.values())
-            state.place(action)
+            state.apply(action)
 
 
 def test_greedy_agent_plays_from_observations_like_the_engine_player() -> None:
@@ -52,7 +52,7 @@ def test_greedy_agent_plays_from_observations_like_the_engine_player() -> None:
     # The same game as the oracle's greedy plan on that deal.
     deal = env.state.deal
     assert plan == oracle.greedy_plan(deal, 14)
-    assert replay(deal, plan, 14).score == info["score"]
+    assert replay(Nmbr9Rules(grid=14), deal, plan).score == info["score"]
 
 
 def test_greedy_beats_random_on_average() -> None:
@@ -73,10 +73,10 @@ def test_beam_plan_replays_and_the_oracle_keeps_the_best_plan() -> None:
     found = oracle.beam_plan(deal, 20, width=4, per_table=4, per_level=3)
     assert found is not None
     plan, score = found
-    state = replay(deal, plan, 20)
+    state = replay(Nmbr9Rules(grid=20), deal, plan)
     assert state.done and not state.discarded and state.score == score
     plan, score = oracle.beam_plan(deal, 20, width=4, per_table=4, per_level=3, per_parent=1)
-    assert replay(deal, plan, 20).score == score
+    assert replay(Nmbr9Rules(grid=20), deal, plan).score == score
     result = oracle.solve(deal, grid=20, time_limit=2)
     assert oracle.check(deal, result, 20)
     assert result.stats["greedy"] <= result.score <= result.bound

@@ -7,6 +7,7 @@ import pytest
 
 from tabletop_gym.envs.nmbr9.rules import (
     Deal,
+    Nmbr9Rules,
     Nmbr9State,
     Variant,
     encode_action,
@@ -35,11 +36,11 @@ def _engine_pair_cover(a: int, b: int, grid: int = 12) -> int:
 
     Only for pairs whose union holds fewer than 15 cells, so at most two tiles fit above."""
     start = Nmbr9State(Deal((a, b)), grid)
-    start.place(encode_action(0, 4, 4, grid))
+    start.apply(encode_action(0, 4, 4, grid))
     best = 0
     for second in start.legal_actions():
         table = start.copy()
-        table.place(second)
+        table.apply(second)
         singles = []
         for value in range(10):
             actions, level = table.placement_levels(value)
@@ -65,7 +66,7 @@ def test_relaxation_bounds_every_play_and_pair_cuts_only_tighten() -> None:
         plain = oracle.relaxation_bound(list(deal.cards), pair_cuts=False, time_limit=20)
         cut = oracle.relaxation_bound(list(deal.cards), time_limit=20)
         plan, score = oracle.beam_plan(deal, 20, width=4, per_table=4, per_level=3)
-        assert replay(deal, plan, 20).score == score <= cut <= plain
+        assert replay(Nmbr9Rules(grid=20), deal, plan).score == score <= cut <= plain
         # Stopped before its first solution, the solver reports a bound of 0: never used.
         assert oracle.relaxation_bound(list(deal.cards), time_limit=0.01) >= cut
     assert oracle.free_relaxation_bound(Variant(4, 1, 5), time_limit=10) <= oracle.free_relaxation_bound(
@@ -132,7 +133,7 @@ def test_relaxation_bounds_every_play_of_random_small_deals() -> None:
     for deal, grid, levels in _instances(0, 300):
         exact = search.solve_known(deal, grid, levels)
         assert exact.optimal
-        discards += replay(deal, exact.plan, grid, levels).discarded > 0
+        discards += replay(Nmbr9Rules(grid=grid, levels=levels), deal, exact.plan).discarded > 0
         values = list(deal.cards)
         for cuts in (True, False):
             assert oracle.relaxation_bound(values, levels, time_limit=5, pair_cuts=cuts) >= exact.score, (

@@ -8,7 +8,15 @@ import json
 import pytest
 from test_nmbr9_oracle import exhaustive
 
-from tabletop_gym.envs.nmbr9.rules import Deal, Nmbr9State, Variant, decode_action, encode_action, replay
+from tabletop_gym.envs.nmbr9.rules import (
+    Deal,
+    Nmbr9Rules,
+    Nmbr9State,
+    Variant,
+    decode_action,
+    encode_action,
+    replay,
+)
 from tabletop_gym.training.cli import main
 
 
@@ -30,7 +38,7 @@ def test_solve_proves_a_small_deal_and_prints_a_plan_that_replays(capsys) -> Non
     out = capsys.readouterr().out
     truth = exhaustive(Deal((1, 2, 7, 7)), 6)
     assert f"score    {truth} (proven optimal)" in out
-    state = replay(Deal((1, 2, 7, 7)), _plan(out, 6), 6)
+    state = replay(Nmbr9Rules(grid=6), Deal((1, 2, 7, 7)), _plan(out, 6))
     assert state.score == truth and state.done and not state.discarded
 
 
@@ -40,7 +48,7 @@ def test_solve_free_draft(capsys) -> None:
     assert "free draft F-2-1-3" in out and "proven optimal" in out
     words = out.split("plan")[1].split("(")[0].split()
     deal = Deal(tuple(int(w.split("@")[0]) for w in words))
-    state = replay(deal, _plan(out, 5), 5)
+    state = replay(Nmbr9Rules(grid=5), deal, _plan(out, 5))
     assert f"score    {state.score} " in out
 
 
@@ -116,7 +124,7 @@ def test_free_draft_whose_best_play_discards_is_not_falsely_proven(capsys) -> No
     assert "score    4 (proven optimal)" in out
     words = out.split("plan")[1].split("(")[0].split()
     deal = Deal(tuple(int(w.split("@")[0]) for w in words))
-    state = replay(deal, _plan(out, 5), 5, 3)
+    state = replay(Nmbr9Rules(grid=5, levels=3), deal, _plan(out, 5))
     assert state.done and state.score == 4 and state.discarded == 1
 
 
@@ -126,7 +134,7 @@ def test_solve_with_a_card_the_model_must_not_leave_out_prints_the_optimum(capsy
     assert main([*args, "--time-limit", "20"]) == 0
     out = capsys.readouterr().out
     assert "score    6 (proven optimal)" in out
-    state = replay(Deal((1, 7, 6, 9, 5, 2)), _plan(out, 5), 5, 3)
+    state = replay(Nmbr9Rules(grid=5, levels=3), Deal((1, 7, 6, 9, 5, 2)), _plan(out, 5))
     assert state.done and state.score == 6
     assert out.split("plan")[1].split().count("discarded") == state.discarded
 
@@ -177,8 +185,8 @@ def test_play_a_whole_game_in_the_terminal(monkeypatch, capsys) -> None:
     moves = []
     while not state.done:
         moves.append(state.legal_actions()[-1])
-        state.place(moves[-1])
-    after_first = replay(deal, moves[:1], grid)
+        state.apply(moves[-1])
+    after_first = replay(Nmbr9Rules(grid=grid), deal, moves[:1])
     illegal = next(a for a in range(grid * grid) if not after_first.action_mask()[a])
     answers = [
         "hello",
@@ -262,3 +270,21 @@ def test_bench_runs_small_and_writes_json(tmp_path, capsys) -> None:
     assert 0 < free["best_found"] <= free["bound"]
     assert report["env_steps_per_second"]["median"] > 0 and report["peak_rss_mb"] > 0
     assert Variant.parse("9-2-20") == Variant()
+
+
+def test_settings_are_read_by_field_name_once() -> None:
+    from tabletop_gym.oracles.nmbr9.limits import Nmbr9Limits
+    from tabletop_gym.training.games import get_game
+    from tabletop_gym.training.games.nmbr9 import Nmbr9Settings
+
+    spec = get_game("nmbr9")
+    # A suite's stored settings (names of the fields; others, such as a command's, are ignored).
+    settings = spec.read({"variant": "9-2-5", "grid": 7, "levels": 2, "time_limit": 8.0, "steps": 9})
+    assert settings.rules == Nmbr9Rules(Variant(9, 2, 5), 7, 2)
+    assert settings.limits == Nmbr9Limits(time_limit=8.0)
+    assert spec.env_kwargs(settings) == {"max_value": 9, "copies": 2, "cards": 5, "grid": 7, "levels": 2}
+    assert spec.read({}) == Nmbr9Settings() and Nmbr9Settings().rules.grid == 20
+    with pytest.raises(ValueError, match="--model-grid 12 must be at most --grid 8"):
+        spec.read({"grid": 8, "model_grid": 12})
+    with pytest.raises(ValueError, match="time_limit"):
+        spec.read({"time_limit": 0.0})

@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
 from tabletop_gym.envs.nmbr9.env import Nmbr9Env
-from tabletop_gym.envs.nmbr9.rules import Variant, parse_deal, replay
+from tabletop_gym.envs.nmbr9.rules import Nmbr9Rules, Variant, parse_deal, replay
 
 
 def test_check_env() -> None:
@@ -48,7 +48,7 @@ def test_episode_rewards_sum_to_score_and_replay() -> None:
     assert total == info["score"]
     assert obs["card"][0] == -1 and not info["action_mask"].any()
     # The episode replays through the engine from its deal string alone.
-    state = replay(parse_deal(info["deal"]), plan, 14)
+    state = replay(Nmbr9Rules(grid=14), parse_deal(info["deal"]), plan)
     assert state.score == info["score"]
     # The observation is the engine's board.
     assert np.array_equal(obs["height"], state.height)
@@ -153,3 +153,23 @@ def test_the_action_model_predict_returns_is_accepted() -> None:
     _, _, _, _, info = env.step(action)
     assert info["turn"] == 1
 
+
+
+def test_score_plan_is_the_episode_score_of_the_environment_with_those_arguments() -> None:
+    from tabletop_gym.envs.nmbr9.env import score_plan
+
+    kwargs = {"max_value": 6, "copies": 2, "cards": 6, "grid": 6, "levels": 2}
+    env = Nmbr9Env(**kwargs, reveal_deal=True)
+    rng = np.random.default_rng(3)
+    _, info = env.reset(seed=3)
+    deal, plan, total, done = info["deal"], [], 0.0, False
+    while not done:
+        plan.append(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        _, reward, done, _, info = env.step(plan[-1])
+        total += reward
+    assert score_plan(deal, plan, **kwargs) == total == info["score"]
+    assert score_plan(deal, plan, **kwargs, render_mode="ansi", reveal_deal=True) == total
+    with pytest.raises(ValueError, match="stops before every card is placed"):
+        score_plan(deal, plan[:-1], **kwargs)
+    with pytest.raises(InvalidDealError):  # the deal is read as one of the environment's variant
+        score_plan(deal, plan, **{**kwargs, "cards": 5})

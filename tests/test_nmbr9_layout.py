@@ -6,14 +6,14 @@ import itertools
 
 import pytest
 
-from tabletop_gym.envs.nmbr9.rules import Deal, Variant, replay
+from tabletop_gym.envs.nmbr9.rules import Deal, Nmbr9Rules, Variant, replay
 from tabletop_gym.oracles import nmbr9 as oracle
 from tabletop_gym.oracles.nmbr9 import layout, search
 from tabletop_gym.oracles.nmbr9.common import _Work
 
 
 def _replayed(plan: list[tuple[int, int]], grid: int, levels: int | None = None):
-    return replay(Deal(tuple(v for v, _ in plan)), [a for _, a in plan], grid, levels)
+    return replay(Nmbr9Rules(grid=grid, levels=levels), Deal(tuple(v for v, _ in plan)), [a for _, a in plan])
 
 
 @pytest.mark.parametrize(("tiles", "depth"), [(20, 6), (20, 7), (12, 4), (5, 3)])

@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from tabletop_gym.core import OracleCache
-from tabletop_gym.envs.nmbr9.rules import Deal, Nmbr9State, Variant, parse_deal, random_deal, replay
+from tabletop_gym.envs.nmbr9.rules import (
+    Deal,
+    Nmbr9Rules,
+    Nmbr9State,
+    Variant,
+    parse_deal,
+    random_deal,
+    replay,
+)
 from tabletop_gym.oracles import nmbr9 as oracle
 from tabletop_gym.oracles.nmbr9 import search
 from tabletop_gym.oracles.nmbr9.bounds import _level_cap
@@ -34,7 +42,7 @@ def exhaustive(deal: Deal, grid: int, levels: int | None = None) -> int:
         result = -1
         for action in state.legal_actions():
             child = state.copy()
-            points = child.place(action)
+            points = child.apply(action)
             rest = best(child)
             if rest >= 0:
                 result = max(result, points + rest)
@@ -88,14 +96,14 @@ def test_plan_found_on_a_small_model_grid_replays_on_the_big_grid() -> None:
     result = oracle.solve(deal, grid=20, time_limit=1, model_grid=12, model_levels=3)
     assert oracle.check(deal, result, 20)
     assert result.bound == result.stats["relaxation_bound"] >= result.score
-    state = replay(deal, result.plan, 20)
+    state = replay(Nmbr9Rules(grid=20), deal, result.plan)
     assert state.score == result.score and not state.discarded
 
 
 def test_greedy_plan_is_a_lower_bound_and_relaxation_an_upper_bound() -> None:
     deal = parse_deal("90817263549081726354")
     plan = oracle.greedy_plan(deal, 20)
-    greedy = replay(deal, plan, 20).score
+    greedy = replay(Nmbr9Rules(grid=20), deal, plan).score
     assert greedy <= oracle.relaxation_bound(list(deal.cards))
 
 
@@ -228,7 +236,7 @@ def test_best_play_that_needs_a_discard_is_found_and_proven(
     result = oracle.solve(deal, grid=grid, levels=levels, time_limit=30, exact_search=False)
     assert result.optimal and result.score == best
     assert oracle.check(deal, result, grid, levels)
-    assert replay(deal, result.plan, grid, levels).discarded >= 1
+    assert replay(Nmbr9Rules(grid=grid, levels=levels), deal, result.plan).discarded >= 1
 
 
 def test_solve_depends_on_its_arguments_not_on_the_clock(monkeypatch) -> None:
@@ -271,7 +279,7 @@ def test_placement_model_alone_has_the_exact_optimum_where_cards_are_discarded()
         cards, grid, levels = int(rng.integers(3, 7)), int(rng.integers(4, 7)), int(rng.integers(2, 4))
         deal = random_deal(int(rng.integers(0, 10**6)), Variant(9, 2, cards))
         exact = search.solve_known(deal, grid, levels)
-        if not replay(deal, exact.plan, grid, levels).discarded:
+        if not replay(Nmbr9Rules(grid=grid, levels=levels), deal, exact.plan).discarded:
             continue  # only deals whose best play discards a card
         checked += 1
         cap = _level_cap(cards, levels)
@@ -296,7 +304,7 @@ def test_small_deals_are_proven_by_the_exact_search_first(cards, grid, levels, b
     deal = Deal(tuple(int(c) for c in cards))
     result = oracle.solve(deal, grid=grid, levels=levels, time_limit=5)
     assert result.optimal and result.score == best and result.stats["method"] == "exact search"
-    assert replay(deal, result.plan, grid, levels).score == best
+    assert replay(Nmbr9Rules(grid=grid, levels=levels), deal, result.plan).score == best
     if len(cards) <= 4:
         assert exhaustive(deal, grid, levels) == best
 

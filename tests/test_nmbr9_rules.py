@@ -9,6 +9,7 @@ from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealErro
 from tabletop_gym.envs.nmbr9.rules import (
     TILE_ROWS,
     Deal,
+    Nmbr9Rules,
     Nmbr9State,
     Variant,
     decode_action,
@@ -111,7 +112,7 @@ def test_first_tile_goes_anywhere_on_the_grid() -> None:
 
 def test_level0_must_touch_an_edge_not_a_corner() -> None:
     s = state("99")
-    s.place(act(0, 0, 0))  # 9 upright in the top-left corner: rows 0-3, cols 0-2
+    s.apply(act(0, 0, 0))  # 9 upright in the top-left corner: rows 0-3, cols 0-2
     mask = s.action_mask()
     assert mask[act(0, 0, 3)]  # right next to it, sharing edges
     assert not mask[act(0, 4, 4)]  # far away: no shared edge
@@ -121,67 +122,67 @@ def test_level0_must_touch_an_edge_not_a_corner() -> None:
     assert (4, 2) in cells and (4, 1) not in cells and (3, 2) not in cells
     assert not mask[diagonal]
     with pytest.raises(IllegalActionError, match="share an edge"):
-        s.copy().place(diagonal)
+        s.copy().apply(diagonal)
 
 
 def test_level0_cannot_overlap() -> None:
     s = state("99")
-    s.place(act(0, 0, 0))
+    s.apply(act(0, 0, 0))
     assert not s.action_mask()[act(0, 1, 1)]  # half on the 9, half on the table
 
 
 def test_upper_tile_must_rest_on_two_tiles() -> None:
     s = state("999")
-    s.place(act(0, 0, 0))
-    s.place(act(0, 0, 3))
+    s.apply(act(0, 0, 0))
+    s.apply(act(0, 0, 3))
     assert not s.action_mask()[act(0, 0, 0)]  # exactly on one 9
     with pytest.raises(IllegalActionError, match="two different tiles"):
-        s.copy().place(act(0, 0, 0))
+        s.copy().apply(act(0, 0, 0))
     # Straddling both 9s: rows 0-1 are full (###|###); a 9 turned once (####/####/..##) at col 1
     # covers (0..1, 1..4) and (2, 3..4), all on the second 9's foot or the two top rows.
     straddle = act(1, 0, 1)
     assert {s.top[r, c] for r, c in footprint(9, straddle, G)} == {0, 1}
     assert all(s.height[r, c] == 1 for r, c in footprint(9, straddle, G))
     assert s.action_mask()[straddle]
-    assert s.place(straddle) == 9  # level 1
+    assert s.apply(straddle) == 9  # level 1
 
 
 def test_upper_tile_cannot_overhang() -> None:
     s = state("995")
-    s.place(act(0, 0, 0))
-    s.place(act(0, 0, 3))
+    s.apply(act(0, 0, 0))
+    s.apply(act(0, 0, 3))
     # A 5 (###,###,..#,###) at row 1, col 2 covers (2,2), which is empty (the 9's foot is ##.)
     overhang = act(0, 1, 2)
     heights = {int(s.height[r, c]) for r, c in footprint(5, overhang, G)}
     assert heights == {0, 1}
     assert not s.action_mask()[overhang]
     with pytest.raises(IllegalActionError, match="different heights"):
-        s.copy().place(overhang)
+        s.copy().apply(overhang)
 
 
 def test_upper_tile_cannot_rest_over_the_hole_of_a_zero() -> None:
     # Two 0s side by side: a 1 (##, .#, .#, .#) whose stem goes down the hole of the left 0 is unsupported.
     s = state("001")
-    s.place(act(0, 0, 0))
-    s.place(act(0, 0, 3))
+    s.apply(act(0, 0, 0))
+    s.apply(act(0, 0, 3))
     over_hole = act(0, 0, 0)  # the 1's stem at col 1, rows 1-3: (1,1) and (2,1) are the hole
     assert s.height[1, 1] == 0 and s.height[2, 1] == 0
     assert not s.action_mask()[over_hole]
     # The 1 turned once (...# / ####) lying along the bottom row straddles both 0s: legal.
     assert picture(set(tile_rotations(1)[1])) == ["...#", "####"]
     assert s.action_mask()[act(1, 2, 2)]
-    assert s.place(act(1, 2, 2)) == 1
+    assert s.apply(act(1, 2, 2)) == 1
 
 
 def test_second_tile_of_a_level_must_touch_the_first() -> None:
     s = state("999991")
-    s.place(act(1, 0, 0))  # 9 turned once: 3 rows x 4 cols
-    s.place(act(1, 0, 4))
-    s.place(act(1, 3, 0))
-    s.place(act(1, 3, 4))
+    s.apply(act(1, 0, 0))  # 9 turned once: 3 rows x 4 cols
+    s.apply(act(1, 0, 4))
+    s.apply(act(1, 3, 0))
+    s.apply(act(1, 3, 4))
     # Level 0 is now a solid-ish 6x8 block. First level-1 tile needs no neighbour on level 1.
     first = next(a for a in s.legal_actions() if s.level_of(a) == 1)
-    s.place(first)
+    s.apply(first)
     level1 = {a: s.level_of(a) for a in s.legal_actions()}
     assert all(v in (0, 1) for v in level1.values())
     cells_first = set(footprint(9, first, G))
@@ -203,17 +204,17 @@ def test_second_tile_of_a_level_must_touch_the_first() -> None:
 
 def test_level_limit() -> None:
     s = state("999", levels=1)
-    s.place(act(0, 0, 0))
-    s.place(act(0, 0, 3))
+    s.apply(act(0, 0, 0))
+    s.apply(act(0, 0, 3))
     assert all(s.level_of(a) == 0 for a in s.legal_actions())
     with pytest.raises(IllegalActionError, match="level limit"):
-        s.place(act(1, 0, 1))  # the straddle that is legal without the limit
+        s.apply(act(1, 0, 1))  # the straddle that is legal without the limit
 
 
 def test_tile_with_no_placement_is_discarded() -> None:
     # On a 4x4 grid a 0 fills three columns; the 1 needs two columns side by side and cannot go up.
     s = Nmbr9State(Deal((0, 1, 9)), grid=4)
-    s.place(encode_action(0, 0, 0, 4))
+    s.apply(encode_action(0, 0, 0, 4))
     assert s.done and s.discarded == 2 and s.placements[1:] == [None, None]
     assert s.score == 0
 
@@ -221,17 +222,17 @@ def test_tile_with_no_placement_is_discarded() -> None:
 def test_illegal_and_finished() -> None:
     s = state("9")
     with pytest.raises(IllegalActionError) as err:
-        s.place(act(0, G - 1, G - 1))
+        s.apply(act(0, G - 1, G - 1))
     assert err.value.action == act(0, G - 1, G - 1) and len(err.value.legal) == int(s.action_mask().sum())
     with pytest.raises(IllegalActionError):
-        s.place(-1)
+        s.apply(-1)
     with pytest.raises(IllegalActionError):
-        s.place(4 * G * G)
+        s.apply(4 * G * G)
     with pytest.raises(IllegalActionError, match="half turn"):
-        state("8").place(act(2, 0, 0))
-    s.place(act(0, 0, 0))
+        state("8").apply(act(2, 0, 0))
+    s.apply(act(0, 0, 0))
     with pytest.raises(GameOverError):
-        s.place(act(0, 0, 3))
+        s.apply(act(0, 0, 3))
 
 
 # --- scoring and replay ---------------------------------------------------------------------------
@@ -239,15 +240,15 @@ def test_illegal_and_finished() -> None:
 
 def test_score_is_value_times_level() -> None:
     s = state("9987")
-    s.place(act(0, 0, 0))
-    s.place(act(0, 0, 3))
+    s.apply(act(0, 0, 0))
+    s.apply(act(0, 0, 3))
     up = next(a for a in s.legal_actions() if s.level_of(a) == 1)
     flat = next(a for a in s.legal_actions() if s.level_of(a) == 0)
-    assert s.copy().place(flat) == 0
+    assert s.copy().apply(flat) == 0
     assert s.points_if_placed(up) == 8
-    assert s.place(up) == 8
+    assert s.apply(up) == 8
     assert s.score == 8 and s.placements[-1].level == 1
-    s.place(next(a for a in s.legal_actions() if s.level_of(a) == 0))
+    s.apply(next(a for a in s.legal_actions() if s.level_of(a) == 0))
     assert s.score == 8 and s.done
 
 
@@ -258,7 +259,7 @@ def test_random_plays_match_an_independent_slow_checker() -> None:
         s = Nmbr9State(random_deal(game, Variant(9, 2, 12)), grid)
         while not s.done:
             assert np.array_equal(s.action_mask(), _slow_mask(s)), (game, s.turn)
-            s.place(int(rng.choice(s.legal_actions())))
+            s.apply(int(rng.choice(s.legal_actions())))
         # Heights are the number of tiles covering each cell; score is the sum of value x level.
         cover = np.zeros((grid, grid), dtype=int)
         for p in s.placements:
@@ -307,11 +308,11 @@ def test_replay_and_translate() -> None:
     rng = np.random.default_rng(0)
     s = Nmbr9State(deal, 10)
     while not s.done:
-        s.place(int(rng.choice(s.legal_actions())))
+        s.apply(int(rng.choice(s.legal_actions())))
     plan = [p.action for p in s.placements if p is not None]  # discarded cards have no action
-    assert replay(deal, plan, 10).score == s.score
+    assert replay(Nmbr9Rules(grid=10), deal, plan).score == s.score
     moved = translate_plan(deal, plan, 10, 16)
-    assert replay(deal, moved, 16).score == s.score
+    assert replay(Nmbr9Rules(grid=16), deal, moved).score == s.score
 
 
 # --- deals and variants -----------------------------------------------------------------------------
@@ -393,7 +394,7 @@ def test_deal_errors_quote_a_bounded_prefix() -> None:
 
 def test_render_has_coordinates_and_a_legend() -> None:
     s = state("3", grid=12)
-    s.place(encode_action(0, 8, 9, 12))
+    s.apply(encode_action(0, 8, 9, 12))
     lines = s.render().splitlines()
     assert lines[1].split() == ["11", "11"] and "012345678901" in lines[2]  # column numbers: tens, then units
     row8 = next(line for line in lines if line.startswith(" 8 ")).split()

@@ -13,7 +13,15 @@ import itertools
 import numpy as np
 import pytest
 
-from tabletop_gym.envs.nmbr9.rules import Deal, Nmbr9State, Variant, parse_deal, random_deal, replay
+from tabletop_gym.envs.nmbr9.rules import (
+    Deal,
+    Nmbr9Rules,
+    Nmbr9State,
+    Variant,
+    parse_deal,
+    random_deal,
+    replay,
+)
 from tabletop_gym.oracles import nmbr9 as cpsat_oracle
 from tabletop_gym.oracles.nmbr9 import search
 
@@ -31,7 +39,7 @@ def brute_known(deal: Deal, grid: int, levels: int | None) -> int:
         result = -1
         for action in state.legal_actions():
             child = state.copy()
-            child.place(action)
+            child.apply(action)
             result = max(result, best(child))
         return result
 
@@ -53,7 +61,7 @@ def free_by_orders(variant: Variant, grid: int, levels: int | None) -> int:
 
 def assert_known_result(deal: Deal, result, grid: int, levels: int | None) -> None:
     """The plan is a play of the deal worth the score (the engine replays it)."""
-    state = replay(deal, result.plan, grid, levels)
+    state = replay(Nmbr9Rules(grid=grid, levels=levels), deal, result.plan)
     assert state.done and state.score == result.score <= result.bound
 
 
@@ -152,7 +160,7 @@ def test_random_instances_cover_discards_and_level_two() -> None:
     for kind in _SHAPES:
         for deal, grid, levels in _known_instances(kind):
             result = search.solve_known(deal, grid, levels)
-            state = replay(deal, result.plan, grid, levels)
+            state = replay(Nmbr9Rules(grid=grid, levels=levels), deal, result.plan)
             discards += state.discarded > 0
             level_two += any(p is not None and p.level >= 2 for p in state.placements)
     assert discards >= 100 and level_two >= 15

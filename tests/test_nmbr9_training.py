@@ -47,9 +47,9 @@ def test_the_demo_runs_at_its_own_settings_which_the_oracle_serves(tmp_path, cap
     assert args.time_limit <= 10 and args.steps <= 100_000 and args.episodes <= 50
     # The first demo deal is proven optimal at once (its best plan meets the relaxation bound).
     spec = get_game("nmbr9")
-    env_id, kwargs = spec.environment(args)
+    env_id, kwargs = spec.environment(spec.read(args))
     _, info = gym.make(env_id, **kwargs, reveal_deal=True).reset(seed=0)  # the draw order, on request
-    assert spec.oracle(info["deal"], args).optimal
+    assert spec.oracle(info["deal"], spec.read(args)).optimal
     out = tmp_path / "demo"
     tiny = ["--steps", "300", "--n-envs", "2", "--episodes", "2", "--seed", "0", "--no-progress"]
     assert main(["demo", "nmbr9", *tiny, "--out", str(out)]) == 0

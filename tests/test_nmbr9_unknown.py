@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from tabletop_gym.envs.nmbr9.rules import Deal, Nmbr9State, Variant, footprint, replay
+from tabletop_gym.envs.nmbr9.rules import Deal, Nmbr9Rules, Nmbr9State, Variant, footprint, replay
 from tabletop_gym.oracles.nmbr9 import search
 from tabletop_gym.oracles.nmbr9.policy import Nmbr9OptimalPolicyAgent
 from tabletop_gym.oracles.nmbr9.unknown import (
@@ -35,13 +35,13 @@ def brute_force(variant: Variant, grid: int, levels: int | None) -> tuple[Fracti
             p = Fraction(left.count(v), len(left))
             rest = list(left)
             rest.remove(v)
-            state = replay(Deal(drawn + (v,)), list(actions), grid, levels)
+            state = replay(Nmbr9Rules(grid=grid, levels=levels), Deal(drawn + (v,)), list(actions))
             if state.done:  # it fits nowhere: discarded
                 e, g = value(drawn + (v,), actions, rest)
             else:
                 options = []
                 for a in np.flatnonzero(state.action_mask()):
-                    points = state.copy().place(int(a))
+                    points = state.copy().apply(int(a))
                     ce, cg = value(drawn + (v,), actions + (int(a),), rest)
                     options.append((points + ce, points + cg))
                 e, g = max(o[0] for o in options), max(o[1] for o in options)
@@ -116,8 +116,8 @@ def test_board_key_is_the_same_for_a_turned_board() -> None:
             legal = np.flatnonzero(turned.action_mask())
             match = [a for a in legal if set(footprint(turned.card, a, grid)) == cells]
             assert len(match) == 1
-            state.place(action)
-            turned.place(int(match[0]))
+            state.apply(action)
+            turned.apply(int(match[0]))
         assert board_key(state) == board_key(turned) and state.score == turned.score
 
 

@@ -7,6 +7,7 @@ import json
 import math
 import random
 from collections import Counter
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -22,7 +23,7 @@ from tabletop_gym.agents.probe import (
     choose_move,
     probe_search,
 )
-from tabletop_gym.envs.cribbage.rules import parse_deal, random_deal, replay
+from tabletop_gym.envs.cribbage.rules import CribbageRules, parse_deal, random_deal, replay
 from tabletop_gym.training.cli import main
 from tabletop_gym.training.evaluate import play_episode
 from tabletop_gym.training.games import get_game
@@ -70,7 +71,7 @@ def test_more_probes_are_never_worse_and_a_short_run_is_the_start_of_a_long_one(
 def test_the_played_game_replays_in_the_engine_to_its_score() -> None:
     for deal in DEALS:
         result = probe_search(PROBE_RULES, deal, 0.7, 40, seed=2)
-        state = replay(parse_deal(deal), result.plan)
+        state = replay(CribbageRules(), parse_deal(deal), result.plan)
         assert state.done and state.score == result.score
 
 
@@ -179,10 +180,19 @@ def test_evaluate_cribbage_with_the_probe_agent(tmp_path, monkeypatch, capsys) -
 
 def test_the_registered_factory_reads_the_options_and_defaults_without_them() -> None:
     spec = get_game("cribbage")
-    agent = spec.agents["probe"](argparse.Namespace(probe_weight=0.25, probes=7))
+    agent = spec.agents["probe"](spec.read(argparse.Namespace(probe_weight=0.25, probes=7)))
     assert (agent.weight, agent.probes) == (0.25, 7)
-    default = spec.agents["probe"](argparse.Namespace())  # demo has no probe options
+    default = spec.agents["probe"](spec.read(argparse.Namespace()))  # demo has no probe options
     assert 0 < default.weight <= 1 and default.probes >= 1
+
+
+def test_cribbage_settings_are_read_by_field_name() -> None:
+    from tabletop_gym.training.games.cribbage import CribbageSettings
+
+    spec = get_game("cribbage")
+    settings = spec.read({"cache": Path("c"), "probes": 3, "horizon": 26})  # others' names are ignored
+    assert settings == CribbageSettings(cache=Path("c"), probes=3)
+    assert spec.read({}) == CribbageSettings() and CribbageSettings().cache is None
 
 
 def test_bench_reports_the_probe_curve_next_to_greedy(tmp_path, monkeypatch) -> None:
@@ -205,13 +215,13 @@ def test_bench_reports_the_probe_curve_next_to_greedy(tmp_path, monkeypatch) -> 
 def test_nmbr9_weight_one_is_its_greedy_bot_and_the_game_replays() -> None:
     spec = get_game("nmbr9")
     args = argparse.Namespace(variant="9-2-5", grid=7, levels=2, probe_weight=1.0, probes=3)
-    kwargs = spec.env_kwargs(args)
+    kwargs = spec.env_kwargs(spec.read(args))
     for seed in range(3):
         actions, score, deal = _greedy_game(spec.env_id, Nmbr9GreedyAgent(), seed, **kwargs)
-        agent = spec.agents["probe"](args)
+        agent = spec.agents["probe"](spec.read(args))
         env = gym.make(spec.env_id, reveal_deal=True, **kwargs)
         episode = play_episode(env, agent, seed)
         assert list(agent.result.plan) == actions and episode.score == agent.result.score == score
         # With a real coin the best game still replays in the environment to the score it reports.
-        agent = spec.agents["probe"](argparse.Namespace(**{**vars(args), "probe_weight": 0.5}))
+        agent = spec.agents["probe"](spec.read(argparse.Namespace(**{**vars(args), "probe_weight": 0.5})))
         assert play_episode(env, agent, seed).score == agent.result.score

@@ -18,7 +18,7 @@ import gymnasium as gym
 import pytest
 
 from tabletop_gym.core import OracleCache, OracleResult
-from tabletop_gym.envs.nmbr9.rules import Variant, random_deal, replay
+from tabletop_gym.envs.nmbr9.rules import Nmbr9Rules, Variant, random_deal, replay
 from tabletop_gym.training.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,7 +101,7 @@ def _greedy_answer(deal, grid, levels, time_limit, model_grid) -> OracleResult: 
     from tabletop_gym.oracles.nmbr9.beam import greedy_plan
 
     plan = tuple(greedy_plan(deal, grid, levels))
-    return OracleResult(replay(deal, plan, grid, levels).score, 45, plan)
+    return OracleResult(replay(Nmbr9Rules(grid=grid, levels=levels), deal, plan).score, 45, plan)
 
 
 def test_a_cached_solve_loads_no_solver(tmp_path, monkeypatch) -> None:

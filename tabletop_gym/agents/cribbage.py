@@ -65,7 +65,7 @@ PROBE_RULES: ProbeRules[CribbageState] = ProbeRules(
     start=_start,
     legal=lambda state: state.action_mask(),  # a fresh array each call: the walk may clear moves in it
     best=greedy_pile,
-    play=lambda state, pile: state.play(pile),
+    play=lambda state, pile: state.apply(pile),
     done=lambda state: state.done,
     score=lambda state: state.score,
 )

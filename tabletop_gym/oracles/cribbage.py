@@ -38,7 +38,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from tabletop_gym.core import OracleCache, OracleResult, call_kernel
-from tabletop_gym.envs.cribbage.rules import NUM_PILES, Deal, parse_deal, replay, value_of
+from tabletop_gym.envs.cribbage.rules import NUM_PILES, CribbageRules, Deal, parse_deal, replay, value_of
 
 GAME = "cribbage"
 _BASE = 14  # positions per pile: 0..13 cards played
@@ -423,7 +423,7 @@ def solve(deal: Deal | str, pile_size: int | None = None, threads: int | None = 
             h[pile] += 1
     seconds = time.perf_counter() - start
     optimum = int(value[0])
-    final = replay(deal, plan)
+    final = replay(CribbageRules(), deal, plan)
     if final.score != optimum:
         raise AssertionError(
             f"oracle kernel claims {optimum} but its plan replays to {final.score} on {deal}"
@@ -467,7 +467,7 @@ def _as_deal(deal: Deal | str, pile_size: int | None) -> Deal:
 def check(deal: Deal | str, result: OracleResult) -> bool:
     """True if ``result``'s plan replays through the engine to its score and claims optimality."""
     try:
-        state = replay(_as_deal(deal, None), result.plan)
+        state = replay(CribbageRules(), _as_deal(deal, None), result.plan)
     except (ValueError, RuntimeError, TypeError):
         return False
     return state.done and state.score == result.score and result.optimal

@@ -24,11 +24,11 @@ user-built, and ``load`` finds it by id when the package ships none of that id.
 """
 
 from tabletop_gym.suites.checking import (
-    REPLAY,
     confirm_plan,
     deal_of_seed,
     oracle_revision,
     presentation_options,
+    replay_score,
     rules_kwargs,
 )
 from tabletop_gym.suites.definitions import SuiteDefinition, SuiteError, split_id
@@ -46,7 +46,7 @@ from tabletop_gym.suites.storage import (
 
 __all__ = [
     "FORMAT",
-    "REPLAY",
+    "replay_score",
     "SuiteError",
     "SuiteDefinition",
     "SuiteEntry",

@@ -4,7 +4,7 @@ states, every deal accepted by the environment, and the oracle's revision on eve
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -45,42 +45,12 @@ def oracle_revision(game: str) -> str:
     return f"{text}, {game} oracle revision {revision}" if revision is not None else text
 
 
-def _replay_cribbage(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
-    from tabletop_gym.envs.cribbage.rules import parse_deal, replay
-
-    state = replay(parse_deal(deal), plan)
-    if not state.done:
-        raise ValueError("the plan stops before the game ends")
-    return float(state.score)
-
-
-def _replay_dominion(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
-    from tabletop_gym.envs.dominion.env import score_plan
-
-    return score_plan(deal, plan, **kwargs)
-
-
-def _replay_nmbr9(kwargs: dict[str, Any], deal: str, plan: Sequence[Any]) -> float:
-    from tabletop_gym.envs.nmbr9.rules import Variant, parse_deal, replay
-
-    variant = Variant(kwargs["max_value"], kwargs["copies"], kwargs["cards"])
-    state = replay(parse_deal(deal, variant), plan, kwargs["grid"], kwargs.get("levels"))
-    if not state.done:
-        raise ValueError("the plan stops before every card is placed")
-    return float(state.score)
-
-
-REPLAY: dict[str, Callable[[dict[str, Any], str, Sequence[Any]], float]] = {
-    "cribbage": _replay_cribbage,
-    "war": lambda kwargs, deal, plan: importlib.import_module("tabletop_gym.envs.war.env").score_plan(
-        deal, plan, **kwargs
-    ),
-    "dominion": _replay_dominion,
-    "nmbr9": _replay_nmbr9,
-    "modern_art": lambda kwargs, deal, plan: importlib.import_module(
-        "tabletop_gym.envs.modern_art.env"
-    ).score_plan(deal, plan, **kwargs),
-}
+def replay_score(game: str, kwargs: Mapping[str, Any], deal: str, plan: Sequence[Any]) -> float:
+    """The score the game's environment, made with ``kwargs``, gives ``plan`` on ``deal``: the
+    ``score_plan`` of ``envs/<game>/env.py``, which plays the plan through the engine's one ``replay``.
+    Raises (ValueError and the engine's errors) where the plan is illegal or stops early."""
+    module = importlib.import_module(f"tabletop_gym.envs.{game}.env")
+    return float(module.score_plan(deal, plan, **dict(kwargs)))
 
 
 def deal_of_seed(env: gym.Env, seed: int) -> str:
@@ -93,7 +63,7 @@ def confirm_plan(game: str, kwargs: dict[str, Any], deal: str, result: OracleRes
     """Replay an oracle result's plan through the game's engine (environment keyword arguments
     ``kwargs``); an AssertionError naming ``where`` unless it reaches the score the result states.
     Suites and batch solving store nothing the engine does not confirm."""
-    score = float(REPLAY[game](kwargs, deal, result.plan))
+    score = replay_score(game, kwargs, deal, result.plan)
     if score != result.score:
         raise AssertionError(f"oracle plan of {where} replays to {score}, not {result.score}")
 
@@ -103,7 +73,6 @@ def check_entries(
 ) -> None:
     """Every deal through the environment's own parser, every plan through the engine."""
     env = gym.make(env_id, **{k: as_tuple(v) if k == "deals" else v for k, v in kwargs.items()})
-    replay = REPLAY[game]
     try:
         for i, entry in enumerate(entries):
             where = f"suite {suite_id}: entry {i} (seed {entry.seed})"
@@ -112,7 +81,7 @@ def check_entries(
             except (ValueError, TypeError) as error:
                 raise SuiteError(f"{where}: the environment refuses its deal: {error}") from None
             try:
-                score = replay(kwargs, entry.deal, entry.plan)
+                score = replay_score(game, kwargs, entry.deal, entry.plan)
             except (ValueError, TypeError, RuntimeError, IndexError, KeyError) as error:
                 raise SuiteError(f"{where}: its plan no longer replays through the engine: {error}") from None
             if score != entry.score:

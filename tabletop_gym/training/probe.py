@@ -1,22 +1,14 @@
-"""The probe agent on the command line: its options (``--probe-weight``, ``--probes``) and the agent
-they make. The search itself is ``tabletop_gym.agents.probe``; its numbers' ranges are checked there
+"""The probe agent on the command line: its options (``--probe-weight``, ``--probes``), which each
+game's settings hold as ``probe_weight`` and ``probes`` (its agent factory makes the agent from
+them). The search itself is ``tabletop_gym.agents.probe``; its numbers' ranges are checked there
 too, so the command line and the API refuse the same values."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from tabletop_gym.agents.probe import DEFAULT_PROBES, DEFAULT_WEIGHT, MAX_PROBES, ProbeAgent, ProbeRules
+from tabletop_gym.agents.probe import DEFAULT_PROBES, DEFAULT_WEIGHT, MAX_PROBES
 from tabletop_gym.training.arguments import float_arg, int_arg
-
-
-def probe_agent(rules: ProbeRules[Any], args: argparse.Namespace) -> ProbeAgent:
-    """The probe agent with the command line's ``--probe-weight`` and ``--probes`` (the defaults
-    where a command has no such options, e.g. ``demo``)."""
-    return ProbeAgent(
-        rules, getattr(args, "probe_weight", DEFAULT_WEIGHT), getattr(args, "probes", DEFAULT_PROBES)
-    )
 
 
 def add_probe_arguments(parser: argparse.ArgumentParser, most: int | None = None) -> None:

@@ -23,12 +23,12 @@ from tqdm import tqdm
 
 from tabletop_gym.core import check_int, hold_output
 from tabletop_gym.suites.checking import (
-    REPLAY,
     check_entries,
     confirm_plan,
     deal_of_seed,
     oracle_revision,
     presentation_options,
+    replay_score,
     rules_kwargs,
 )
 from tabletop_gym.suites.definitions import SuiteDefinition, SuiteError, split_id
@@ -52,7 +52,7 @@ from tabletop_gym.training.games import game_names, get_game, suite_game
 __all__ = [
     # the layer below's public names, offered here too
     "FORMAT",
-    "REPLAY",
+    "replay_score",
     "Suite",
     "SuiteDefinition",
     "SuiteEntry",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -17,11 +18,13 @@ from tabletop_gym.envs.cribbage.rules import (
     PILE_SIZE,
     RANK_CHARS,
     STACK_LIMIT,
+    CribbageRules,
     CribbageState,
     Deal,
     check_pile_size,
     parse_deal,
     random_deal,
+    replay,
 )
 
 RECENT = 7  # runs are at most 7 cards long, pairs look back 3: older cards never score again
@@ -131,7 +134,7 @@ class CribbageEnv(TabletopEnv):
         if state.done:
             raise GameOverError("the episode has ended (all cards played); call reset()")
         pile = self._action_index(action)
-        points = state.play(pile)  # raises IllegalActionError for an illegal pile
+        points = state.apply(pile)  # raises IllegalActionError for an illegal pile
         row = pile * PILE_SIZE
         # The pile's remaining cards move up one place: its top card is always at column 0.
         self._obs[row : row + PILE_SIZE - 1] = self._obs[row + 1 : row + PILE_SIZE]
@@ -168,6 +171,23 @@ class CribbageEnv(TabletopEnv):
             "cards_played": state.played,
         }
         return self._add_deal(info, self._deal_text, state.done)
+
+
+def score_plan(
+    deal: str | Deal,
+    plan: Iterable[int],
+    pile_size: int = PILE_SIZE,
+    render_mode: str | None = None,
+    reveal_deal: bool = False,
+) -> float:
+    """The episode score that ``CribbageEnv(**env_kwargs)`` gives ``plan`` (pile indices) played on
+    ``deal``: the engine's replay of it, which must play every card. Raises ``IllegalActionError`` on
+    an illegal move and ``ValueError`` for a plan that stops early. (The arguments that only change
+    what is shown are accepted, so any environment's keyword arguments can be passed.)"""
+    state = replay(CribbageRules(), deal if isinstance(deal, Deal) else parse_deal(deal, pile_size), plan)
+    if not state.done:
+        raise ValueError("the plan stops before the game ends")
+    return state.scores()[0]
 
 
 def render_text(state: CribbageState) -> str:

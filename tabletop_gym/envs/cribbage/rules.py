@@ -4,6 +4,10 @@ The single source of the rules (docs/rules/cribbage.md): deals and deal strings,
 the forced-play / new-stack rule and the score of every card played. No Gymnasium here.
 
 Cards are ranks 1..13 (A..K); suits never matter. A deal is four piles, top card first.
+
+The engine contract every game's engine offers: ``CribbageRules`` (the rules' settings; solitaire
+Cribbage has none to set), ``CribbageState`` with ``legal_actions()``, ``apply(pile)``, ``done``,
+``copy()`` and ``scores()``, and ``replay(rules, deal, plan)``.
 """
 
 from __future__ import annotations
@@ -40,6 +44,13 @@ def rank_of(char: str) -> int:
 def value_of(rank: int) -> int:
     """The card's value for the stack total: face value, court cards count 10."""
     return rank if rank < 10 else 10
+
+
+@dataclass(frozen=True)
+class CribbageRules:
+    """The rules of solitaire Cribbage as the engine plays them. The game has no variant to choose:
+    the class exists so that every engine's ``replay`` reads ``(rules, deal, plan)``. (A smaller
+    deal, ``pile_size``, is a property of the deal, not of the rules.)"""
 
 
 @dataclass(frozen=True)
@@ -141,7 +152,7 @@ def score_card(stack: Sequence[int], total: int) -> int:
 class CribbageState:
     """A position: how many cards each pile has given, the current stack, the score so far.
 
-    ``play(pile)`` applies a move and returns its points. When no top card fits any more the stack
+    ``apply(pile)`` plays the pile's top card and returns its points. When no top card fits any more the stack
     is cleared at once, so in every position with cards left at least one move is legal.
     """
 
@@ -182,7 +193,8 @@ class CribbageState:
         top = self.top(pile)
         return top > 0 and self.total + value_of(top) <= STACK_LIMIT
 
-    def legal_piles(self) -> list[int]:
+    def legal_actions(self) -> list[int]:
+        """The piles whose top card fits on the stack, in pile order."""
         return [p for p in range(NUM_PILES) if self.is_legal(p)]
 
     def action_mask(self) -> np.ndarray:
@@ -195,14 +207,21 @@ class CribbageState:
         top = self.top(pile)
         return score_card(self.stack + [top], self.total + value_of(top))
 
-    def play(self, pile: int) -> int:
+    def scores(self) -> list[float]:
+        """The solitaire's one seat's score so far: ``[score]``."""
+        return [float(self.score)]
+
+    def apply(self, pile: int) -> int:
+        """Play the top card of ``pile``; returns the points it scores. Raises
+        ``IllegalActionError`` for a pile that is empty or whose card does not fit, ``GameOverError``
+        once every card is played."""
         if self.done:
             raise GameOverError("the game is over: all cards have been played")
         if not (isinstance(pile, (int, np.integer)) and 0 <= pile < NUM_PILES):
-            raise IllegalActionError(pile, self.legal_piles(), "not a pile index 0-3")
+            raise IllegalActionError(pile, self.legal_actions(), "not a pile index 0-3")
         if not self.is_legal(pile):
             why = "the pile is empty" if self.top(pile) == 0 else "the stack total would exceed 31"
-            raise IllegalActionError(int(pile), self.legal_piles(), why)
+            raise IllegalActionError(int(pile), self.legal_actions(), why)
         pile = int(pile)
         card = self.deal.piles[pile][self.heights[pile]]
         self.heights[pile] += 1
@@ -229,9 +248,22 @@ class CribbageState:
         return other
 
 
-def replay(deal: Deal, plan: Iterable[int]) -> CribbageState:
-    """Play ``plan`` (pile indices) from the start of ``deal``; raises on an illegal move."""
-    state = CribbageState(deal)
+def as_deal(deal: Deal | str) -> Deal:
+    """A deal from a deal string (its pile size read from the string: a reduced deal is accepted)
+    or a parsed deal as it is."""
+    if isinstance(deal, Deal):
+        return deal
+    if not isinstance(deal, str):
+        raise InvalidDealError(f"a deal must be a string 'P1/P2/P3/P4', got {type(deal).__name__}")
+    return parse_deal(deal, pile_size=len(deal.strip().split("/")[0]))
+
+
+def replay(rules: CribbageRules, deal: Deal | str, plan: Iterable[int]) -> CribbageState:
+    """Play ``plan`` (pile indices) from the start of ``deal`` (a :class:`Deal` or a deal string);
+    raises on an illegal move."""
+    if not isinstance(rules, CribbageRules):
+        raise TypeError(f"rules must be CribbageRules, got {type(rules).__name__}")
+    state = CribbageState(as_deal(deal))
     for pile in plan:
-        state.play(pile)
+        state.apply(pile)
     return state

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -10,15 +11,14 @@ from gymnasium import spaces
 
 from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv
 from tabletop_gym.envs.nmbr9.rules import (
-    DEFAULT_GRID,
     NUM_ROTATIONS,
     Deal,
+    Nmbr9Rules,
     Nmbr9State,
     Variant,
-    check_grid,
-    check_levels,
     parse_deal,
     random_deal,
+    replay,
 )
 
 
@@ -88,19 +88,19 @@ class Nmbr9Env(TabletopEnv):
     def __init__(
         self,
         render_mode: str | None = None,
-        max_value: int = 9,
-        copies: int = 2,
-        cards: int = 20,
-        grid: int = DEFAULT_GRID,
-        levels: int | None = None,
+        max_value: int = Variant.max_value,
+        copies: int = Variant.copies,
+        cards: int = Variant.cards,
+        grid: int = Nmbr9Rules.grid,
+        levels: int | None = Nmbr9Rules.levels,
         reveal_deal: bool = False,
     ) -> None:
         self._check_render_mode(render_mode)
         self._set_reveal_deal(reveal_deal)
         self.render_mode = render_mode
-        self.variant = Variant(max_value, copies, cards)  # checks m, c and k, naming each
-        self.grid = check_grid(grid)
-        self.levels = check_levels(levels)
+        # Checks m, c and k, then the grid and the levels, naming each.
+        self.rules = Nmbr9Rules(Variant(max_value, copies, cards), grid, levels)
+        self.variant, self.grid, self.levels = self.rules.variant, self.rules.grid, self.rules.levels
         k = self.variant.cards
         m = self.variant.max_value
         board = (self.grid, self.grid)
@@ -137,7 +137,7 @@ class Nmbr9Env(TabletopEnv):
         state = self._require_state()
         if state.done:
             raise GameOverError("the episode has ended (every card placed); call reset()")
-        points = state.place(self._action_index(action))  # raises IllegalActionError for an illegal placement
+        points = state.apply(self._action_index(action))  # raises IllegalActionError for an illegal placement
         return self._observation(), float(points), state.done, False, self._info()
 
     def render(self) -> str | None:
@@ -191,3 +191,26 @@ class Nmbr9Env(TabletopEnv):
             "discarded": state.discarded,
         }
         return self._add_deal(info, self._deal_text, state.done)
+
+
+def score_plan(
+    deal: str | Deal,
+    plan: Iterable[int],
+    max_value: int = Variant.max_value,
+    copies: int = Variant.copies,
+    cards: int = Variant.cards,
+    grid: int = Nmbr9Rules.grid,
+    levels: int | None = Nmbr9Rules.levels,
+    render_mode: str | None = None,
+    reveal_deal: bool = False,
+) -> float:
+    """The episode score that ``Nmbr9Env(**env_kwargs)`` gives ``plan`` (one action per placed card)
+    played on ``deal``: the engine's replay of it, which must place every card (the engine discards
+    a card that fits nowhere, as the environment does). Raises ``IllegalActionError`` on an illegal
+    placement and ``ValueError`` for a plan that stops early. (The arguments that only change what
+    is shown are accepted, so any environment's keyword arguments can be passed.)"""
+    rules = Nmbr9Rules(Variant(max_value, copies, cards), grid, levels)
+    state = replay(rules, deal if isinstance(deal, Deal) else parse_deal(deal, rules.variant), plan)
+    if not state.done:
+        raise ValueError("the plan stops before every card is placed")
+    return state.scores()[0]

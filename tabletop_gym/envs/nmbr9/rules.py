@@ -11,6 +11,10 @@ An action is ``rotation * grid**2 + row * grid + col``: the tile turned ``rotati
 clockwise (never mirrored), with the top-left corner of its bounding box on cell ``(row, col)``.
 Tiles 0 and 8 look the same after a half turn; their rotations 2 and 3 are not legal actions, so that
 every placement has exactly one action.
+
+The engine contract every game's engine offers: ``Nmbr9Rules`` (the variant, the grid and the level
+limit), ``Nmbr9State`` with ``legal_actions()``, ``apply(action)``, ``done``, ``copy()`` and
+``scores()``, and ``replay(rules, deal, plan)``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from tabletop_gym.core import (
     make_rng,
     quote_input,
 )
+from tabletop_gym.settings import option
 
 MAX_VALUE = 9
 NUM_ROTATIONS = 4
@@ -38,6 +43,7 @@ DEFAULT_GRID = 20
 MIN_GRID = 4  # the smallest board every tile fits on (each tile's box is 3 x 4)
 MAX_GRID = 64  # the engine's tables grow with grid**2; beyond this nothing is useful, only slow
 MAX_COPIES = 10  # at most 100 cards in a deck (the standard game has 2 copies of each value)
+MAX_LEVELS = (MAX_VALUE + 1) * MAX_COPIES + 1  # the table and one level a card: the largest deck's
 
 # Row 0 on top, '#' = a cell of the tile. The two cells inside the 0 are not part of it.
 TILE_ROWS: dict[int, tuple[str, ...]] = {
@@ -298,6 +304,29 @@ def check_levels(levels: int | None) -> int | None:
     return check_int("levels (the number of levels, the table included)", levels, 1, optional=True)
 
 
+@dataclass(frozen=True)
+class Nmbr9Rules:
+    """The rules a game of Nmbr9 is played under: the deck (``variant``, m-c-k; a string such as
+    ``"9-2-5"`` is read as one), the board (``grid`` cells per side) and the level limit (``levels``,
+    the table included; None for none)."""
+
+    variant: Variant = STANDARD
+    grid: int = option(
+        DEFAULT_GRID, f"cells per side of the grid, {MIN_GRID}-{MAX_GRID}", low=MIN_GRID, high=MAX_GRID
+    )
+    levels: int | None = option(
+        None,
+        f"level limit, the table included, 1-{MAX_LEVELS} (no stack is higher than its cards)",
+        low=1,
+        high=MAX_LEVELS,
+    )
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "variant", Variant.of(self.variant))
+        object.__setattr__(self, "grid", check_grid(self.grid))
+        object.__setattr__(self, "levels", check_levels(self.levels))
+
+
 # ---------------------------------------------------------------------------------------------------
 # The game
 
@@ -314,7 +343,7 @@ class Placement:
 class Nmbr9State:
     """A position: the board, the cards drawn so far, the score.
 
-    ``place(action)`` puts the current card's tile down and returns its points. A card with no legal
+    ``apply(action)`` puts the current card's tile down and returns its points. A card with no legal
     placement at all (possible only on a small grid or under a level limit) is discarded at once,
     scoring nothing, so whenever the game is not over the current card has a legal placement.
     ``levels`` optionally limits the number of levels (including the table), as in the seed's variants.
@@ -413,6 +442,7 @@ class Nmbr9State:
         return self._mask
 
     def legal_actions(self) -> list[int]:
+        """The legal placements of the current card, in action order (none once the game is over)."""
         return [int(a) for a in np.flatnonzero(self.action_mask())]
 
     def level_of(self, action: int) -> int:
@@ -434,8 +464,13 @@ class Nmbr9State:
             and (0 <= action < self.num_actions)
         )
 
-    def place(self, action: int) -> int:
-        """Place the current card's tile; returns the points it scores (value x level)."""
+    def scores(self) -> list[float]:
+        """The solitaire's one seat's score so far: ``[score]``."""
+        return [float(self.score)]
+
+    def apply(self, action: int) -> int:
+        """Place the current card's tile; returns the points it scores (value x level). Raises
+        ``IllegalActionError`` for an illegal placement, ``GameOverError`` once every card is placed."""
         if self.done:
             raise GameOverError("the game is over: every card has been placed")
         if not self._is_action(action):
@@ -578,13 +613,18 @@ def tile_picture(value: int, rotation: int = 0) -> tuple[str, ...]:
     return tuple("".join("#" if (r, c) in cells else "." for c in range(width)) for r in range(height))
 
 
-def replay(
-    deal: Deal, plan: Iterable[int], grid: int = DEFAULT_GRID, levels: int | None = None
-) -> Nmbr9State:
-    """Play ``plan`` (one action per placed card, in order) from the start; raises on an illegal move."""
-    state = Nmbr9State(deal, grid, levels)
+def replay(rules: Nmbr9Rules, deal: Deal | str, plan: Iterable[int]) -> Nmbr9State:
+    """Play ``plan`` (one action per placed card, in order) from the start of ``deal`` on the board
+    of ``rules``; raises on an illegal move. A deal string is read as a deal of ``rules.variant``; a
+    :class:`Deal` is played as it is (the free draft's and the unknown draft's card orders belong to
+    no variant's deal)."""
+    if not isinstance(rules, Nmbr9Rules):
+        raise TypeError(f"rules must be Nmbr9Rules, got {type(rules).__name__}")
+    if not isinstance(deal, Deal):
+        deal = parse_deal(deal, rules.variant)
+    state = Nmbr9State(deal, rules.grid, rules.levels)
     for action in plan:
-        state.place(action)
+        state.apply(action)
     return state
 
 

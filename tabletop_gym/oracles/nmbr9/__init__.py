@@ -69,6 +69,7 @@ from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
     Deal,
+    Nmbr9Rules,
     Variant,
     check_grid,
     check_levels,
@@ -86,6 +87,7 @@ from tabletop_gym.oracles.nmbr9.common import (
     _check_model_grid,
     check_time_limit,
 )
+from tabletop_gym.oracles.nmbr9.limits import Nmbr9Limits
 
 # The solvers (CP-SAT models, the numba search) are imported on first use: a cached answer, the
 # limits and the checks need none of them.
@@ -112,6 +114,7 @@ __all__ = [
     "MAX_TIME_LIMIT",
     "ORACLE_REVISION",
     "PAIR_COVER",
+    "Nmbr9Limits",
     "NoPlanError",
     "beam_plan",
     "check",
@@ -135,7 +138,7 @@ def check(
     """True if ``result``'s plan replays through the engine to its score (the engine discards a card
     that fits nowhere, as the rules do; the plan then has no action for it)."""
     try:
-        state = replay(_as_deal(deal, None), result.plan, grid, levels)
+        state = replay(Nmbr9Rules(grid=grid, levels=levels), _as_deal(deal, None), result.plan)
     except (ValueError, RuntimeError, TypeError):
         return False
     return state.done and state.score == result.score <= result.bound

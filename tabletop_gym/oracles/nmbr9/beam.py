@@ -162,7 +162,7 @@ def beam_plan(
                 work.spend((len(actions) + 1) * cost)  # the candidates' ranking costs about one child
             for action in actions:
                 child = state.copy()
-                child.place(action)
+                child.apply(action)
                 # A child whose next cards the engine discarded is still a play of the game (small
                 # grids): such plays are sometimes the best ones.
                 key = child._hflat.tobytes() + child._tflat.tobytes() + child.turn.to_bytes(2, "little")
@@ -198,5 +198,5 @@ def greedy_plan(deal: Deal, grid: int, levels: int | None = None) -> list[int]:
     while not state.done:
         action = greedy_action(state)
         plan.append(action)
-        state.place(action)
+        state.apply(action)
     return plan

@@ -13,6 +13,7 @@ from tabletop_gym.core import OracleResult, check_int
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
     Deal,
+    Nmbr9Rules,
     Nmbr9State,
     Variant,
     check_grid,
@@ -292,7 +293,7 @@ def _free_beam_best(
             order[i], order[i + 1] = order[i + 1], order[i]
         candidates.append(order)
     first = Deal(tuple(candidates[0]))
-    best = replay(first, greedy_plan(first, grid, levels), grid, levels)
+    best = replay(Nmbr9Rules(grid=grid, levels=levels), first, greedy_plan(first, grid, levels))
     runs = 0
     for config in _portfolio_rounds(rounds=3, diverse_first=True):
         for order in candidates:
@@ -306,7 +307,7 @@ def _free_beam_best(
             if found is not None:
                 runs += 1
                 if found[1] > best.score:
-                    best = replay(deal, found[0], grid, levels)
+                    best = replay(Nmbr9Rules(grid=grid, levels=levels), deal, found[0])
     return best, runs
 
 
@@ -396,7 +397,7 @@ def _complete_free_plan(
         choice: tuple[int, int | None] = (max(left), None)
         for value in sorted(set(left), reverse=True):
             deal = Deal(tuple(v for v, _ in plan) + (value,))
-            state = replay(deal, [a for _, a in plan if a is not None], grid, levels)
+            state = replay(Nmbr9Rules(grid=grid, levels=levels), deal, [a for _, a in plan if a is not None])
             if not state.done:  # the engine did not discard it: it fits
                 choice = (value, greedy_action(state))
                 break

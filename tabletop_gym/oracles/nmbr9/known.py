@@ -11,6 +11,7 @@ from tabletop_gym.core import OracleResult, check_int
 from tabletop_gym.envs.nmbr9.rules import (
     DEFAULT_GRID,
     Deal,
+    Nmbr9Rules,
     Nmbr9State,
     Variant,
     check_grid,
@@ -127,10 +128,10 @@ def solve(
             best_plan = [p.action for p in state.placements if p is not None]
             stats["source"] = source
 
-    offer(replay(deal, greedy_plan(deal, grid, levels), grid, levels), "greedy")
+    offer(replay(Nmbr9Rules(grid=grid, levels=levels), deal, greedy_plan(deal, grid, levels)), "greedy")
     stats["greedy"] = None if best is None else best.score
     if exact is not None:
-        offer(replay(deal, list(exact.plan), grid, levels), "exact search (stopped)")
+        offer(replay(Nmbr9Rules(grid=grid, levels=levels), deal, list(exact.plan)), "exact search (stopped)")
     # The beam portfolio: all the work on big boards, a third when the placement model follows.
     beam_work = work.part((1 / 3 if placement_model else 1.0) * work.left)
     beam_scores = []
@@ -142,7 +143,7 @@ def solve(
         )
         if found is not None:
             beam_scores.append(found[1])
-            offer(replay(deal, found[0], grid, levels), "beam")
+            offer(replay(Nmbr9Rules(grid=grid, levels=levels), deal, found[0]), "beam")
     work.settle(beam_work)
     stats["beam_runs"] = beam_scores
     whole = model_grid == grid and model_cap == lv_cap  # else the model solves a restricted game

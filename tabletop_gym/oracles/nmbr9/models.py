@@ -12,6 +12,7 @@ from ortools.sat.python import cp_model
 
 from tabletop_gym.envs.nmbr9.rules import (
     Deal,
+    Nmbr9Rules,
     Nmbr9State,
     decode_action,
     distinct_rotations,
@@ -335,19 +336,14 @@ def _replay_slots(
     """The engine's replay of one action per card (None: the card is discarded), or None when the
     plan is out of step with the rules: it places a card the engine discards, leaves out a card
     that fits, or makes an illegal move."""
-    state = Nmbr9State(deal, grid, levels)
-    for turn, action in enumerate(actions):
-        if state.turn > turn:  # the engine discarded this card
-            if action is not None:
-                return None
-            continue
-        if action is None:
-            return None  # the card fits somewhere: the rules do not let it be discarded
-        try:
-            state.place(action)
-        except (ValueError, RuntimeError):
-            return None
-    return state if state.done else None
+    try:
+        state = replay(Nmbr9Rules(grid=grid, levels=levels), deal, [a for a in actions if a is not None])
+    except (ValueError, RuntimeError):
+        return None
+    # The engine discards a card exactly when it fits nowhere: the plan must say None there and only there.
+    if not state.done or [p is None for p in state.placements] != [a is None for a in actions]:
+        return None
+    return state
 
 
 def _canonical_hint(deal: Deal, plan: Sequence[int], grid: int, levels: int | None) -> list | None:
@@ -355,7 +351,7 @@ def _canonical_hint(deal: Deal, plan: Sequence[int], grid: int, levels: int | No
     turned so that its first tile is unturned and, without discards, shifted up-left. None if the
     plan does not replay."""
     try:
-        state = replay(deal, plan, grid, levels)
+        state = replay(Nmbr9Rules(grid=grid, levels=levels), deal, plan)
     except (ValueError, RuntimeError):
         return None
     if not state.done:

@@ -61,6 +61,6 @@ class Nmbr9OptimalPolicyAgent:
             )
         unseen = tuple(int(n) for n in observation["unseen"])
         action = self.solver.choose(drawn, unseen, int(observation["cards_left"][0]), self.guaranteed)
-        drawn.place(action)
+        drawn.apply(action)
         self.state = drawn
         return action

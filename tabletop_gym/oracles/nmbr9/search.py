@@ -51,6 +51,7 @@ from tabletop_gym.core import OracleResult, check_int, compile_kernel, run_inter
 from tabletop_gym.envs.nmbr9.rules import (
     MAX_VALUE,
     Deal,
+    Nmbr9Rules,
     Nmbr9State,
     Variant,
     check_grid,
@@ -797,7 +798,7 @@ def solve_known(
     plan = tuple(
         int(geo.actions[v, p]) for v, p in zip(deal.cards, plan_index.tolist(), strict=True) if p >= 0
     )
-    state = replay(deal, plan, grid, levels)
+    state = replay(Nmbr9Rules(grid=grid, levels=levels), deal, plan)
     if not state.done or state.score != best:
         raise AssertionError(f"search claims {best} on {deal} but its plan replays to {state.score}")
     proven = open_bound < 0
@@ -924,7 +925,7 @@ def replay_free(
             break
         if action is None:
             raise ValueError(f"card {turn} fits somewhere: the rules do not allow discarding it")
-        state.place(action)
+        state.apply(action)
     return state
 
 

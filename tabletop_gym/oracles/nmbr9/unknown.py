@@ -126,7 +126,7 @@ class UnknownSolver:
         for action in np.flatnonzero(drawn.action_mask()):
             self._visit()
             child = drawn.copy()
-            points = child.place(int(action))
+            points = child.apply(int(action))
             key = board_key(child)
             if key not in seen:
                 seen.add(key)
@@ -146,7 +146,7 @@ class UnknownSolver:
         best, best_action = None, -1
         for action in np.flatnonzero(drawn.action_mask()):
             child = drawn.copy()
-            points = child.place(int(action))
+            points = child.apply(int(action))
             e, g = self.value(child, rest, draws)
             score = points + (g if guaranteed else e)
             if best is None or score > best:

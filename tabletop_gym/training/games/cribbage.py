@@ -3,27 +3,36 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.cribbage import PROBE_RULES, CribbageGreedyAgent
-from tabletop_gym.agents.probe import probe_search
+from tabletop_gym.agents.probe import DEFAULT_PROBES, DEFAULT_WEIGHT, ProbeAgent, probe_search
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage import ENV_ID
 from tabletop_gym.envs.cribbage.env import render_text
-from tabletop_gym.envs.cribbage.rules import STACK_LIMIT, TARGET, CribbageState, parse_deal, random_deal
+from tabletop_gym.envs.cribbage.rules import (
+    STACK_LIMIT,
+    TARGET,
+    CribbageRules,
+    CribbageState,
+    parse_deal,
+    random_deal,
+)
 from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
 from tabletop_gym.training.games import Baseline, GameSpec
-from tabletop_gym.training.probe import add_probe_arguments, probe_agent
+from tabletop_gym.training.probe import add_probe_arguments
 from tabletop_gym.training.terminal import ask_move
 
 # The probe counts at which bench reads the probe search's anytime curve.
@@ -34,11 +43,29 @@ MAX_THREADS = 1024  # more threads than any machine has (numba caps them at its 
 # The oracle (numba) is imported by the commands that solve: the command line starts without it.
 
 
-def _solve(deal: str, args: argparse.Namespace) -> OracleResult:
+@dataclasses.dataclass(frozen=True)
+class CribbageSettings:
+    """What Cribbage's callbacks need: the rules (none to choose), the oracle's cache folder (the
+    oracle itself has no limits: it always proves the optimum) and the probe agent's options."""
+
+    rules: CribbageRules = CribbageRules()
+    cache: Path | None = None
+    probe_weight: float = DEFAULT_WEIGHT
+    probes: int = DEFAULT_PROBES
+
+
+def _settings(values: Mapping[str, Any]) -> CribbageSettings:
+    """The settings from values by field name (a command's arguments, a suite's stored settings);
+    other names are ignored, a name missing takes its default (a command without that option)."""
+    names = [f.name for f in dataclasses.fields(CribbageSettings) if f.name != "rules"]
+    return CribbageSettings(**{name: values[name] for name in names if name in values})
+
+
+def _solve(deal: str, settings: CribbageSettings) -> OracleResult:
     from tabletop_gym.oracles import cribbage as oracle
 
-    cache_dir = getattr(args, "cache", None)
-    return oracle.solve_cached(deal, OracleCache(cache_dir) if cache_dir else None)
+    cache = settings.cache
+    return oracle.solve_cached(deal, OracleCache(cache) if cache else None)
 
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
@@ -137,7 +164,7 @@ def _read_pile(answer: str, state: CribbageState) -> tuple[int | None, str]:
     pile = int(answer)
     if not state.is_legal(pile):
         why = "is empty" if state.top(pile) == 0 else f"would take the stack past {STACK_LIMIT}"
-        playable = ", ".join(str(p) for p in state.legal_piles())
+        playable = ", ".join(str(p) for p in state.legal_actions())
         return None, f"pile {pile} {why}; you can play pile {playable}\n"
     return pile, ""
 
@@ -169,6 +196,7 @@ def _bench(args: argparse.Namespace) -> int:
 
     from tabletop_gym.oracles import cribbage as oracle
 
+    settings = SPEC.read(args)
     threads = oracle.resolve_threads(args.oracle_threads)
     compare = args.compare_threads and threads > 1
     oracle.solve(random_deal(0), threads=threads)  # compile (or load the compiled kernel) before timing
@@ -213,19 +241,19 @@ def _bench(args: argparse.Namespace) -> int:
         report["oracle_1_thread_median_seconds"] = statistics.median(w for w, _ in runs[1])
         report["oracle_1_thread_median_cpu_seconds"] = statistics.median(c for _, c in runs[1])
     if args.probe_deals:
-        report.update(_probe_curve(args, scores[: args.probe_deals]))
+        report.update(_probe_curve(settings, scores[: args.probe_deals]))
     write_report("cribbage", report, args.out)
     return 0
 
 
-def _probe_curve(args: argparse.Namespace, optima: Sequence[int]) -> dict[str, float | int]:
+def _probe_curve(settings: CribbageSettings, optima: Sequence[int]) -> dict[str, float | int]:
     """Score/optimum of the probe search after 1, 10, 100... probes, next to the greedy agent's (the
     probe with weight 1 plays its game), on the oracle's first deals (seeds 1, 2... with their
     ``optima``): one run of the most probes per deal (coins of seed 0), read at each count, which is
     what a run of that many probes plays, since probe i flips the same coins in every run."""
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
-    counts = [k for k in PROBE_COUNTS if k < args.probes] + [args.probes]
+    counts = [k for k in PROBE_COUNTS if k < settings.probes] + [settings.probes]
     ratios: dict[int, list[float]] = {k: [] for k in counts}
     reached: dict[int, list[bool]] = {k: [] for k in counts}
     cpu: dict[int, list[float]] = {k: [] for k in counts}
@@ -236,14 +264,15 @@ def _probe_curve(args: argparse.Namespace, optima: Sequence[int]) -> dict[str, f
         greedy_score = probe_search(PROBE_RULES, deal, weight=1.0, probes=1).score
         greedy.append(greedy_score / optimum)
         greedy_reached.append(greedy_score >= TARGET)
-        result = probe_search(PROBE_RULES, deal, args.probe_weight, args.probes, 0, checkpoints=counts)
+        weight, probes = settings.probe_weight, settings.probes
+        result = probe_search(PROBE_RULES, deal, weight, probes, 0, checkpoints=counts)
         for k, best, seconds in result.checkpoints:
             ratios[k].append(best / optimum)
             reached[k].append(best >= TARGET)
             cpu[k].append(seconds)
     report: dict[str, float | int] = {
         "probe_deals": len(optima),
-        "probe_weight": args.probe_weight,
+        "probe_weight": settings.probe_weight,
         "greedy_median_ratio": statistics.median(greedy),
         "greedy_mean_ratio": statistics.mean(greedy),
         "greedy_share_reaching_61": float(np.mean(greedy_reached)),
@@ -277,9 +306,9 @@ SPEC = GameSpec(
     name="cribbage",
     env_id=ENV_ID,
     agents={
-        "random": lambda args: RandomAgent(),
-        "greedy": lambda args: CribbageGreedyAgent(),
-        "probe": lambda args: probe_agent(PROBE_RULES, args),
+        "random": lambda settings: RandomAgent(),
+        "greedy": lambda settings: CribbageGreedyAgent(),
+        "probe": lambda settings: ProbeAgent(PROBE_RULES, settings.probe_weight, settings.probes),
     },
     oracle=_solve,
     add_arguments=_add_arguments,
@@ -288,4 +317,5 @@ SPEC = GameSpec(
     ppo={"n_steps": 256, "batch_size": 512, "n_epochs": 4, "learning_rate": 5e-4},
     suites=SUITES,
     baseline=BASELINE,
+    settings=_settings,
 )

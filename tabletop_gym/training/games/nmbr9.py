@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import statistics
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +16,12 @@ import gymnasium as gym
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, greedy_action, greedy_choice
-from tabletop_gym.agents.probe import ProbeRules
+from tabletop_gym.agents.probe import DEFAULT_PROBES, DEFAULT_WEIGHT, ProbeAgent, ProbeRules
 from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
 from tabletop_gym.envs.nmbr9 import ENV_ID
 from tabletop_gym.envs.nmbr9.rules import (
-    DEFAULT_GRID,
-    MAX_COPIES,
-    MAX_GRID,
-    MAX_VALUE,
-    MIN_GRID,
     NUM_ROTATIONS,
+    Nmbr9Rules,
     Nmbr9State,
     Variant,
     decode_action,
@@ -36,21 +34,25 @@ from tabletop_gym.envs.nmbr9.rules import (
     tile_picture,
 )
 from tabletop_gym.oracles import nmbr9 as oracle
+from tabletop_gym.oracles.nmbr9.limits import Nmbr9Limits
 from tabletop_gym.oracles.nmbr9.policy import Nmbr9OptimalPolicyAgent
-from tabletop_gym.oracles.nmbr9.unknown import (
-    MAX_POSITIONS,
-    draw_orders,
-    hindsight_mean,
-    solve_unknown,
-)
+from tabletop_gym.oracles.nmbr9.unknown import draw_orders, hindsight_mean, solve_unknown
 from tabletop_gym.suites.definitions import SuiteDefinition
-from tabletop_gym.training.arguments import WORK_LIMIT_NOTE, float_arg, int_arg, nonempty, path_arg, seed_arg
+from tabletop_gym.training.arguments import (
+    WORK_LIMIT_NOTE,
+    add_options,
+    float_arg,
+    int_arg,
+    nonempty,
+    path_arg,
+    seed_arg,
+)
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb
 from tabletop_gym.training.games import Baseline, GameSpec
-from tabletop_gym.training.probe import add_probe_arguments, probe_agent
+from tabletop_gym.training.probe import add_probe_arguments
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
 
-STANDARD = "9-2-20"
+STANDARD = str(Nmbr9Rules.variant)  # 9-2-20, the standard game
 
 # The demo: 5 cards of the standard deck (values 0-9, two of each) on a 7x7 grid with two levels
 # (the table and level 1). The oracle proves the optimum of such a deal in 0.05-5 s (its placement
@@ -66,9 +68,6 @@ DEMO: dict[str, Any] = {
     "steps": 50_000,
     "episodes": 40,
 }
-
-
-MAX_LEVELS = (MAX_VALUE + 1) * MAX_COPIES + 1  # the table and one level a card: the largest deck's
 
 
 DRAFTS = {"U": "unknown draft", "K": "known draft", "F": "free draft"}
@@ -113,47 +112,62 @@ class _SolveVariant(argparse.Action):
             namespace.unknown = True
 
 
-def _variant(args: argparse.Namespace) -> Variant:
-    variant = getattr(args, "variant", None)
-    if variant is None:
-        return Variant()
-    return variant if isinstance(variant, Variant) else Variant.parse(variant)
+@dataclasses.dataclass(frozen=True)
+class Nmbr9Settings:
+    """What Nmbr9's callbacks need: the rules (variant, grid, level limit), the oracle's limits, its
+    cache folder, the probe agent's options, and whether ``evaluate`` also divides by the expected
+    value of the best policy that does not see the cards to come (``--expected-value``)."""
+
+    rules: Nmbr9Rules = Nmbr9Rules()
+    limits: Nmbr9Limits = Nmbr9Limits()
+    cache: Path | None = None
+    probe_weight: float = DEFAULT_WEIGHT
+    probes: int = DEFAULT_PROBES
+    expected_value: bool = False
+
+    def __post_init__(self) -> None:
+        # In the options' own names: only the command line combines a model grid with a grid.
+        model_grid, grid = self.limits.model_grid, self.rules.grid
+        if model_grid is not None and model_grid > grid:
+            raise ValueError(f"--model-grid {model_grid} must be at most --grid {grid}")
 
 
-def _grid(args: argparse.Namespace) -> int:
-    grid = getattr(args, "grid", None)
-    return DEFAULT_GRID if grid is None else grid
+def _named(cls: type, values: Mapping[str, Any], skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    names = [f.name for f in dataclasses.fields(cls) if f.name not in skip]
+    return {name: values[name] for name in names if name in values}
 
 
-def _model_grid(args: argparse.Namespace) -> int | None:
-    """``--model-grid``, checked against ``--grid`` in the options' own names."""
-    model_grid = getattr(args, "model_grid", None)
-    if model_grid is not None and model_grid > _grid(args):
-        raise ValueError(f"--model-grid {model_grid} must be at most --grid {_grid(args)}")
-    return model_grid
+def _settings(values: Mapping[str, Any]) -> Nmbr9Settings:
+    """The settings from values by field name (a command's arguments, a suite's stored settings
+    such as ``{"variant": "9-2-5", "grid": 7, "levels": 2, "time_limit": 8.0}``); other names are
+    ignored, a name missing takes its default (a command without that option)."""
+    return Nmbr9Settings(
+        Nmbr9Rules(**_named(Nmbr9Rules, values)),
+        Nmbr9Limits(**_named(Nmbr9Limits, values)),
+        **_named(Nmbr9Settings, values, skip=("rules", "limits")),
+    )
 
 
-def _env_kwargs(args: argparse.Namespace) -> dict:
-    v = _variant(args)
+def _env_kwargs(settings: Nmbr9Settings) -> dict:
+    rules = settings.rules
     return {
-        "max_value": v.max_value,
-        "copies": v.copies,
-        "cards": v.cards,
-        "grid": _grid(args),
-        "levels": getattr(args, "levels", None),
+        "max_value": rules.variant.max_value,
+        "copies": rules.variant.copies,
+        "cards": rules.variant.cards,
+        "grid": rules.grid,
+        "levels": rules.levels,
     }
 
 
-def _oracle(deal: str, args: argparse.Namespace) -> OracleResult:
-    cache_dir = getattr(args, "cache", None)
-    time_limit = getattr(args, "time_limit", None)
+def _oracle(deal: str, settings: Nmbr9Settings) -> OracleResult:
+    rules, limits, cache = settings.rules, settings.limits, settings.cache
     return oracle.solve_cached(
-        parse_deal(deal, _variant(args)),
-        grid=_grid(args),
-        levels=getattr(args, "levels", None),
-        time_limit=30.0 if time_limit is None else time_limit,
-        model_grid=_model_grid(args),
-        cache=None if cache_dir is None else OracleCache(cache_dir),
+        parse_deal(deal, rules.variant),
+        grid=rules.grid,
+        levels=rules.levels,
+        time_limit=limits.time_limit,
+        model_grid=limits.model_grid,
+        cache=None if cache is None else OracleCache(cache),
     )
 
 
@@ -164,10 +178,11 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             "--variant",
             type=_draft_and_variant,
             action=_SolveVariant,
-            default=Variant.parse(STANDARD),  # a string default would go through the type, not the action
+            default=Nmbr9Rules.variant,  # a string default would go through the type, not the action
             help=f"[T-]m-c-k: max value 0-9, copies 1-10, cards 1-(m+1)*c (default {STANDARD}); the draft "
             "letter T is K (known, the default), F (free, as --free) or U (unknown, as --unknown)",
         )
+        parser.set_defaults(draft=None)  # the draft letter, where --variant gives one (_SolveVariant)
     elif command != "bench":
         parser.add_argument(
             "--variant",
@@ -176,31 +191,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             help=f"m-c-k: max value 0-9, copies 1-10, cards 1-(m+1)*c (default {STANDARD})",
         )
     if command != "bench":  # bench measures the standard game on a 20x20 grid
-        parser.add_argument(
-            "--grid",
-            type=int_arg(MIN_GRID, MAX_GRID),
-            default=DEFAULT_GRID,
-            help=f"cells per side of the grid, {MIN_GRID}-{MAX_GRID} (default {DEFAULT_GRID})",
-        )
-        parser.add_argument(
-            "--levels",
-            type=int_arg(1, MAX_LEVELS),
-            default=None,
-            help=f"level limit, the table included, 1-{MAX_LEVELS} (no stack is higher than its cards)",
-        )
+        add_options(parser, Nmbr9Rules, only=("grid", "levels"))
     if command in ("solve", "evaluate", "play", "demo"):
-        parser.add_argument(
-            "--time-limit",
-            type=time_limit,
-            default=30.0,
-            help=f"the oracle's work limit per deal, {WORK_LIMIT_NOTE} (default 30)",
-        )
-        parser.add_argument(
-            "--model-grid",
-            type=int_arg(MIN_GRID, MAX_GRID),
-            default=None,
-            help="build the oracle's model on a smaller grid, at most --grid (plans only)",
-        )
+        what = f"the oracle's work limit per deal, {WORK_LIMIT_NOTE} (default {Nmbr9Limits.time_limit:g})"
+        add_options(parser, Nmbr9Limits, only=("time_limit", "model_grid"), help={"time_limit": what})
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     if command in ("solve", "play"):
         parser.add_argument(
@@ -210,13 +204,7 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             "--seed", type=seed_arg, default=None, help="without --deal: the seed of a random deal"
         )
     if command in ("solve", "evaluate"):
-        parser.add_argument(
-            "--max-positions",
-            type=int_arg(1, 10**9),
-            default=MAX_POSITIONS,
-            help=f"with --unknown or the optimal-policy agent: positions the exact search of the game with "
-            f"the order unknown may visit (default {MAX_POSITIONS:,})",
-        )
+        add_options(parser, Nmbr9Limits, only=("max_positions",))
     if command == "evaluate":
         parser.add_argument(
             "--expected-value",
@@ -280,91 +268,95 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _deal_of(args: argparse.Namespace, variant: Variant) -> str:
+def _deal_of(deal: str | None, seed: int | None, variant: Variant) -> str:
     """The deal ``--deal`` or ``--seed`` asks for (a fresh random one without either; the command
     line refuses both at once)."""
-    if args.deal is not None:
-        return str(parse_deal(args.deal, variant))
-    return str(random_deal(args.seed, variant))
+    if deal is not None:
+        return str(parse_deal(deal, variant))
+    return str(random_deal(seed, variant))
 
 
 def _solve_command(args: argparse.Namespace) -> int:
-    variant = _variant(args)
-    draft = getattr(args, "draft", None)
-    chosen = {"F": args.free, "U": args.unknown}
+    draft, free, unknown = args.draft, args.free, args.unknown
+    chosen = {"F": free, "U": unknown}
     if draft is not None and any(on for letter, on in chosen.items() if letter != draft):
-        flag = "--free" if args.free and draft != "F" else "--unknown"
-        raise ValueError(f"--variant {draft}-{variant} asks for the {DRAFTS[draft]}, {flag} for another")
-    model_grid = _model_grid(args)
-    if args.cache is not None and (args.free or args.unknown):
+        flag = "--free" if free and draft != "F" else "--unknown"
+        raise ValueError(f"--variant {draft}-{args.variant} asks for the {DRAFTS[draft]}, {flag} for another")
+    settings = SPEC.read(args)  # checks --model-grid against --grid
+    rules, limits = settings.rules, settings.limits
+    variant, grid, levels = rules.variant, rules.grid, rules.levels
+    if settings.cache is not None and (free or unknown):
         raise ValueError("--cache keeps the answers of dealt cards; --free and --unknown keep none")
-    if args.unknown:
-        return _solve_unknown(args, variant)
+    if unknown:
+        if free or args.deal is not None or args.seed is not None:
+            raise ValueError(
+                "--unknown solves the variant over every draw order: --free, --deal and --seed do not apply"
+            )
+        return _solve_unknown(settings, hindsight=not args.no_hindsight)
     if args.no_hindsight:
         raise ValueError("--no-hindsight applies to --unknown only: here there is no hindsight mean to skip")
-    if args.free:
+    if free:
         result = oracle.solve_free(
-            variant, grid=args.grid, levels=args.levels, time_limit=args.time_limit, model_grid=model_grid
+            variant, grid=grid, levels=levels, time_limit=limits.time_limit, model_grid=limits.model_grid
         )
         what = f"free draft F-{variant}"
         # A card the rules discard (it fits nowhere) has no placement.
-        plan = " ".join(f"{v}@{'discarded' if a is None else _where(a, args.grid)}" for v, a in result.plan)
+        plan = " ".join(f"{v}@{'discarded' if a is None else _where(a, grid)}" for v, a in result.plan)
     else:
-        deal = _deal_of(args, variant)
-        result = _oracle(deal, args)  # the same oracle and limits, through --cache when given
+        deal = _deal_of(args.deal, args.seed, variant)
+        result = _oracle(deal, settings)  # the same oracle and limits, through --cache when given
         what = f"deal {deal}"
         # The plan has actions for placed cards only: show the cards the rules discard too.
-        state = replay(parse_deal(deal, variant), result.plan, args.grid, args.levels)
-        plan = " ".join("discarded" if p is None else _where(p.action, args.grid) for p in state.placements)
+        state = replay(rules, deal, result.plan)
+        plan = " ".join("discarded" if p is None else _where(p.action, grid) for p in state.placements)
     status = "proven optimal" if result.optimal else f"proven bound {result.bound}"
-    print(f"{what} on a {args.grid}x{args.grid} grid")
+    print(f"{what} on a {grid}x{grid} grid")
     print(f"score    {result.score} ({status})  in {result.seconds:.2f} s")
     print(f"plan     {plan}  (rotation/row/col per card)")
-    if args.free:
+    if free:
         from tabletop_gym.oracles.nmbr9.search import replay_free  # numba's: only a free draft needs it
 
-        state = replay_free(result.plan, args.grid, args.levels)
+        state = replay_free(result.plan, grid, levels)
     print(level_drawing(state))
     return 0
 
 
-def _references(args: argparse.Namespace) -> dict[str, float]:
+def _references(settings: Nmbr9Settings) -> dict[str, float]:
     """With ``--expected-value``, the expected value of the best policy with the cards to come
     unknown: score/expected value says how close an agent is to what can be reached, where
     score/optimum compares it with a player who sees the future. Small variants only: past
     ``--max-positions`` it stops with a clear error."""
-    if not getattr(args, "expected_value", False):
+    if not settings.expected_value:
         return {}
-    result = solve_unknown(_variant(args), _grid(args), getattr(args, "levels", None), args.max_positions)
+    rules = settings.rules
+    result = solve_unknown(rules.variant, rules.grid, rules.levels, settings.limits.max_positions)
     return {"expected_value": float(result.expected)}
 
 
-def _optimal_policy(args: argparse.Namespace) -> Nmbr9OptimalPolicyAgent:
-    return Nmbr9OptimalPolicyAgent(
-        _variant(args), _grid(args), getattr(args, "levels", None), getattr(args, "max_positions", None)
-    )
+def _optimal_policy(settings: Nmbr9Settings) -> Nmbr9OptimalPolicyAgent:
+    rules = settings.rules
+    return Nmbr9OptimalPolicyAgent(rules.variant, rules.grid, rules.levels, settings.limits.max_positions)
 
 
-def _solve_unknown(args: argparse.Namespace, variant: Variant) -> int:
+def _solve_unknown(settings: Nmbr9Settings, hindsight: bool) -> int:
+    """``solve --unknown``: the values of the best policy that does not know the order, and with
+    ``hindsight`` the mean of the best plays that know it."""
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
-    if args.free or args.deal is not None or args.seed is not None:
-        raise ValueError(
-            "--unknown solves the variant over every draw order: --free, --deal and --seed do not apply"
-        )
-    levels = "no level limit" if args.levels is None else f"{args.levels} levels"
-    print(f"unknown draft U-{variant} on a {args.grid}x{args.grid} grid, {levels}")
-    result = solve_unknown(variant, args.grid, args.levels, max_positions=args.max_positions)
+    variant, grid, levels = settings.rules.variant, settings.rules.grid, settings.rules.levels
+    limit = "no level limit" if levels is None else f"{levels} levels"
+    print(f"unknown draft U-{variant} on a {grid}x{grid} grid, {limit}")
+    result = solve_unknown(variant, grid, levels, max_positions=settings.limits.max_positions)
     print(
         f"expected value    {float(result.expected):.4f} (= {result.expected}): the best policy's mean "
         "score, cards drawn uniformly at random"
     )
     print(f"guaranteed value  {result.guaranteed}: what the best policy scores whatever the order")
     print(f"positions         {result.positions:,} ({result.visited:,} visited) in {result.seconds:.2f} s")
-    if not args.no_hindsight:
+    if hindsight:
         orders = sum(1 for _ in draw_orders(variant))
         with tqdm(total=orders, desc="hindsight optima", unit="order", disable=orders < 2000) as bar:
-            mean, _ = hindsight_mean(variant, args.grid, args.levels, progress=bar.update)
+            mean, _ = hindsight_mean(variant, grid, levels, progress=bar.update)
         print(
             f"hindsight optimum {float(mean):.4f}: the mean over all {orders:,} orders of the best play "
             f"that knows the order; the price of not knowing it is {float(mean - result.expected):.4f}"
@@ -474,15 +466,15 @@ def _stopped(state: Nmbr9State, why: str) -> None:
 
 
 def _play(args: argparse.Namespace) -> int:
-    variant = _variant(args)
-    _model_grid(args)  # a bad --model-grid is reported now, not after the game
-    deal = _deal_of(args, variant)
-    env = gym.make(ENV_ID, **_env_kwargs(args), render_mode="ansi")
+    settings = SPEC.read(args)  # a bad --model-grid is reported now, not after the game
+    variant, levels = settings.rules.variant, settings.rules.levels
+    deal = _deal_of(args.deal, args.seed, variant)
+    env = gym.make(ENV_ID, **_env_kwargs(settings), render_mode="ansi")
     env.reset(options={"deal": deal})
     state: Nmbr9State = env.unwrapped.state
-    levels = "" if args.levels is None else f", {args.levels} levels at most (the table included)"
+    limit = "" if levels is None else f", {levels} levels at most (the table included)"
     print(
-        f"Nmbr9, variant {variant} on a {state.grid}x{state.grid} grid{levels}: {variant.cards} cards are "
+        f"Nmbr9, variant {variant} on a {state.grid}x{state.grid} grid{limit}: {variant.cards} cards are "
         "drawn one by one,\nand each card's tile must be placed. A tile scores its value x its level.\n"
         f"{_how_to(state.grid)}\n"
     )
@@ -523,8 +515,8 @@ def _play(args: argparse.Namespace) -> int:
         print()
         show = True
     print(env.render())
-    print(f"asking the oracle for the best play of this deal (up to {args.time_limit:g} s)")
-    result = _oracle(str(state.deal), args)
+    print(f"asking the oracle for the best play of this deal (up to {settings.limits.time_limit:g} s)")
+    result = _oracle(str(state.deal), settings)
     best = "the best play" if result.optimal else f"the best play found (none can beat {result.bound})"
     print(f"game over: you scored {state.score}; {best} scores {result.score}")
     print(f"deal {state.deal}")
@@ -703,15 +695,14 @@ def _bench_table(report: dict) -> str:
 
 
 
-def _probe_rules(args: argparse.Namespace) -> ProbeRules[Nmbr9State]:
+def _probe_rules(rules: Nmbr9Rules) -> ProbeRules[Nmbr9State]:
     """The probe search's view of Nmbr9 (engine positions, the greedy bot's placements, best first).
     It plays from the deal, draw order included: a hindsight player, like the oracle."""
-    variant, grid, levels = _variant(args), _grid(args), getattr(args, "levels", None)
     return ProbeRules(
-        start=lambda deal: Nmbr9State(parse_deal(deal, variant), grid, levels),
+        start=lambda deal: replay(rules, deal, ()),
         legal=lambda state: state.action_mask().copy(),  # the engine caches its mask; the walk edits this
         best=lambda state, mask: greedy_choice(state.height, int(state.card), mask),
-        play=lambda state, action: state.place(action),
+        play=lambda state, action: state.apply(action),
         done=lambda state: state.done,
         score=lambda state: state.score,
     )
@@ -746,9 +737,14 @@ BASELINE = Baseline(suite="nmbr9-small-v0", steps=50_000, column=4)
 SPEC = GameSpec(
     name="nmbr9",
     env_id=ENV_ID,
-    agents={"random": lambda args: RandomAgent(), "greedy": lambda args: Nmbr9GreedyAgent(),
-            "optimal-policy": _optimal_policy,
-            "probe": lambda args: probe_agent(_probe_rules(args), args)},
+    agents={
+        "random": lambda settings: RandomAgent(),
+        "greedy": lambda settings: Nmbr9GreedyAgent(),
+        "optimal-policy": _optimal_policy,
+        "probe": lambda settings: ProbeAgent(
+            _probe_rules(settings.rules), settings.probe_weight, settings.probes
+        ),
+    },
     oracle=_oracle,
     env_kwargs=_env_kwargs,
     add_arguments=_add_arguments,
@@ -761,4 +757,5 @@ SPEC = GameSpec(
     oracle_ignores=frozenset({"max_positions", "no_hindsight"}),
     suites=SUITES,
     baseline=BASELINE,
+    settings=_settings,
 )
