@@ -952,12 +952,15 @@ def _plain(value: Any) -> bool:
 def _engine_state(state: Any) -> dict[str, Any]:
     """What two states of an engine must agree on: the contract's answers, and every attribute that
     compares by content."""
+    # The contract's answers first: an engine may fill a cache when asked (Nmbr9's legal placements),
+    # and both states compared must have been asked.
+    answers = {"legal_actions": list(state.legal_actions()), "scores": list(state.scores()),
+               "done": bool(state.done)}
     names = list(getattr(state, "__dict__", {}))
     names += [n for cls in type(state).__mro__ for n in getattr(cls, "__slots__", ()) if n not in names]
     values = {n: getattr(state, n) for n in names if n != "__dict__" and hasattr(state, n)}
     attributes = {k: copy.deepcopy(v) for k, v in values.items() if _plain(v)}
-    return {"legal_actions": list(state.legal_actions()), "scores": list(state.scores()),
-            "done": bool(state.done), **attributes}
+    return {**answers, **attributes}
 
 
 def _refuses_illegal(
