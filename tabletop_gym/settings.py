@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from tabletop_gym.core import TabletopError, quote_input
 
 __all__ = [
+    "given",
     "MAX_WORK_LIMIT",
     "WORK_LIMIT_NOTE",
     "Option",
@@ -133,6 +134,15 @@ def from_dict(cls: type[S], values: Mapping[str, Any], what: str | None = None) 
             f"its settings: {', '.join(names)}"
         )
     return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+
+
+def given(cls: type, values: Mapping[str, Any], skip: Sequence[str] = ()) -> dict[str, Any]:
+    """The values that name an init field of ``cls`` (but those in ``skip``): what a game's settings
+    take from a command's parsed arguments (``vars(args)``) or a suite's stored settings, leaving
+    the command's other options (``--out``, ``--steps``) alone."""
+    _check_settings_class(cls)
+    names = [f.name for f in dataclasses.fields(cls) if f.init and f.name not in skip]
+    return {name: values[name] for name in names if name in values}
 
 
 def replace(settings: S, **changes: Any) -> S:

@@ -103,3 +103,42 @@ def test_only_option_fields_are_listed() -> None:
     assert [f.name for f, _, _ in options_of(Toy)] == ["ranks", "work", "pickup", "horizon", "cache", "force"]
     with pytest.raises(TypeError, match="mutable|immutable"):
         option([1], "a list")
+
+
+def _flat(settings: object) -> dict[str, object]:
+    """A game's settings by field name, nested settings (rules, limits) opened."""
+    flat: dict[str, object] = {}
+    for f in dataclasses.fields(settings):  # type: ignore[arg-type]
+        value = getattr(settings, f.name)
+        if dataclasses.is_dataclass(value) and f.name in ("rules", "limits"):
+            flat.update(_flat(value))
+        else:
+            flat[f.name] = value
+    return flat
+
+
+def test_every_suites_stored_settings_name_a_setting_of_its_game() -> None:
+    """A suite's settings are read by field name, other names ignored (a command's --out): a name
+    that is no setting would be silently dropped and the suite solved under other settings."""
+    from tabletop_gym.training.games import game_names, get_game
+
+    checked = 0
+    for name in game_names():
+        spec = get_game(name)
+        for suite in spec.suites:
+            flat = _flat(spec.read(suite.settings))
+            for key, value in suite.settings.items():
+                assert key in flat, f"suite {suite.name}: {key!r} is none of {name}'s settings {sorted(flat)}"
+                assert flat[key] == value or str(flat[key]) == str(value), (suite.name, key, flat[key])
+                checked += 1
+    assert checked >= 10
+
+
+def test_a_game_reads_its_settings_from_a_commands_arguments_ignoring_other_options() -> None:
+    from tabletop_gym.training.games import game_names, get_game
+
+    for name in game_names():
+        spec = get_game(name)
+        default = spec.read({})
+        assert spec.read(argparse.Namespace(out=Path("x"), steps=5, command="train")) == default
+        assert dataclasses.is_dataclass(default), f"{name}'s settings are not typed"

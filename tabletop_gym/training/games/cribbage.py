@@ -28,6 +28,7 @@ from tabletop_gym.envs.cribbage.rules import (
     parse_deal,
     random_deal,
 )
+from tabletop_gym.settings import given
 from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
@@ -57,8 +58,7 @@ class CribbageSettings:
 def _settings(values: Mapping[str, Any]) -> CribbageSettings:
     """The settings from values by field name (a command's arguments, a suite's stored settings);
     other names are ignored, a name missing takes its default (a command without that option)."""
-    names = [f.name for f in dataclasses.fields(CribbageSettings) if f.name != "rules"]
-    return CribbageSettings(**{name: values[name] for name in names if name in values})
+    return CribbageSettings(**given(CribbageSettings, values, skip=("rules",)))
 
 
 def _solve(deal: str, settings: CribbageSettings) -> OracleResult:

@@ -44,7 +44,7 @@ from tabletop_gym.envs.dominion.env import deal_of_seed
 from tabletop_gym.envs.dominion.rules import DominionRules
 from tabletop_gym.oracles import dominion as oracle
 from tabletop_gym.oracles.dominion import DominionLimits
-from tabletop_gym.settings import options_of
+from tabletop_gym.settings import given, options_of
 from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import add_options, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
@@ -104,12 +104,6 @@ def _bot_list(text: Any) -> tuple[str, ...]:
     return tuple(o.strip() for o in text.split(",") if o.strip()) if isinstance(text, str) else tuple(text)
 
 
-def _named(cls: type, values: Mapping[str, Any]) -> dict[str, Any]:
-    """The values that name a field of ``cls`` (a command's other options are not its business)."""
-    names = {f.name for f in dataclasses.fields(cls) if f.init}
-    return {k: v for k, v in values.items() if k in names}
-
-
 def _settings(values: Mapping[str, Any]) -> DominionSettings:
     """The settings from values by field name (a command's parsed arguments, a suite's settings).
     Without a kingdom, the solitaire game has none (the oracle's treasure game) and the game against
@@ -128,7 +122,7 @@ def _settings(values: Mapping[str, Any]) -> DominionSettings:
     rules = DominionRules(1 + len(opponents), kingdom, None if opponents else target)
     cache = values.get("cache")
     aids = {k: values[k] for k in ("province_reward", "money_reward") if k in values}
-    return DominionSettings(rules, DominionLimits(**_named(DominionLimits, values)), opponents,
+    return DominionSettings(rules, DominionLimits(**given(DominionLimits, values)), opponents,
                             cache=None if cache is None else Path(cache), **aids)
 
 

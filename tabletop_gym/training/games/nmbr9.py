@@ -37,6 +37,7 @@ from tabletop_gym.oracles import nmbr9 as oracle
 from tabletop_gym.oracles.nmbr9.limits import Nmbr9Limits
 from tabletop_gym.oracles.nmbr9.policy import Nmbr9OptimalPolicyAgent
 from tabletop_gym.oracles.nmbr9.unknown import draw_orders, hindsight_mean, solve_unknown
+from tabletop_gym.settings import given
 from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import (
     WORK_LIMIT_NOTE,
@@ -132,19 +133,14 @@ class Nmbr9Settings:
             raise ValueError(f"--model-grid {model_grid} must be at most --grid {grid}")
 
 
-def _named(cls: type, values: Mapping[str, Any], skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    names = [f.name for f in dataclasses.fields(cls) if f.name not in skip]
-    return {name: values[name] for name in names if name in values}
-
-
 def _settings(values: Mapping[str, Any]) -> Nmbr9Settings:
     """The settings from values by field name (a command's arguments, a suite's stored settings
     such as ``{"variant": "9-2-5", "grid": 7, "levels": 2, "time_limit": 8.0}``); other names are
     ignored, a name missing takes its default (a command without that option)."""
     return Nmbr9Settings(
-        Nmbr9Rules(**_named(Nmbr9Rules, values)),
-        Nmbr9Limits(**_named(Nmbr9Limits, values)),
-        **_named(Nmbr9Settings, values, skip=("rules", "limits")),
+        Nmbr9Rules(**given(Nmbr9Rules, values)),
+        Nmbr9Limits(**given(Nmbr9Limits, values)),
+        **given(Nmbr9Settings, values, skip=("rules", "limits")),
     )
 
 

@@ -6,7 +6,7 @@ import argparse
 import statistics
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ from tabletop_gym.oracles.war.limits import (
     POSITIONS_PER_SECOND,
     WarLimits,
 )
-from tabletop_gym.settings import as_dict, option
+from tabletop_gym.settings import as_dict, given, option
 from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import (
     WORK_LIMIT_NOTE,
@@ -80,12 +80,9 @@ class WarSettings:
 def _settings(values: Mapping[str, Any]) -> WarSettings:
     """War's settings from values by field name (a command's parsed arguments, a suite's stored
     settings); other names are ignored, missing ones take their defaults."""
-
-    def given(cls: type) -> dict[str, Any]:
-        return {f.name: values[f.name] for f in fields(cls) if f.init and f.name in values}
-
-    own = {k: v for k, v in given(WarSettings).items() if k not in ("rules", "limits")}
-    return WarSettings(rules=WarRules(**given(WarRules)), limits=WarLimits(**given(WarLimits)), **own)
+    own = given(WarSettings, values, skip=("rules", "limits"))
+    rules, limits = WarRules(**given(WarRules, values)), WarLimits(**given(WarLimits, values))
+    return WarSettings(rules=rules, limits=limits, **own)
 
 
 def _env_kwargs(settings: WarSettings) -> dict[str, Any]:
