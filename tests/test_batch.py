@@ -230,6 +230,13 @@ def ray_local():
     ray.shutdown()
 
 
+def test_a_ray_clusters_gcs_passes_the_address_check(ray_local):
+    """The check that refuses a port where something else listens lets a real cluster's GCS through."""
+    from tabletop_gym.training import batch
+
+    batch.check_ray_reachable(ray_local.get_runtime_context().gcs_address)
+
+
 def _without_seconds(lines: list[dict]) -> list[str]:
     return sorted(
         json.dumps({k: v for k, v in line.items() if k != "seconds"}, sort_keys=True) for line in lines

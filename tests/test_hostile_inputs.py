@@ -350,6 +350,32 @@ def test_a_ray_address_where_nothing_answers_fails_in_one_line_at_once(capsys, t
     _assert_refused([*argv, "--ray", "256.1.1.1:99999"], capsys, tmp_path)
 
 
+def test_a_ray_address_where_something_else_listens_fails_in_one_line_at_once(capsys, tmp_path) -> None:
+    """A port that accepts connections but is not a Ray cluster (a web server) passed the port check,
+    and ray.init then retried 'Failed to connect to GCS' for minutes."""
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    from tabletop_gym.training import batch
+
+    class QuietHandler(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass  # the server's own log lines would mix with the command's
+
+    pytest.importorskip("ray")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), QuietHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    address = f"127.0.0.1:{server.server_address[1]}"
+    try:
+        with pytest.raises(ValueError, match="not a Ray cluster's GCS"):
+            batch.check_ray_reachable(address)
+        argv = ["solve", "war", "--ranks", "6", "--suits", "2", "--deals", "0:2", "--out", "r.jsonl"]
+        assert "not a Ray cluster's GCS" in _assert_refused([*argv, "--ray", address], capsys, tmp_path)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_a_silent_ray_port_is_given_up_after_its_timeout(monkeypatch) -> None:
     import socket
 

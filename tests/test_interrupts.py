@@ -36,6 +36,32 @@ DRIVER = (
     "from tabletop_gym_cli import main; sys.argv[0] = 'tabletop-gym'; "
     "print('started', flush=True); sys.exit(main())"
 )
+# Run before DRIVER: a SIGINT sent from inside the package's import, at the moment numpy's C extension
+# imports ``datetime`` (``PyCapsule_Import``). Python's handler raised KeyboardInterrupt there, which
+# numpy reported as "Importing the numpy C-extensions failed" (an ImportError, ~50 lines, exit 1): the
+# C import drops the interrupt, so nothing in the error says it was one. A finder sees every import
+# not yet loaded, so the moment is the same on every run.
+SIGINT_INSIDE_NUMPY = """
+import os, signal, sys
+class SigintInsideNumpy:
+    def find_spec(self, name, path=None, target=None):
+        if name == 'datetime' and 'numpy' in sys.modules:
+            sys.meta_path.remove(self)
+            print('interrupting numpy', flush=True)
+            os.kill(os.getpid(), signal.SIGINT)
+sys.meta_path.insert(0, SigintInsideNumpy())
+"""
+# Run before DRIVER: an ImportError raised from a KeyboardInterrupt (how a library may report an
+# interrupt during its import) while main() imports the package.
+INTERRUPT_AS_IMPORT_ERROR = """
+import sys
+class InterruptAsImportError:
+    def find_spec(self, name, path=None, target=None):
+        if name == 'tabletop_gym.training.cli':
+            print('interrupting the import', flush=True)
+            raise ImportError('a library failed to load') from KeyboardInterrupt()
+sys.meta_path.insert(0, InterruptAsImportError())
+"""
 PATIENCE = 300.0  # seconds a moment may take to come on a loaded machine (a first numba compile)
 KNOWN_CRIBBAGE = "46QK25J4K7TAK/T24A74J562A7T/6639KJA82889Q/J837359T935QQ"
 WAR_SEED_1 = "89T79288J7A6A3T2QK8T5J4Q6J/3567J54A2396K794QKQ243TK5A"
@@ -44,7 +70,7 @@ WAR_SEED_1 = "89T79288J7A6A3T2QK8T5J4Q6J/3567J54A2396K794QKQ243TK5A"
 class Command:
     """A ``tabletop-gym`` process in ``folder`` (its working directory, cache and outputs there)."""
 
-    def __init__(self, folder: Path, *args: str) -> None:
+    def __init__(self, folder: Path, *args: str, before: str = "") -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.stdout_path = folder / "stdout.txt"
         self.stderr_path = folder / "stderr.txt"
@@ -54,7 +80,7 @@ class Command:
         env["TABLETOP_GYM_CACHE"] = str(folder / "default-cache")
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", DRIVER, *args], cwd=folder, env=env, stdout=out, stderr=err
+                [sys.executable, "-c", before + DRIVER, *args], cwd=folder, env=env, stdout=out, stderr=err
             )
 
     @property
@@ -247,6 +273,25 @@ def test_ctrl_c_while_the_package_imports(tmp_path) -> None:
     command = Command(tmp_path, "solve", "war", "--horizon", "3", "--seed", "1")
     command.wait_for(lambda: "started" in command.stdout, "start")
     assert_interrupted(command.interrupt(), command.stderr)
+
+
+def test_ctrl_c_while_numpy_loads_its_c_extension(tmp_path) -> None:
+    """The signal is held while the package loads and answered once it has loaded: numpy never sees
+    a KeyboardInterrupt to turn into its ImportError, and the command does not start."""
+    command = Command(tmp_path, "solve", "war", "--horizon", "3", "--seed", "1", before=SIGINT_INSIDE_NUMPY)
+    status = command.process.wait(PATIENCE)
+    assert "interrupting numpy" in command.stdout  # the moment came, inside numpy's import
+    assert_interrupted(status, command.stderr)
+    assert "simulated" not in command.stdout
+
+
+def test_an_import_error_caused_by_an_interrupt_is_an_interrupt(tmp_path) -> None:
+    command = Command(
+        tmp_path, "solve", "war", "--horizon", "3", "--seed", "1", before=INTERRUPT_AS_IMPORT_ERROR
+    )
+    status = command.process.wait(PATIENCE)
+    assert "interrupting the import" in command.stdout
+    assert_interrupted(status, command.stderr)
 
 
 @needs_proc

@@ -328,3 +328,29 @@ def test_free_drafts_go_to_the_exact_layout_search_first() -> None:
     discarding = oracle.solve_free(Variant(4, 1, 4), grid=5, levels=3, time_limit=5)
     assert discarding.optimal and discarding.score == 4
     assert oracle.check_free(Variant(4, 1, 4), discarding, 5, 3)
+
+
+@pytest.mark.parametrize(
+    ("solve", "placements"),
+    [
+        (lambda limit: oracle.solve_free("F-9-2-5", grid=20, time_limit=limit), range(10)),
+        (lambda limit: oracle.solve("9876598", grid=20, time_limit=limit), [9, 8, 7, 6, 5, 9, 8]),
+    ],
+    ids=["free draft", "known deal"],
+)
+def test_the_exact_search_pays_for_the_placements_its_nodes_test(solve, placements) -> None:
+    """A node was one node's price whatever it tested: on 20x20 a free-draft node tests 11,000
+    placements (200 microseconds, not 2), and ``solve nmbr9 --variant F-9-2-5 --time-limit 1`` ran a
+    minute of CPU in the exact search alone. Its share of the work now buys at most the placements
+    that share buys on the board the rate was measured on."""
+    from tabletop_gym.oracles.nmbr9.common import EXACT_SEARCH_SHARE, NODES_PER_SECOND, PLACEMENTS_PER_NODE
+
+    limit = 0.02
+    result = solve(limit)
+    exact = result.stats["exact_search"]
+    assert exact["bound"] > exact["score"]  # stopped by its share of the work, not finished
+    nplace = search._geometry(20).nplace  # each value's placements on the board
+    per_node = sum(int(nplace[v]) for v in placements) / (1 if placements == range(10) else len(placements))
+    assert per_node > PLACEMENTS_PER_NODE  # a board where a node costs more than one node's price
+    tested = exact["nodes"] * per_node
+    assert 0 < tested <= limit * EXACT_SEARCH_SHARE * NODES_PER_SECOND * PLACEMENTS_PER_NODE

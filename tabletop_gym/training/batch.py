@@ -50,8 +50,8 @@ from tabletop_gym.training.arguments import (
 RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'tabletop-gym[ray]'"
 MAX_BATCH_DEALS = MAX_EPISODES  # a run lists every deal first, as an evaluation's report holds them
 RAY_CONNECT_SECONDS = 5.0
-"""How long ``--ray HOST:PORT`` waits for the cluster's port to answer before it is refused: Ray's own
-connection retries go on for minutes, repeating 'Failed to connect to GCS'."""
+"""How long ``--ray HOST:PORT`` waits for the cluster's port, then for its GCS, to answer before it is
+refused: Ray's own connection retries go on for minutes, repeating 'Failed to connect to GCS'."""
 _RAY_ADDRESS = re.compile(r"(?:ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*):([0-9]{1,5})", re.ASCII)
 
 
@@ -72,8 +72,9 @@ def ray_address_arg(text: str) -> str:
 
 
 def check_ray_reachable(address: str, timeout: float = RAY_CONNECT_SECONDS) -> None:
-    """Refuse a cluster address whose port does not answer within ``timeout`` seconds, in one line,
-    before Ray is started (its own retries last minutes)."""
+    """Refuse, in one line and before Ray is started (its own retries last minutes), a cluster address
+    whose port does not answer within ``timeout`` seconds or, for HOST:PORT, where what answers is not
+    a Ray cluster's GCS."""
     found = _RAY_ADDRESS.fullmatch(address)
     if found is None:  # local, auto: Ray finds or starts its own
         return
@@ -83,10 +84,45 @@ def check_ray_reachable(address: str, timeout: float = RAY_CONNECT_SECONDS) -> N
             pass
     except OSError as error:
         reason = f"no answer within {timeout:g} s" if isinstance(error, TimeoutError) else error.strerror
-        raise ValueError(
-            f"--ray {address}: no Ray cluster answers there ({reason or error}); start one with "
-            "'ray start --head', or give --ray alone for a local Ray"
-        ) from None
+        raise _no_ray_cluster(address, reason or str(error)) from None
+    # A Ray Client address (ray://) is served by its own protocol, not the GCS's.
+    if not address.startswith("ray://"):
+        _check_ray_gcs_answers(address, timeout)
+
+
+def _no_ray_cluster(address: str, reason: str) -> ValueError:
+    return ValueError(
+        f"--ray {address}: no Ray cluster answers there ({reason}); start one with "
+        "'ray start --head', or give --ray alone for a local Ray"
+    )
+
+
+def _check_ray_gcs_answers(address: str, timeout: float) -> None:
+    """Ask the address for its cluster id, the first question Ray's own client asks a cluster's GCS,
+    through Ray's own channel (its TLS and token settings), with one deadline. A port where something
+    else listens (a web server) answers at once with an error, where ``ray.init`` retried for minutes."""
+    import_ray()
+    import grpc
+    from ray._private import gcs_utils
+    from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc
+
+    channel = gcs_utils.create_gcs_channel(address)
+    try:
+        stub = gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel)
+        stub.GetClusterId(gcs_service_pb2.GetClusterIdRequest(), timeout=timeout)
+    except grpc.RpcError as error:
+        code = error.code()
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            raise _no_ray_cluster(address, f"no answer within {timeout:g} s") from None
+        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNIMPLEMENTED):
+            detail = "what listens there is not a Ray cluster's GCS: "
+            detail += (error.details() or code.name).splitlines()[0]
+            raise _no_ray_cluster(address, detail) from None
+        # Any other answer (a cluster asking for its token, say) is a GCS's: ray.init says the rest.
+    finally:
+        channel.close()
+
+
 # Options of the batch run itself, and one-deal options of solve: not part of the question a line
 # answers, so neither stored in its settings nor compared when a run resumes.
 RUN_OPTIONS = frozenset(

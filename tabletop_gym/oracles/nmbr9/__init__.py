@@ -51,9 +51,10 @@ plan nor bound. Free-draft plans mark a discarded card's action ``None``.
 much search was done, so every limit counts work: CP-SAT runs on deterministic time with its search
 interleaved (``WORK_PER_SECOND``), beam searches count positions (``POSITIONS_PER_SECOND``), model
 construction counts terms (``TERMS_PER_SECOND``), the free draft's candidate enumeration counts
-combinations. ``time_limit`` is seconds of such work on a 2-core machine: the same call gives the
-same bound and plan on every run and machine (with the same OR-Tools); a faster one only finishes
-sooner.
+combinations, the exact search counts nodes, each priced by the placements it tests
+(``NODES_PER_SECOND``, ``PLACEMENTS_PER_NODE``). ``time_limit`` is seconds of such work on a 2-core
+machine: the same call gives the same bound and plan on every run and machine (with the same
+OR-Tools); a faster one only finishes sooner.
 
 **Plans for big boards.** The placement model on a 20x20 board is far too big to help, so plans
 come from a portfolio of beam searches over the engine's own legal placements (``beam_plan``), and,

@@ -22,9 +22,10 @@ if TYPE_CHECKING:  # OR-Tools is imported where a model is solved: the limits an
 GAME = "nmbr9"
 # Part of the cache key: raise it when a change alters what ``solve`` returns (2: bounds covering
 # forced discards and pair-cover cuts; 3: exact discards in the placement model, beams that keep
-# plays with discards, limits counted as work instead of clocks), so that results cached by an older
-# version are computed again rather than served.
-ORACLE_REVISION = 3
+# plays with discards, limits counted as work instead of clocks; 4: the exact search's nodes priced by
+# the placements they test), so that results cached by an older version are computed again rather
+# than served.
+ORACLE_REVISION = 4
 MAX_TIME_LIMIT = 86_400.0  # a day: a longer search is a typo, not a request
 MAX_WORKERS = 64
 
@@ -58,21 +59,39 @@ EXACT_SEARCH_SHARE = 0.5
 """The share of a call's work the exact search may use before the other methods take over."""
 NODES_PER_SECOND = 500_000
 """The exact search's placements counted as one second of work of a 2-core machine (it does
-0.7-0.9 million a second on one core there): a node limit, not a clock."""
+0.7-0.9 million a second on one core there, with a known deal on 8x8): a node limit, not a clock."""
+PLACEMENTS_PER_NODE = 100
+"""Placements a node may test for where its tile would land at the price of one node. Expanding a
+node tests every placement of each value it may place next: about 110 for a known deal on 8x8, the
+board ``NODES_PER_SECOND`` was measured on, but 1,100 on 20x20 and, in the free draft (every value),
+11,000 there, where a node took 200 microseconds instead of 2 (measured on F-9-2-5) and
+``--time-limit 1`` ran a minute. Pricing a node by them keeps a unit of work near a second on
+every board."""
+
+
+def node_price(placements: float) -> float:
+    """Nodes of work one node of the exact search costs when it tests ``placements`` placements."""
+    return max(1.0, placements / PLACEMENTS_PER_NODE)
 
 
 def _exact_first(
-    wanted: bool, search: Callable[[int], OracleResult], work: _Work, stats: dict
+    wanted: bool,
+    search: Callable[[int], OracleResult],
+    work: _Work,
+    stats: dict,
+    placements: Callable[[], float],
 ) -> OracleResult | None:
-    """The exact search's result within its share of ``work`` (None unless ``wanted``); its score,
-    bound and nodes go to ``stats``. Stopped early, its plan is still a replayed play and its bound
-    still valid (it covers every subtree left)."""
+    """The exact search's result within its share of ``work`` (None unless ``wanted``), each node
+    priced by the ``placements()`` it tests (``node_price``); its score, bound and nodes go to
+    ``stats``. Stopped early, its plan is still a replayed play and its bound still valid (it covers
+    every subtree left)."""
     if not wanted:
         return None
-    nodes = max(1, int(work.left * EXACT_SEARCH_SHARE * NODES_PER_SECOND))
+    price = node_price(placements())
+    nodes = max(1, int(work.left * EXACT_SEARCH_SHARE * NODES_PER_SECOND / price))
     result = search(nodes)
     used = result.stats.get("nodes", nodes)
-    work.spend(used / NODES_PER_SECOND)
+    work.spend(used * price / NODES_PER_SECOND)
     stats["exact_search"] = {"score": result.score, "bound": result.bound, "nodes": used}
     return result
 

@@ -100,6 +100,7 @@ def solve_free(
         lambda nodes: search.solve_free(variant, grid, levels, node_limit=nodes),
         work,
         exact_stats,
+        lambda: search.placements_tested(range(variant.max_value + 1), grid),
     )
     if exact is not None and exact.optimal:
         return _proven_by_search(exact, start)

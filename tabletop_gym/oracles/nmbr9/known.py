@@ -98,6 +98,7 @@ def solve(
         lambda nodes: search.solve_known(deal, grid, levels, node_limit=nodes),
         work,
         exact_stats,
+        lambda: search.placements_tested(values, grid) / max(1, k),  # a node places the next card
     )
     if exact is not None and exact.optimal:
         return _proven_by_search(exact, start)

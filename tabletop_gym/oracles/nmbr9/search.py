@@ -741,6 +741,13 @@ def _free_dfs(
 # Public API
 
 
+def placements_tested(values: Iterable[int], grid: int) -> int:
+    """The placements of ``values`` (each value once per time it is listed) on a ``grid`` board: what
+    a node of the search tests for where a tile would land, when it may place any of them next."""
+    nplace = _geometry(check_grid(grid)).nplace
+    return int(sum(int(nplace[int(v)]) for v in values))
+
+
 def _check_node_limit(node_limit: int) -> int:
     return check_int("node_limit (placements tried)", node_limit, 1)
 
