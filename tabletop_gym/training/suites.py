@@ -157,11 +157,9 @@ def load(suite: str | Path, replay: bool = True) -> Suite:
             f"finish it with: tabletop-gym suite build {suite_id}"
         )
     env_id, kwargs = _environment(spec.game, definition_args(spec))
-    if (
-        meta.get("game") != spec.game
-        or meta.get("env_id") != env_id
-        or rules_kwargs(env_id, meta.get("env_kwargs", {})) != rules_kwargs(env_id, kwargs)
-    ):
+    if meta.get("game") != spec.game or meta.get("env_id") != env_id or rules_kwargs(
+        env_id, meta.get("env_kwargs", {})
+    ) != rules_kwargs(env_id, kwargs):
         raise SuiteError(
             f"suite {suite_id} was made for {meta.get('env_id')} with {meta.get('env_kwargs')}, but its "
             f"definition now gives {env_id} with {kwargs}: build a new version"
