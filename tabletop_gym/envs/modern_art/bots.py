@@ -138,6 +138,19 @@ def _award_choice(
     return best
 
 
+def _award_card_bonus(
+    artist: int, counts: list[int], own: list[int], placing: int, award_value: int
+) -> float:
+    """What an award card of ``artist`` played on this turn brings at once: as for an award decision,
+    once this card is added. ``counts`` and ``own`` are changed and restored in place."""
+    counts[artist] += 1
+    own[artist] += 1
+    best_gain = max([0, *(award_value * own[a] for a in rank_artists(counts, placing))])
+    counts[artist] -= 1
+    own[artist] -= 1
+    return float(best_gain)
+
+
 def _card_choice(
     legal: list[int],
     play: bool,
@@ -185,13 +198,8 @@ def _card_choice(
 
     def symbol_bonus(symbol: int, artist: int) -> float:
         """What a symbol played on this turn is expected to bring at once (see the class doc)."""
-        if symbol == AWARD:  # as for an award decision, once this card is added
-            counts[artist] += 1
-            own[artist] += 1
-            best_gain = max([0, *(award_value * own[a] for a in rank_artists(counts, len(tokens)))])
-            counts[artist] -= 1
-            own[artist] -= 1
-            return float(best_gain)
+        if symbol == AWARD:
+            return _award_card_bonus(artist, counts, own, len(tokens), award_value)
         now = base + gain_with(artist)
         if not held:
             held.extend(sum(hand[i : i + NUM_SYMBOLS]) for i in range(0, NUM_KINDS, NUM_SYMBOLS))
