@@ -113,15 +113,9 @@ def solve(
     best = _plays_before_the_model(deal, grid, levels, exact, bound, placement_model, work, stats)
     whole = model_grid == grid and model_cap == lv_cap  # else the model solves a restricted game
     if placement_model and (best.state is None or best.state.score < bound) and work.left > 0.05:
-        found = _solve_placement(
-            deal, grid, levels, best.plan, model_grid, model_cap, whole, work, workers, stats
+        bound = _offer_model_play(
+            deal, grid, levels, best, bound, model_grid, model_cap, whole, work, workers, stats
         )
-        if found is not None:
-            state, model_bound = found
-            best.offer(state, "placement model")
-            if model_bound is not None:
-                stats["model_bound"] = model_bound
-                bound = min(bound, model_bound)
     if best.state is None:  # the greedy player always finishes: only a bug gets here
         raise NoPlanError(f"no play of deal {deal} found within {time_limit:g} s of work")
     return OracleResult(
@@ -157,6 +151,33 @@ def _plays_before_the_model(
     work.settle(beam_work)
     stats["beam_runs"] = beam_scores
     return best
+
+
+def _offer_model_play(
+    deal: Deal,
+    grid: int,
+    levels: int | None,
+    best: _BestPlay,
+    bound: int,
+    model_grid: int,
+    model_cap: int,
+    whole: bool,
+    work: _Work,
+    workers: int,
+    stats: dict,
+) -> int:
+    """The placement model, hinted with the best play so far: its play goes to ``best``; returns the
+    bound, tightened by the model's own where the model covers the whole game (``whole``)."""
+    found = _solve_placement(
+        deal, grid, levels, best.plan, model_grid, model_cap, whole, work, workers, stats
+    )
+    if found is not None:
+        state, model_bound = found
+        best.offer(state, "placement model")
+        if model_bound is not None:
+            stats["model_bound"] = model_bound
+            bound = min(bound, model_bound)
+    return bound
 
 
 def _relaxation_bounds(values: list[int], levels: int | None, time_limit: float, work: _Work) -> int:
