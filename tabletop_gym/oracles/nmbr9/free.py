@@ -113,15 +113,10 @@ def solve_free(
     part = work.part(min(120.0, time_limit / 10))
     relax = _free_relaxation_bound(variant, levels, part)
     work.settle(part)
-    # An incumbent from the greedy player and beams (a tenth of the work left): the answer when the
-    # models run out of work, and the one-model search's hint (without one it often finds nothing).
-    part = work.part(work.left / 10)
-    incumbent, runs = _free_beam_best(variant, grid, levels, part, 2, fewer=True)
-    work.settle(part)
+    incumbent, runs = _free_incumbent(variant, grid, levels, work)
     stats: dict = {"relaxation_bound": relax, "model_grid": model_grid, "beam_runs": runs, "source": "beam"}
     stats.update(exact_stats)
     bound = relax if exact is None else min(relax, exact.bound)
-
     if candidates is not None and model_grid == grid:
         return _search_candidates(
             candidates, variant, grid, levels, cap, relax, incumbent, bound, work, stats, start
@@ -129,6 +124,15 @@ def solve_free(
     return _search_one_model(
         variant, grid, levels, model_grid, cap, incumbent, bound, work, workers, stats, start
     )
+
+
+def _free_incumbent(variant: Variant, grid: int, levels: int | None, work: _Work) -> tuple[Nmbr9State, int]:
+    """An incumbent from the greedy player and beams (a tenth of the work left): the answer when the
+    models run out of work, and the one-model search's hint (without one it often finds nothing)."""
+    part = work.part(work.left / 10)
+    incumbent, runs = _free_beam_best(variant, grid, levels, part, 2, fewer=True)
+    work.settle(part)
+    return incumbent, runs
 
 
 def _incumbent_answer(incumbent: Nmbr9State, bound: int, start: float, stats: dict) -> OracleResult:
