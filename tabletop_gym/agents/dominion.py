@@ -126,7 +126,6 @@ def tournament(
     seats = {(lab, s): {"win": 0, "tie": 0, "loss": 0, "games": 0} for lab in labels for s in range(n)}
     level = 0
     truncated = 0
-    iterator = range(games)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -134,7 +133,7 @@ def tournament(
         bar = tqdm(total=games, desc="dominion tournament", unit="game")
     start = time.perf_counter()
     cpu_start = time.process_time()
-    for g in iterator:
+    for g in range(games):
         order = [(g + i) % n for i in range(n)]  # seat s is played by bot order[s]
         seated = [bots[i] for i in order]
         gseed = game_seed(seed, g)
@@ -143,42 +142,15 @@ def tournament(
         state = play_game(seated, gseed, kingdom, turn_limit=turn_limit)
         level += state.vp_level()
         truncated += state.truncated
-        results = state.results()
-        for s, i in enumerate(order):
-            key = {1: "win", 0: "tie", -1: "loss"}[results[s]]
-            t = tally[labels[i]]
-            t[key] += 1
-            t["vp"] += state.vp(s)
-            t["turns"] += state.turns[s]
-            t["games"] += 1
-            seats[(labels[i], s)][key] += 1
-            seats[(labels[i], s)]["games"] += 1
+        _tally_game(state, [labels[i] for i in order], tally, seats)
         if bar is not None:
             bar.update(1)
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     if bar is not None:
         bar.close()
-
-    def rates(t: dict[str, int]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key in ("win", "tie", "loss"):
-            out[key] = t[key]
-            out[f"{key}_rate"] = t[key] / t["games"] if t["games"] else 0.0
-            out[f"{key}_ci95"] = wilson(t[key], t["games"])
-        out["games"] = t["games"]
-        return out
-
-    players = {}
-    for lab in labels:
-        t = tally[lab]
-        entry = rates(t)
-        entry["mean_vp"] = t["vp"] / t["games"]
-        entry["mean_turns"] = t["turns"] / t["games"]
-        entry["by_seat"] = {str(s): rates(seats[(lab, s)]) for s in range(n)}
-        players[lab] = entry
     return {
-        "players": players,
+        "players": _player_report(labels, n, tally, seats),
         "games": games,
         "seed": seed,
         "kingdom": [rules.CARD_NAMES[c] for c in rules.parse_kingdom(kingdom)],
@@ -190,6 +162,49 @@ def tournament(
         # CPU time of this process: the one-core rate, unaffected by other work on a busy machine.
         "games_per_cpu_second": games / cpu_seconds if cpu_seconds > 0 else float("inf"),
     }
+
+
+def _tally_game(
+    state: DominionState, seated: list[str], tally: dict[str, dict], seats: dict[tuple[str, int], dict]
+) -> None:
+    """Count one finished game for the player in each seat (``seated``: labels by seat): its result
+    overall and in that seat, its VP and turns."""
+    results = state.results()
+    for s, label in enumerate(seated):
+        key = {1: "win", 0: "tie", -1: "loss"}[results[s]]
+        t = tally[label]
+        t[key] += 1
+        t["vp"] += state.vp(s)
+        t["turns"] += state.turns[s]
+        t["games"] += 1
+        seats[(label, s)][key] += 1
+        seats[(label, s)]["games"] += 1
+
+
+def _rates(t: dict[str, int]) -> dict[str, Any]:
+    """Wins, shared wins and losses of a tally, each with its rate and 95% interval."""
+    out: dict[str, Any] = {}
+    for key in ("win", "tie", "loss"):
+        out[key] = t[key]
+        out[f"{key}_rate"] = t[key] / t["games"] if t["games"] else 0.0
+        out[f"{key}_ci95"] = wilson(t[key], t["games"])
+    out["games"] = t["games"]
+    return out
+
+
+def _player_report(
+    labels: list[str], n: int, tally: dict[str, dict], seats: dict[tuple[str, int], dict]
+) -> dict[str, Any]:
+    """Per player: its rates, mean VP and turns, and its rates in each seat."""
+    players = {}
+    for lab in labels:
+        t = tally[lab]
+        entry = _rates(t)
+        entry["mean_vp"] = t["vp"] / t["games"]
+        entry["mean_turns"] = t["turns"] / t["games"]
+        entry["by_seat"] = {str(s): _rates(seats[(lab, s)]) for s in range(n)}
+        players[lab] = entry
+    return players
 
 
 def solitaire_turns(

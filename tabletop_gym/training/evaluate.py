@@ -221,19 +221,8 @@ def _evaluate(
     suite: Suite | None,
     solve_first: Callable[[Sequence[int]], Mapping[str, OracleResult]] | None,
 ) -> dict[str, Any]:
-    if suite is not None:
-        if seed is not None:
-            raise ValueError(f"suite {suite.id} fixes its deals: a seed does not apply")
-        episodes = check_int("episodes", len(suite) if episodes is None else episodes, 1, len(suite))
-        games = [(e.seed, e.deal) for e in suite.entries[:episodes]]
-    else:
-        games = SeededGames(episodes, seed)
-        episodes, seed = games.episodes, games.seed
-    if not agent_names:
-        raise ValueError("no agent to evaluate: name at least one")
-    repeated = sorted({n for n in agent_names if list(agent_names).count(n) > 1})
-    if repeated:
-        raise ValueError(f"agent {', '.join(repeated)} named twice: each agent is one row of the report")
+    games, episodes, seed = _games_to_play(suite, episodes, seed)
+    _check_agent_names(agent_names)
     env_id, env_kwargs = spec.environment(spec.read(args))
     env = gym.make(env_id, **env_kwargs)
     solved: dict[str, OracleResult] = {}  # filled by solve_first once every agent is known to fit
@@ -258,27 +247,89 @@ def _evaluate(
     final_infos: dict[str, list[dict[str, Any]]] = {}
     for name, agent in agents:
         agent_env = deal_env if deal_env is not None and getattr(agent, "reads_deal", False) else env
-        episodes_played = [
-            play_episode(agent_env, agent, game_seed, deal)
-            for game_seed, deal in tqdm(games, desc=f"{name} playing", disable=not progress, unit="deal")
-        ]
-        deals = [e.deal for e in episodes_played]
-        if suite is not None and deals != [deal for _, deal in games]:
-            # Scores compared with another deal's optimum would be silently wrong.
-            raise ValueError(f"the environment played other deals than suite {suite.id}'s")
-        report["agents"][name] = {"scores": [e.score for e in episodes_played], "deals": deals}
-        final_infos[name] = [e.info for e in episodes_played]
+        report["agents"][name], final_infos[name] = _play_games(
+            agent_env, agent, name, games, suite, progress
+        )
         if spec.oracle is not None and suite is None:
-            # Only what no earlier agent's deals (nor solve_first) answered: no bar when nothing is left.
-            unsolved = [d for d in dict.fromkeys(deals) if d not in oracle_results]
-            quiet = not progress or not unsolved
-            for deal in tqdm(unsolved, desc="oracle solving", disable=quiet, unit="deal"):
-                result = spec.oracle(deal, spec.read(args))  # None: no oracle for these settings
-                if result is not None:
-                    oracle_results[deal] = result
+            _solve_new_deals(spec, args, report["agents"][name]["deals"], oracle_results, progress)
     env.close()
     if deal_env is not None:
         deal_env.close()
+    _compare_with_oracle(spec, args, report, oracle_results, final_infos)
+    if out is not None:
+        # The work is done: a report that cannot be written is said so, never lost with a traceback.
+        try:
+            atomic_write_text(out / "evaluation.json", json.dumps(report, indent=1))
+            report["plot"] = _plot(spec, report, out / "evaluation.png")
+        except OSError as error:
+            report["write_error"] = f"could not write the report to {out}: {error}"
+    return report
+
+
+def _games_to_play(
+    suite: Suite | None, episodes: int | None, seed: int | None
+) -> tuple[Sequence[tuple[int, Any]], int, int | None]:
+    """(seed, deal) of each game to play, with the episodes and seed the report states: a suite's
+    first ``episodes`` deals (a seed does not apply), else seeded deals."""
+    if suite is not None:
+        if seed is not None:
+            raise ValueError(f"suite {suite.id} fixes its deals: a seed does not apply")
+        episodes = check_int("episodes", len(suite) if episodes is None else episodes, 1, len(suite))
+        return [(e.seed, e.deal) for e in suite.entries[:episodes]], episodes, seed
+    games = SeededGames(episodes, seed)
+    return games, games.episodes, games.seed
+
+
+def _check_agent_names(agent_names: Sequence[str]) -> None:
+    """At least one agent, none named twice: each agent is one row of the report."""
+    if not agent_names:
+        raise ValueError("no agent to evaluate: name at least one")
+    repeated = sorted({n for n in agent_names if list(agent_names).count(n) > 1})
+    if repeated:
+        raise ValueError(f"agent {', '.join(repeated)} named twice: each agent is one row of the report")
+
+
+def _play_games(
+    env: gym.Env, agent: Any, name: str, games: Sequence[tuple[int, Any]], suite: Suite | None, progress: bool
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One agent's games: its report row (scores and deals) and each episode's final info."""
+    episodes_played = [
+        play_episode(env, agent, game_seed, deal)
+        for game_seed, deal in tqdm(games, desc=f"{name} playing", disable=not progress, unit="deal")
+    ]
+    deals = [e.deal for e in episodes_played]
+    if suite is not None and deals != [deal for _, deal in games]:
+        # Scores compared with another deal's optimum would be silently wrong.
+        raise ValueError(f"the environment played other deals than suite {suite.id}'s")
+    return {"scores": [e.score for e in episodes_played], "deals": deals}, [e.info for e in episodes_played]
+
+
+def _solve_new_deals(
+    spec: GameSpec,
+    args: argparse.Namespace,
+    deals: list[str],
+    oracle_results: dict[str, OracleResult],
+    progress: bool,
+) -> None:
+    """Solve the deals no earlier agent's games (nor solve_first) answered into ``oracle_results``:
+    no bar when nothing is left."""
+    unsolved = [d for d in dict.fromkeys(deals) if d not in oracle_results]
+    quiet = not progress or not unsolved
+    for deal in tqdm(unsolved, desc="oracle solving", disable=quiet, unit="deal"):
+        result = spec.oracle(deal, spec.read(args))  # None: no oracle for these settings
+        if result is not None:
+            oracle_results[deal] = result
+
+
+def _compare_with_oracle(
+    spec: GameSpec,
+    args: argparse.Namespace,
+    report: dict[str, Any],
+    oracle_results: dict[str, OracleResult],
+    final_infos: dict[str, list[dict[str, Any]]],
+) -> None:
+    """Each agent's summary against the oracle results, what the ratio is, and the game's reference
+    values, into ``report``."""
     worst = spec.worst_score(spec.read(args)) if spec.worst_score is not None else None
     for name, entry in report["agents"].items():
         results = [oracle_results.get(d) for d in entry["deals"]]
@@ -295,14 +346,6 @@ def _evaluate(
         for entry in report["agents"].values():
             for what, value in references.items():
                 entry[f"over_{what}"] = entry["mean_score"] / value if value > 0 else None
-    if out is not None:
-        # The work is done: a report that cannot be written is said so, never lost with a traceback.
-        try:
-            atomic_write_text(out / "evaluation.json", json.dumps(report, indent=1))
-            report["plot"] = _plot(spec, report, out / "evaluation.png")
-        except OSError as error:
-            report["write_error"] = f"could not write the report to {out}: {error}"
-    return report
 
 
 def _summary(

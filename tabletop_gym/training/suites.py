@@ -216,46 +216,13 @@ def _build(
 ) -> Suite:
     args = definition_args(spec, cache)
     env_id, kwargs = _environment(spec.game, args)
-    game = get_game(spec.game)
     entries: list[dict[str, Any]] = []
     meta: dict[str, Any] | None = None
     if path.exists():
-        meta, entries = read_file(path, suite_id)
-        if meta.get("id") != suite_id or meta.get("settings") != normal(spec.settings):
-            raise SuiteError(
-                f"{path} holds {meta.get('id')} made with {meta.get('settings')}, not {suite_id} with "
-                f"{spec.settings}: build a new version"
-            )
-        if meta.get("env_id") != env_id or rules_kwargs(env_id, meta.get("env_kwargs", {})) != rules_kwargs(
-            env_id, kwargs
-        ):
-            raise SuiteError(
-                f"{path} was made for {meta.get('env_id')} with {meta.get('env_kwargs')}, but {suite_id}'s "
-                f"definition now gives {env_id} with {kwargs}: build a new version"
-            )
-        checked = tuple(parse_entry(suite_id, i, e) for i, e in enumerate(entries))
-        check_entries(suite_id, spec.game, env_id, kwargs, checked)
-        if meta.get("complete") and size is not None and size != meta["size"]:
-            raise SuiteError(
-                f"suite {suite_id} is complete with {meta['size']} deals; another size changes its "
-                f"numbers: build a new version (e.g. {spec.name}-v{int(split_id(suite_id)[1][1:]) + 1})"
-            )
+        meta, entries = _entries_so_far(suite_id, spec, path, env_id, kwargs, size)
     size = check_int("size", size if size is not None else (meta or {}).get("size", spec.size), 1)
     if meta is None:
-        meta = {
-            "format": FORMAT,
-            "id": suite_id,
-            "game": spec.game,
-            "env_id": env_id,
-            "env_kwargs": kwargs,
-            "options": spec.options,
-            "settings": normal(spec.settings),
-            "target_size": spec.target_size,
-            "note": spec.note,
-            "deal_source": "seeds 0, 1, ...: the deal the environment's reset(seed=s) plays",
-            "build_wall_seconds": 0.0,
-            "build_cpu_seconds": 0.0,
-        }
+        meta = _fresh_meta(suite_id, spec, env_id, kwargs)
     before = json.dumps([meta, len(entries)], sort_keys=True)
     if not meta.get("complete"):
         # Words, not numbers: the note and the target follow the definition and the size while the
@@ -271,6 +238,76 @@ def _build(
             f"give --out FILE to build a copy elsewhere"
         )
     already = len(entries)
+    _solve_deals(
+        suite_id, spec, path, args, env_id, kwargs, meta, entries, size, changed, progress, save_every
+    )
+    return dataclasses.replace(load(path), solved_now=len(entries) - already)
+
+
+def _entries_so_far(
+    suite_id: str, spec: SuiteDefinition, path: Path, env_id: str, kwargs: dict[str, Any], size: int | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The metadata and entries of the suite file being resumed, refused unless it is this suite
+    with the same settings and environment, its entries replay, and (once complete) its size stays."""
+    meta, entries = read_file(path, suite_id)
+    if meta.get("id") != suite_id or meta.get("settings") != normal(spec.settings):
+        raise SuiteError(
+            f"{path} holds {meta.get('id')} made with {meta.get('settings')}, not {suite_id} with "
+            f"{spec.settings}: build a new version"
+        )
+    if meta.get("env_id") != env_id or rules_kwargs(env_id, meta.get("env_kwargs", {})) != rules_kwargs(
+        env_id, kwargs
+    ):
+        raise SuiteError(
+            f"{path} was made for {meta.get('env_id')} with {meta.get('env_kwargs')}, but {suite_id}'s "
+            f"definition now gives {env_id} with {kwargs}: build a new version"
+        )
+    checked = tuple(parse_entry(suite_id, i, e) for i, e in enumerate(entries))
+    check_entries(suite_id, spec.game, env_id, kwargs, checked)
+    if meta.get("complete") and size is not None and size != meta["size"]:
+        raise SuiteError(
+            f"suite {suite_id} is complete with {meta['size']} deals; another size changes its "
+            f"numbers: build a new version (e.g. {spec.name}-v{int(split_id(suite_id)[1][1:]) + 1})"
+        )
+    return meta, entries
+
+
+def _fresh_meta(suite_id: str, spec: SuiteDefinition, env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The metadata a new suite file starts with: what it is, how its deals are made, no build time yet."""
+    return {
+        "format": FORMAT,
+        "id": suite_id,
+        "game": spec.game,
+        "env_id": env_id,
+        "env_kwargs": kwargs,
+        "options": spec.options,
+        "settings": normal(spec.settings),
+        "target_size": spec.target_size,
+        "note": spec.note,
+        "deal_source": "seeds 0, 1, ...: the deal the environment's reset(seed=s) plays",
+        "build_wall_seconds": 0.0,
+        "build_cpu_seconds": 0.0,
+    }
+
+
+def _solve_deals(
+    suite_id: str,
+    spec: SuiteDefinition,
+    path: Path,
+    args: argparse.Namespace,
+    env_id: str,
+    kwargs: dict[str, Any],
+    meta: dict[str, Any],
+    entries: list[dict[str, Any]],
+    size: int,
+    changed: bool,
+    progress: bool,
+    save_every: float,
+) -> None:
+    """Solve the deals of seeds ``len(entries)`` to ``size - 1``, appending to ``entries``; each plan
+    is replayed before it is kept. The file is saved every ``save_every`` seconds and at the end, also
+    on Ctrl-C or an error, with the build times so far added to the file's."""
+    game = get_game(spec.game)
     env = gym.make(env_id, **kwargs, reveal_deal=True)
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     spent_wall, spent_cpu = meta["build_wall_seconds"], meta["build_cpu_seconds"]
@@ -302,7 +339,6 @@ def _build(
         env.close()
         if changed:
             save()  # also on Ctrl-C or an error: what was solved is kept for the next run
-    return dataclasses.replace(load(path), solved_now=len(entries) - already)
 
 
 def resolve(game: str, suite: str, args: argparse.Namespace) -> Suite:

@@ -89,16 +89,11 @@ def _train(
     checkpoint_every: int,
     resume: bool,
 ) -> Path:
-    try:
-        import gymnasium as gym
-        import sb3_contrib
-        import stable_baselines3
-        import torch
-        from sb3_contrib import MaskablePPO
-        from stable_baselines3.common.env_util import make_vec_env
-        from stable_baselines3.common.logger import Logger
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError("training needs the training extra: pip install 'tabletop-gym[train]'") from exc
+    _require_training_extra()
+    import gymnasium as gym
+    import torch
+    from stable_baselines3.common.env_util import make_vec_env
+
     import tabletop_gym  # noqa: F401  (registers the environments)
 
     steps = check_int("steps", steps, 1, MAX_STEPS)
@@ -115,32 +110,12 @@ def _train(
     policy = choose_policy(spec, vec_env.observation_space)
     tensorboard = str(out / "tb") if importlib.util.find_spec("tensorboard") else None
     if start_from is not None:
-        try:
-            model = MaskablePPO.load(str(start_from), env=vec_env, device="cpu", tensorboard_log=tensorboard)
-        except Exception as error:  # a truncated zip fails in zipfile, torch or SB3's own asserts
-            vec_env.close()
-            raise ValueError(
-                f"--resume: {start_from} is not a whole model saved by 'tabletop-gym train' "
-                f"({type(error).__name__}: {one_line(error, 200)}): remove it to resume from the other "
-                "of checkpoint.zip and model.zip, or train afresh without --resume"
-            ) from None
-        if model.num_timesteps >= steps:
-            vec_env.close()
-            raise ValueError(
-                f"--resume: {start_from} already has {model.num_timesteps} steps; ask for more with --steps"
-            )
+        model = _resumed_model(start_from, vec_env, tensorboard, steps)
     else:
-        model = MaskablePPO(
-            policy,
-            vec_env,
-            seed=seed,
-            device="cpu",
-            verbose=0,
-            tensorboard_log=tensorboard,
-            policy_kwargs={"net_arch": net_arch},
-            **settings,
-        )
+        model = _fresh_model(policy, vec_env, seed, tensorboard, net_arch, settings)
     if tensorboard is None:
+        from stable_baselines3.common.logger import Logger
+
         # SB3's default logger, without a log folder, makes an empty SB3-<time> folder in the system's
         # temporary folder at every run; nothing is logged here, so give it none.
         model.set_logger(Logger(folder=None, output_formats=[]))
@@ -160,20 +135,109 @@ def _train(
         "resumed_from": str(start_from) if start_from else None,
         "resumed_at_step": done_before if start_from else None,
         "tensorboard_log": tensorboard,
-        "versions": {
-            "python": platform.python_version(),
-            "torch": torch.__version__,
-            "stable_baselines3": stable_baselines3.__version__,
-            "sb3_contrib": sb3_contrib.__version__,
-            "gymnasium": gym.__version__,
-        },
+        "versions": _library_versions(),
     }
     start = time.perf_counter()
+    _learn(model, steps - done_before, callbacks, start_from is None, progress, out, config, vec_env, start)
+    seconds = time.perf_counter() - start
+    path = out / "model.zip"
+    config.update(steps_done=int(model.num_timesteps), interrupted=False, train_seconds=round(seconds, 2))
+    with sigint_deferred():  # a Ctrl-C now waits for both: never a new model.zip beside an old config.json
+        _save(model, path)
+        atomic_write_text(out / "config.json", json.dumps(config, indent=1))
+    vec_env.close()
+    return path
+
+
+def _require_training_extra() -> None:
+    """Training needs libraries outside the core install: say which extra brings them."""
+    try:
+        import gymnasium  # noqa: F401
+        import sb3_contrib  # noqa: F401
+        import stable_baselines3  # noqa: F401
+        import torch  # noqa: F401
+        from sb3_contrib import MaskablePPO  # noqa: F401
+        from stable_baselines3.common.env_util import make_vec_env  # noqa: F401
+        from stable_baselines3.common.logger import Logger  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError("training needs the training extra: pip install 'tabletop-gym[train]'") from exc
+
+
+def _resumed_model(start_from: Path, vec_env: Any, tensorboard: str | None, steps: int) -> Any:
+    """The model saved at ``start_from``, refused (closing the environments) when it is not a whole
+    saved model or already has the steps asked for."""
+    from sb3_contrib import MaskablePPO
+
+    try:
+        model = MaskablePPO.load(str(start_from), env=vec_env, device="cpu", tensorboard_log=tensorboard)
+    except Exception as error:  # a truncated zip fails in zipfile, torch or SB3's own asserts
+        vec_env.close()
+        raise ValueError(
+            f"--resume: {start_from} is not a whole model saved by 'tabletop-gym train' "
+            f"({type(error).__name__}: {one_line(error, 200)}): remove it to resume from the other "
+            "of checkpoint.zip and model.zip, or train afresh without --resume"
+        ) from None
+    if model.num_timesteps >= steps:
+        vec_env.close()
+        raise ValueError(
+            f"--resume: {start_from} already has {model.num_timesteps} steps; ask for more with --steps"
+        )
+    return model
+
+
+def _fresh_model(
+    policy: str, vec_env: Any, seed: int, tensorboard: str | None, net_arch: Any, settings: dict[str, Any]
+) -> Any:
+    """A new MaskablePPO model on the CPU (the networks are small) with the run's PPO settings."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO(
+        policy,
+        vec_env,
+        seed=seed,
+        device="cpu",
+        verbose=0,
+        tensorboard_log=tensorboard,
+        policy_kwargs={"net_arch": net_arch},
+        **settings,
+    )
+
+
+def _library_versions() -> dict[str, str]:
+    """The versions of the libraries a run depends on, for config.json (a model may not load elsewhere)."""
+    import gymnasium as gym
+    import sb3_contrib
+    import stable_baselines3
+    import torch
+
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "stable_baselines3": stable_baselines3.__version__,
+        "sb3_contrib": sb3_contrib.__version__,
+        "gymnasium": gym.__version__,
+    }
+
+
+def _learn(
+    model: Any,
+    more_steps: int,
+    callbacks: list,
+    fresh: bool,
+    progress: bool,
+    out: Path,
+    config: dict[str, Any],
+    vec_env: Any,
+    start: float,
+) -> None:
+    """Train ``more_steps`` steps. On Ctrl-C the model so far goes to the checkpoint (and, without a
+    finished model, config.json says the run was cut short); the KeyboardInterrupt goes on with the
+    command line's one line."""
     try:
         model.learn(
-            total_timesteps=steps - done_before,
+            total_timesteps=more_steps,
             callback=callbacks,
-            reset_num_timesteps=start_from is None,
+            reset_num_timesteps=fresh,
             progress_bar=progress and importlib.util.find_spec("rich") is not None,
         )
     except KeyboardInterrupt:
@@ -191,14 +255,6 @@ def _train(
             f"after {steps_done} training steps; checkpoint saved to {out / CHECKPOINT} "
             "(train --resume continues from it)"
         ) from None
-    seconds = time.perf_counter() - start
-    path = out / "model.zip"
-    config.update(steps_done=int(model.num_timesteps), interrupted=False, train_seconds=round(seconds, 2))
-    with sigint_deferred():  # a Ctrl-C now waits for both: never a new model.zip beside an old config.json
-        _save(model, path)
-        atomic_write_text(out / "config.json", json.dumps(config, indent=1))
-    vec_env.close()
-    return path
 
 
 def _save(model: Any, path: Path) -> None:

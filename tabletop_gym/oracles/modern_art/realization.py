@@ -435,31 +435,6 @@ def _realize_round(
     rng: random.Random | None = None
     expand = _applied if lazy is None else lazy.children
 
-    def left() -> tuple:
-        return tuple(map(tuple, turn)) + tuple(map(tuple, sec)) + tuple(map(tuple, down)) + (tuple(aw),)
-
-    def options(s: State) -> list[tuple[int, list[int] | None, int]]:
-        """(action, the budget row it uses, index in it), in the order to try."""
-        p, phase = s.to_move, s.phase
-        hand = s.hands[p]
-        if phase == AWARD_ARTIST:
-            wanted = [(CHOOSE_ARTIST + a, aw, a) for a in range(NUM_ARTISTS) if aw[a]]
-            return wanted or [(CHOOSE_ARTIST + a, None, 0) for a in range(NUM_ARTISTS)]
-        row = turn[p] if phase == PLAY else down[p] if phase == HIDDEN_CARD else sec[p]
-        acts = [(k, row, k) for k in range(NUM_KINDS) if row[k] and hand[k] and s.is_legal(k)]
-        if phase == PLAY:
-            # cards that would end the round early go last; draw cards first while the player still
-            # has cards to draw; among the rest the thinnest artist first (shuffled in a restart)
-            missing = any(turn[p][k] + sec[p][k] + down[p][k] > hand[k] for k in range(NUM_KINDS))
-            acts.sort(key=lambda o: (s.column[artist_of(o[0])] + 1 >= limit,
-                                     not (missing and symbol_of(o[0]) == DRAW),
-                                     s.column[artist_of(o[0])] if rng is None else rng.random()))  # fmt: skip
-        else:
-            acts.append((PASS, None, 0))
-            if rng is not None:
-                rng.shuffle(acts)
-        return acts
-
     def search(s: State) -> State | None:
         nonlocal nodes
         if s.done or s.round != r:
@@ -468,7 +443,7 @@ def _realize_round(
             _turns_can_alternate(s, turn, sec, down) and _sources_left(s, turn, sec, down)
         ):
             return None
-        key = (_key(s), left(), lazy.key() if lazy is not None else None)
+        key = (_key(s), _budget_left(turn, sec, down, aw), lazy.key() if lazy is not None else None)
         if key in failed:
             return None
         nodes += 1
@@ -478,7 +453,7 @@ def _realize_round(
                 raise _OutOfNodes
         if nodes > stop:
             raise _OutOfNodes
-        for action, row, i in options(s):
+        for action, row, i in _play_options(s, turn, sec, down, aw, limit, rng):
             if row is not None:
                 row[i] -= 1
             found = None
@@ -510,3 +485,41 @@ def _realize_round(
             return None
         seed += 1
         rng, nodes, stop = random.Random(seed), 0, min(RESTART_NODES, node_limit)
+
+
+def _budget_left(turn: list[list[int]], sec: list[list[int]], down: list[list[int]], aw: list[int]) -> tuple:
+    """The plays of the round's budget not yet made, as a key: a position reached with other plays
+    left is another search node."""
+    return tuple(map(tuple, turn)) + tuple(map(tuple, sec)) + tuple(map(tuple, down)) + (tuple(aw),)
+
+
+def _play_options(
+    s: State,
+    turn: list[list[int]],
+    sec: list[list[int]],
+    down: list[list[int]],
+    aw: list[int],
+    limit: int,
+    rng: random.Random | None,
+) -> list[tuple[int, list[int] | None, int]]:
+    """The plays to try from ``s`` within the budget left, as (action, the budget row it uses, index
+    in it), in the order to try (shuffled in a restart, ``rng`` given)."""
+    p, phase = s.to_move, s.phase
+    hand = s.hands[p]
+    if phase == AWARD_ARTIST:
+        wanted = [(CHOOSE_ARTIST + a, aw, a) for a in range(NUM_ARTISTS) if aw[a]]
+        return wanted or [(CHOOSE_ARTIST + a, None, 0) for a in range(NUM_ARTISTS)]
+    row = turn[p] if phase == PLAY else down[p] if phase == HIDDEN_CARD else sec[p]
+    acts = [(k, row, k) for k in range(NUM_KINDS) if row[k] and hand[k] and s.is_legal(k)]
+    if phase == PLAY:
+        # cards that would end the round early go last; draw cards first while the player still
+        # has cards to draw; among the rest the thinnest artist first (shuffled in a restart)
+        missing = any(turn[p][k] + sec[p][k] + down[p][k] > hand[k] for k in range(NUM_KINDS))
+        acts.sort(key=lambda o: (s.column[artist_of(o[0])] + 1 >= limit,
+                                 not (missing and symbol_of(o[0]) == DRAW),
+                                 s.column[artist_of(o[0])] if rng is None else rng.random()))  # fmt: skip
+    else:
+        acts.append((PASS, None, 0))
+        if rng is not None:
+            rng.shuffle(acts)
+    return acts

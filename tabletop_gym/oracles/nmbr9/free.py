@@ -114,63 +114,112 @@ def solve_free(
     part = work.part(min(120.0, time_limit / 10))
     relax = _free_relaxation_bound(variant, levels, part)
     work.settle(part)
-    # An incumbent from the greedy player and beams (a tenth of the work left): the answer when the
-    # models run out of work, and the one-model search's hint (without one it often finds nothing).
-    part = work.part(work.left / 10)
-    incumbent, runs = _free_beam_best(variant, grid, levels, part, 2, fewer=True)
-    work.settle(part)
+    incumbent, runs = _free_incumbent(variant, grid, levels, work)
     stats: dict = {"relaxation_bound": relax, "model_grid": model_grid, "beam_runs": runs, "source": "beam"}
     stats.update(exact_stats)
     bound = relax if exact is None else min(relax, exact.bound)
-
-    def answer(bound: int) -> OracleResult:
-        return _free_plan_result(_free_pairs(incumbent), incumbent.score, bound, start, stats)
-
     if candidates is not None and model_grid == grid:
-        stats["candidates"] = len(candidates)
-        proven_infeasible = 0
-        for score, profile, upper in candidates:
-            if score > relax:
-                continue  # beyond the relaxation: impossible anyway
-            bound = score  # every candidate scoring more was proven infeasible (or beyond the bound)
-            if score <= incumbent.score:
-                stats.update(status="OPTIMAL", infeasible_candidates=proven_infeasible)
-                return answer(bound)  # nothing better is left: the incumbent is optimal
-            if work.out:
-                break
-            slot_values = [list(range(variant.max_value + 1)) if v is None else [v] for v in upper]
-            # Table slots beyond those the upper levels need may stay unused (fewer cards placed).
-            needed = 2 if max(profile) > 0 else 1
-            skippable = [lv == 0 and s >= needed for s, lv in enumerate(profile)]
-            try:
-                model = _PlacementModel(
-                    slot_values,
-                    grid,
-                    cap,
-                    copies=variant.copies,
-                    slot_levels=profile,
-                    skippable=skippable,
-                    max_terms=work.left * TERMS_PER_SECOND,
-                )
-            except _OverBudget:
-                work.spend(work.left)
-                break
-            work.spend(model.terms / TERMS_PER_SECOND)
-            # These small satisfiability models run fastest on one worker (measured on F-6-2-5).
-            solver, status = model.solve(work, 1)
-            if status == cp_model.INFEASIBLE:
-                proven_infeasible += 1
-                continue
-            if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-                break  # out of work: the bound stays at this candidate's score
-            stats.update(status="OPTIMAL", infeasible_candidates=proven_infeasible, source="candidate model")
-            result = _free_result(model, solver, variant, grid, levels, score, start, stats)
-            if result is not None:
-                return result
-            stats.update(status="NOT_PROVEN", model_plan="does not replay through the engine: not used")
-            return answer(relax)  # a model bug: its proofs are not trusted either
-        stats.update(status="NOT_PROVEN", infeasible_candidates=proven_infeasible)
-        return answer(bound)
+        return _search_candidates(
+            candidates, variant, grid, levels, cap, relax, incumbent, bound, work, stats, start
+        )
+    return _search_one_model(
+        variant, grid, levels, model_grid, cap, incumbent, bound, work, workers, stats, start
+    )
+
+
+def _free_incumbent(variant: Variant, grid: int, levels: int | None, work: _Work) -> tuple[Nmbr9State, int]:
+    """An incumbent from the greedy player and beams (a tenth of the work left): the answer when the
+    models run out of work, and the one-model search's hint (without one it often finds nothing)."""
+    part = work.part(work.left / 10)
+    incumbent, runs = _free_beam_best(variant, grid, levels, part, 2, fewer=True)
+    work.settle(part)
+    return incumbent, runs
+
+
+def _incumbent_answer(incumbent: Nmbr9State, bound: int, start: float, stats: dict) -> OracleResult:
+    """The incumbent play (greedy player and beams) as the answer, with the bound proven so far."""
+    return _free_plan_result(_free_pairs(incumbent), incumbent.score, bound, start, stats)
+
+
+def _search_candidates(
+    candidates: list,
+    variant: Variant,
+    grid: int,
+    levels: int | None,
+    cap: int,
+    relax: int,
+    incumbent: Nmbr9State,
+    bound: int,
+    work: _Work,
+    stats: dict,
+    start: float,
+) -> OracleResult:
+    """The candidates, best score first, each a small satisfiability model: the first feasible one
+    is optimal; the incumbent is, once no candidate left scores more. When the work runs out the
+    bound is the score of the first candidate not proven infeasible."""
+    stats["candidates"] = len(candidates)
+    proven_infeasible = 0
+    for score, profile, upper in candidates:
+        if score > relax:
+            continue  # beyond the relaxation: impossible anyway
+        bound = score  # every candidate scoring more was proven infeasible (or beyond the bound)
+        if score <= incumbent.score:
+            stats.update(status="OPTIMAL", infeasible_candidates=proven_infeasible)
+            return _incumbent_answer(incumbent, bound, start, stats)  # nothing better is left: optimal
+        if work.out:
+            break
+        slot_values = [list(range(variant.max_value + 1)) if v is None else [v] for v in upper]
+        # Table slots beyond those the upper levels need may stay unused (fewer cards placed).
+        needed = 2 if max(profile) > 0 else 1
+        skippable = [lv == 0 and s >= needed for s, lv in enumerate(profile)]
+        try:
+            model = _PlacementModel(
+                slot_values,
+                grid,
+                cap,
+                copies=variant.copies,
+                slot_levels=profile,
+                skippable=skippable,
+                max_terms=work.left * TERMS_PER_SECOND,
+            )
+        except _OverBudget:
+            work.spend(work.left)
+            break
+        work.spend(model.terms / TERMS_PER_SECOND)
+        # These small satisfiability models run fastest on one worker (measured on F-6-2-5).
+        solver, status = model.solve(work, 1)
+        if status == cp_model.INFEASIBLE:
+            proven_infeasible += 1
+            continue
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            break  # out of work: the bound stays at this candidate's score
+        stats.update(status="OPTIMAL", infeasible_candidates=proven_infeasible, source="candidate model")
+        result = _free_result(model, solver, variant, grid, levels, score, start, stats)
+        if result is not None:
+            return result
+        stats.update(status="NOT_PROVEN", model_plan="does not replay through the engine: not used")
+        return _incumbent_answer(incumbent, relax, start, stats)  # a model bug: its proofs are not trusted
+    stats.update(status="NOT_PROVEN", infeasible_candidates=proven_infeasible)
+    return _incumbent_answer(incumbent, bound, start, stats)
+
+
+def _search_one_model(
+    variant: Variant,
+    grid: int,
+    levels: int | None,
+    model_grid: int,
+    cap: int,
+    incumbent: Nmbr9State,
+    bound: int,
+    work: _Work,
+    workers: int,
+    stats: dict,
+    start: float,
+) -> OracleResult:
+    """Too many candidates (or a smaller model grid): one model over every card of the box in every
+    slot, level-major, hinted with the incumbent (without a hint it often finds nothing). Its own
+    bound holds only on the full grid."""
+    k = variant.cards
     try:
         model = _PlacementModel(
             [list(range(variant.max_value + 1))] * k,
@@ -184,7 +233,7 @@ def solve_free(
     except _OverBudget:
         work.spend(work.left)
         stats.update(one_model_status="not built within the work limit")
-        return answer(bound)
+        return _incumbent_answer(incumbent, bound, start, stats)
     work.spend(model.terms / TERMS_PER_SECOND)
     if model_grid == grid:
         hint = _level_major_hint(incumbent, k)
@@ -203,7 +252,7 @@ def solve_free(
             if result.score > incumbent.score:
                 stats["source"] = "one model"
                 return dataclasses.replace(result, bound=max(bound, result.score))
-    return answer(bound)
+    return _incumbent_answer(incumbent, bound, start, stats)
 
 
 _ONE_MODEL_LIMIT = 60_000  # cards x cells x values: beyond it the one-model free search is hopeless

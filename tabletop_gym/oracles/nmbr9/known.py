@@ -106,67 +106,127 @@ def solve(
         placement_model = model_given or grid <= 10
     lv_cap = _level_cap(k, levels)
     model_cap = lv_cap if model_levels is None else min(lv_cap, model_levels)
-    # The plain relaxation is solved in a blink; the one with pair cuts is tighter but slower, and
-    # if stopped early its proven bound can be the looser of the two. Both bound every play, and
-    # one stopped before its first solution gives a trivial bound, so their shares need no floor.
+    relax = _relaxation_bounds(values, levels, time_limit, work)
+    bound = relax
+    stats: dict = {"relaxation_bound": relax, **exact_stats}
+    if exact is not None:
+        bound = min(bound, exact.bound)
+    best = _plays_before_the_model(deal, grid, levels, exact, bound, placement_model, work, stats)
+    whole = model_grid == grid and model_cap == lv_cap  # else the model solves a restricted game
+    if placement_model and (best.state is None or best.state.score < bound) and work.left > 0.05:
+        bound = _offer_model_play(
+            deal, grid, levels, best, bound, model_grid, model_cap, whole, work, workers, stats
+        )
+    if best.state is None:  # the greedy player always finishes: only a bug gets here
+        raise NoPlanError(f"no play of deal {deal} found within {time_limit:g} s of work")
+    return OracleResult(
+        score=best.state.score,
+        bound=max(bound, best.state.score),
+        plan=tuple(best.plan),
+        seconds=time.perf_counter() - start,
+        stats=stats,
+    )
+
+
+def _plays_before_the_model(
+    deal: Deal,
+    grid: int,
+    levels: int | None,
+    exact: OracleResult | None,
+    bound: int,
+    placement_model: bool,
+    work: _Work,
+    stats: dict,
+) -> _BestPlay:
+    """The plays found before the placement model: the greedy player's, the stopped exact search's,
+    then the beam portfolio's (all the work on big boards, a third when the model follows)."""
+    best = _BestPlay(stats)
+    best.offer(replay(Nmbr9Rules(grid=grid, levels=levels), deal, greedy_plan(deal, grid, levels)), "greedy")
+    stats["greedy"] = None if best.state is None else best.state.score
+    if exact is not None:
+        best.offer(
+            replay(Nmbr9Rules(grid=grid, levels=levels), deal, list(exact.plan)), "exact search (stopped)"
+        )
+    beam_work = work.part((1 / 3 if placement_model else 1.0) * work.left)
+    beam_scores = _beam_portfolio(deal, grid, levels, bound, best, beam_work)
+    work.settle(beam_work)
+    stats["beam_runs"] = beam_scores
+    return best
+
+
+def _offer_model_play(
+    deal: Deal,
+    grid: int,
+    levels: int | None,
+    best: _BestPlay,
+    bound: int,
+    model_grid: int,
+    model_cap: int,
+    whole: bool,
+    work: _Work,
+    workers: int,
+    stats: dict,
+) -> int:
+    """The placement model, hinted with the best play so far: its play goes to ``best``; returns the
+    bound, tightened by the model's own where the model covers the whole game (``whole``)."""
+    found = _solve_placement(
+        deal, grid, levels, best.plan, model_grid, model_cap, whole, work, workers, stats
+    )
+    if found is not None:
+        state, model_bound = found
+        best.offer(state, "placement model")
+        if model_bound is not None:
+            stats["model_bound"] = model_bound
+            bound = min(bound, model_bound)
+    return bound
+
+
+def _relaxation_bounds(values: list[int], levels: int | None, time_limit: float, work: _Work) -> int:
+    """The grid-free relaxation's bound, the least of two solves. The plain relaxation is solved in
+    a blink; the one with pair cuts is tighter but slower, and if stopped early its proven bound can
+    be the looser of the two. Both bound every play, and one stopped before its first solution gives
+    a trivial bound, so their shares need no floor."""
     relax = None
     for share, cuts in ((min(10.0, time_limit / 10), False), (min(30.0, time_limit / 4), True)):
         part = work.part(share)
         found = _relaxation_bound(values, levels, part, cuts)
         work.settle(part)
         relax = found if relax is None else min(relax, found)
-    bound = relax
-    best: Nmbr9State | None = None
-    best_plan: list[int] = []
-    stats: dict = {"relaxation_bound": relax, **exact_stats}
-    if exact is not None:
-        bound = min(bound, exact.bound)
+    return relax
 
-    def offer(state: Nmbr9State, source: str) -> None:
-        nonlocal best, best_plan
-        if state.done and (best is None or state.score > best.score):
-            best = state
-            best_plan = [p.action for p in state.placements if p is not None]
-            stats["source"] = source
 
-    offer(replay(Nmbr9Rules(grid=grid, levels=levels), deal, greedy_plan(deal, grid, levels)), "greedy")
-    stats["greedy"] = None if best is None else best.score
-    if exact is not None:
-        offer(replay(Nmbr9Rules(grid=grid, levels=levels), deal, list(exact.plan)), "exact search (stopped)")
-    # The beam portfolio: all the work on big boards, a third when the placement model follows.
-    beam_work = work.part((1 / 3 if placement_model else 1.0) * work.left)
+class _BestPlay:
+    """The best finished play offered so far, its plan (one action per placed card), and where it
+    came from (``stats["source"]``): the greedy player, the stopped exact search, a beam or the model."""
+
+    def __init__(self, stats: dict) -> None:
+        self.state: Nmbr9State | None = None
+        self.plan: list[int] = []
+        self._stats = stats
+
+    def offer(self, state: Nmbr9State, source: str) -> None:
+        if state.done and (self.state is None or state.score > self.state.score):
+            self.state = state
+            self.plan = [p.action for p in state.placements if p is not None]
+            self._stats["source"] = source
+
+
+def _beam_portfolio(
+    deal: Deal, grid: int, levels: int | None, bound: int, best: _BestPlay, work: _Work
+) -> list[int]:
+    """The beam searches of the portfolio, run in turn until their work is used or the best play
+    meets the bound; each play goes to ``best``. Returns the score of each beam that finished."""
     beam_scores = []
     for rho, vmin, per_table, per_level, width, per_parent in _portfolio_rounds():
-        if beam_work.out or (best is not None and best.score >= bound):
+        if work.out or (best.state is not None and best.state.score >= bound):
             break
         found = beam_plan(
-            deal, grid, levels, rho, vmin, per_table, per_level, width, None, per_parent, work=beam_work
+            deal, grid, levels, rho, vmin, per_table, per_level, width, None, per_parent, work=work
         )
         if found is not None:
             beam_scores.append(found[1])
-            offer(replay(Nmbr9Rules(grid=grid, levels=levels), deal, found[0]), "beam")
-    work.settle(beam_work)
-    stats["beam_runs"] = beam_scores
-    whole = model_grid == grid and model_cap == lv_cap  # else the model solves a restricted game
-    if placement_model and (best is None or best.score < bound) and work.left > 0.05:
-        found = _solve_placement(
-            deal, grid, levels, best_plan, model_grid, model_cap, whole, work, workers, stats
-        )
-        if found is not None:
-            state, model_bound = found
-            offer(state, "placement model")
-            if model_bound is not None:
-                stats["model_bound"] = model_bound
-                bound = min(bound, model_bound)
-    if best is None:  # the greedy player always finishes: only a bug gets here
-        raise NoPlanError(f"no play of deal {deal} found within {time_limit:g} s of work")
-    return OracleResult(
-        score=best.score,
-        bound=max(bound, best.score),
-        plan=tuple(best_plan),
-        seconds=time.perf_counter() - start,
-        stats=stats,
-    )
+            best.offer(replay(Nmbr9Rules(grid=grid, levels=levels), deal, found[0]), "beam")
+    return beam_scores
 
 
 def _solve_placement(

@@ -98,14 +98,7 @@ class _PlacementModel:
         max_terms: float | None = None,
     ) -> None:
         self.terms = 0
-
-        def count(n: int) -> None:
-            # Building a big model takes seconds of Python: the work limit covers that too, counted
-            # in terms written so that where it stops does not depend on the machine.
-            self.terms += n
-            if max_terms is not None and self.terms > max_terms:
-                raise _OverBudget
-
+        self._max_terms = max_terms
         self.grid = grid
         self.levels = levels
         self.slot_values = [tuple(v) for v in slot_values]
@@ -113,10 +106,41 @@ class _PlacementModel:
         skippable = [False] * k if skippable is None else [bool(b) and s > 0 for s, b in enumerate(skippable)]
         if exact_skips and any(len(self.slot_values[s]) != 1 for s in range(k) if skippable[s]):
             raise ValueError("exact skips need one value per skippable slot (the known draft)")
-        m = cp_model.CpModel()
-        self.model = m
-        cells = grid * grid
+        self.model = cp_model.CpModel()
         all_values = tuple(sorted({v for vs in self.slot_values for v in vs}))
+        # The order of the steps below is the order in which variables and constraints enter the
+        # model: CP-SAT is deterministic for a given model, so keeping it keeps its answers.
+        occ, at_level, objective = self._placements(slot_levels, skippable)
+        self._no_overlap(occ)
+        below = self._covered_below(occ)
+        started = self._levels_started(at_level)
+        containers = {v: _containers(v, grid, all_values) for v in all_values}
+        for s in range(k):
+            earlier = self._support_and_neighbours(s, occ, below, started, containers)
+            if exact_skips and self.skips[s] is not None:
+                self._forbid_needless_skip(s, below, started, earlier, containers, self._count)
+        self._shift_up_left(exact_skips)
+        if not exact_skips:
+            self._unused_slots_together(at_level)
+        if copies is not None:
+            self._limit_copies(all_values, copies)
+        if level_major:
+            self._levels_in_order()
+        self.model.maximize(sum(objective))
+        self.num_vars = sum(len(row) for row in self.x)
+
+    def _count(self, n: int) -> None:
+        """Count ``n`` terms written. Building a big model takes seconds of Python: the work limit
+        covers that too, counted in terms written so that where it stops does not depend on the machine."""
+        self.terms += n
+        if self._max_terms is not None and self.terms > self._max_terms:
+            raise _OverBudget
+
+    def _placements(self, slot_levels, skippable) -> tuple[dict, dict, list]:
+        """One variable per placement a slot may take (value, shape, level), exactly one per slot (or
+        its skip). Fills ``self.x`` and ``self.skips``; returns the variables covering each
+        (slot, level, cell), those on each (slot, level), and the objective's terms."""
+        m = self.model
         # x[s] : list of (value, shape index, level, var)
         self.x: list[list[tuple[int, int, int, cp_model.IntVar]]] = []
         self.skips: list = []
@@ -124,11 +148,11 @@ class _PlacementModel:
         at_level: dict[tuple[int, int], list] = {}  # (slot, level) -> vars
         objective = []
         for s, values in enumerate(self.slot_values):
-            top = min(levels - 1, s // 2)
+            top = min(self.levels - 1, s // 2)
             row = []
             for v in values:
-                shapes = _shapes(v, grid)
-                count(len(shapes) * (top + 1) * (tile_area(v) + 1))
+                shapes = _shapes(v, self.grid)
+                self._count(len(shapes) * (top + 1) * (tile_area(v) + 1))
                 for i, sh in enumerate(shapes):
                     if s == 0 and sh.rotation != 0:
                         continue  # turn the whole board so that the first tile is unturned
@@ -150,17 +174,27 @@ class _PlacementModel:
                 self.skips.append(None)
                 m.add_exactly_one(var for *_, var in row)
             self.x.append(row)
-        # No overlap on any level.
-        for lv in range(levels):
-            count(len(occ))
-            for c in range(cells):
+        return occ, at_level, objective
+
+    def _no_overlap(self, occ: dict) -> None:
+        """No two tiles cover the same cell of the same level."""
+        k = len(self.slot_values)
+        for lv in range(self.levels):
+            self._count(len(occ))
+            for c in range(self.grid * self.grid):
                 terms = [var for s in range(k) for var in occ.get((s, lv, c), ())]
                 if len(terms) > 1:
-                    m.add_at_most_one(terms)
-        # below[s][lv][c]: a slot before s covers c on level lv (a running sum, 0/1 by no-overlap).
+                    self.model.add_at_most_one(terms)
+
+    def _covered_below(self, occ: dict) -> dict[tuple[int, int, int], object]:
+        """below[(s, lv, c)]: a slot before s covers cell c on level lv — a running sum, 0/1 by the
+        no-overlap rule; the constant 0 while no slot so far can cover it (no variable needed)."""
+        m = self.model
+        k = len(self.slot_values)
+        cells = self.grid * self.grid
         below: dict[tuple[int, int, int], object] = {}
-        for lv in range(levels):
-            count(k * cells)
+        for lv in range(self.levels):
+            self._count(k * cells)
             for c in range(cells):
                 prev = 0
                 for s in range(1, k):
@@ -172,11 +206,16 @@ class _PlacementModel:
                     m.add(b == prev + sum(terms))
                     below[(s, lv, c)] = b
                     prev = b
-        # started[s][lv]: some slot before s is on level lv.
+        return below
+
+    def _levels_started(self, at_level: dict) -> dict[tuple[int, int], object]:
+        """started[(s, lv)]: some slot before s is on level lv (the first tile of a level needs no
+        neighbour); the constant 0 while no slot so far can be there."""
+        m = self.model
         started: dict[tuple[int, int], object] = {}
-        for lv in range(levels):
+        for lv in range(self.levels):
             prev = 0
-            for s in range(1, k):
+            for s in range(1, len(self.slot_values)):
                 terms = at_level.get((s - 1, lv), ())
                 if not terms and isinstance(prev, int):
                     started[(s, lv)] = 0
@@ -189,45 +228,54 @@ class _PlacementModel:
                     m.add(e >= t)
                 started[(s, lv)] = e
                 prev = e
-        containers = {}
-        for v in all_values:
-            containers[v] = _containers(v, grid, all_values)
-        for s, row in enumerate(self.x):
-            # Full support, aggregated per cell.
-            count(levels * cells)
-            for lv in range(1, levels):
-                for c in range(cells):
-                    terms = occ.get((s, lv, c))
-                    if terms:
-                        b = below.get((s, lv - 1, c), 0)
-                        m.add(sum(terms) <= b)
-            # Index of earlier slots' variables by (value, shape, level), for the two-tiles rule.
-            earlier: dict[tuple[int, int, int], list] = {}
-            for t in range(s):
-                for v, i, lv, var in self.x[t]:
-                    earlier.setdefault((v, i, lv), []).append(var)
-            for v, i, lv, var in row:
-                sh = _shapes(v, grid)[i]
-                if lv >= 1:
-                    single = [w for key in containers[v][(v, i)] for w in earlier.get((*key, lv - 1), ())]
-                    count(len(single) + 1)
-                    if single:
-                        m.add(var + sum(single) <= 1)
-                if s >= 1:
-                    e = started[(s, lv)]
-                    if isinstance(e, int):
-                        continue  # first tile of its level: no neighbour needed
-                    ring = [below[(s, lv, c)] for c in sh.border if not isinstance(below[(s, lv, c)], int)]
-                    count(len(ring) + 2)
-                    if ring:
-                        m.add_bool_or(ring).only_enforce_if([var, e])
-                    else:
-                        m.add_implication(var, e.Not())
-            if exact_skips and self.skips[s] is not None:
-                self._forbid_needless_skip(s, below, started, earlier, containers, count)
-        # Shift the layout up and left: something covers row 0 and something covers column 0. A shift
-        # keeps a game without discards legal; with discards it may change what fits (near the
-        # edges), so where the model says which cards are discarded it applies to games without.
+        return started
+
+    def _support_and_neighbours(self, s: int, occ, below, started, containers) -> dict:
+        """The placement rules of slot s against the slots before it: full support under every
+        cell, never on one single tile, and a neighbour on its level unless it is the level's first
+        tile. Returns the earlier slots' variables by (value, shape, level), for the discard rule."""
+        m = self.model
+        grid = self.grid
+        cells = grid * grid
+        row = self.x[s]
+        # Full support, aggregated per cell.
+        self._count(self.levels * cells)
+        for lv in range(1, self.levels):
+            for c in range(cells):
+                terms = occ.get((s, lv, c))
+                if terms:
+                    b = below.get((s, lv - 1, c), 0)
+                    m.add(sum(terms) <= b)
+        # Index of earlier slots' variables by (value, shape, level), for the two-tiles rule.
+        earlier: dict[tuple[int, int, int], list] = {}
+        for t in range(s):
+            for v, i, lv, var in self.x[t]:
+                earlier.setdefault((v, i, lv), []).append(var)
+        for v, i, lv, var in row:
+            sh = _shapes(v, grid)[i]
+            if lv >= 1:
+                single = [w for key in containers[v][(v, i)] for w in earlier.get((*key, lv - 1), ())]
+                self._count(len(single) + 1)
+                if single:
+                    m.add(var + sum(single) <= 1)
+            if s >= 1:
+                e = started[(s, lv)]
+                if isinstance(e, int):
+                    continue  # first tile of its level: no neighbour needed
+                ring = [below[(s, lv, c)] for c in sh.border if not isinstance(below[(s, lv, c)], int)]
+                self._count(len(ring) + 2)
+                if ring:
+                    m.add_bool_or(ring).only_enforce_if([var, e])
+                else:
+                    m.add_implication(var, e.Not())
+        return earlier
+
+    def _shift_up_left(self, exact_skips: bool) -> None:
+        """Shift the layout up and left: something covers row 0 and something covers column 0. A
+        shift keeps a game without discards legal; with discards it may change what fits (near the
+        edges), so where the model says which cards are discarded it applies to games without."""
+        m = self.model
+        grid = self.grid
         top_row = [
             var
             for row in self.x
@@ -249,21 +297,25 @@ class _PlacementModel:
         else:
             m.add_bool_or(top_row)
             m.add_bool_or(left_col)
-        if not exact_skips:
-            # Unused slots (cards not chosen) form one block just before the upper levels (or at the
-            # end): which slots stay unused is otherwise a symmetry.
-            for s in range(k - 1):
-                if self.skips[s] is not None:
-                    m.add(sum(at_level.get((s + 1, 0), ())) + self.skips[s] <= 1)
-        if copies is not None:
-            for v in all_values:
-                m.add(sum(var for row in self.x for vv, _, _, var in row if vv == v) <= copies)
-        if level_major:
-            level_of = [sum(lv * var for _, _, lv, var in row if lv) for row in self.x]
-            for s in range(1, k):
-                m.add(level_of[s - 1] <= level_of[s])
-        m.maximize(sum(objective))
-        self.num_vars = sum(len(row) for row in self.x)
+
+    def _unused_slots_together(self, at_level: dict) -> None:
+        """Unused slots (cards not chosen) form one block just before the upper levels (or at the
+        end): which slots stay unused is otherwise a symmetry."""
+        for s in range(len(self.slot_values) - 1):
+            if self.skips[s] is not None:
+                self.model.add(sum(at_level.get((s + 1, 0), ())) + self.skips[s] <= 1)
+
+    def _limit_copies(self, all_values: tuple[int, ...], copies: int) -> None:
+        """At most ``copies`` tiles of each value: the box holds no more (the free draft may choose any)."""
+        for v in all_values:
+            self.model.add(sum(var for row in self.x for vv, _, _, var in row if vv == v) <= copies)
+
+    def _levels_in_order(self) -> None:
+        """Slots fill the levels in order (ground first): the order of tiles within a level is
+        otherwise a symmetry."""
+        level_of = [sum(lv * var for _, _, lv, var in row if lv) for row in self.x]
+        for s in range(1, len(self.slot_values)):
+            self.model.add(level_of[s - 1] <= level_of[s])
 
     def _forbid_needless_skip(self, s, below, started, earlier, containers, count) -> None:
         """Slot s may be skipped only if the rules discard its card: for every placement of it on

@@ -549,12 +549,7 @@ def solve_horizon_cpsat(
     time_limit = check_float("time_limit", time_limit, 0, low_open=True)
     workers = check_int("workers", workers, 1, 256)
     extra_wars = check_int("extra_wars", extra_wars, 0, MAX_MODEL_TURNS)
-    horizon = min(tricks, rules.max_tricks)
-    if horizon > MAX_MODEL_TRICKS:
-        raise ValueError(
-            f"the CP-SAT model covers horizons of 1 to {MAX_MODEL_TRICKS} tricks, got {horizon}: "
-            "use the horizon search (--method search) or a shorter horizon"
-        )
+    horizon = _model_horizon(tricks, rules)
     work = _Work(time_limit)
     limited = rules.replace(max_tricks=horizon)
     n = (len(deal.piles[0]), len(deal.piles[1]))
@@ -571,12 +566,9 @@ def solve_horizon_cpsat(
         except _OutOfWork:
             statuses.append("TIME_LIMIT_BEFORE_BUILDING")
             break
-        model = _Turns(limited, horizon, turns, deal.piles, n, player0_chooses=True, optimistic=True)
-        size = (len(model.m.Proto().variables), len(model.m.Proto().constraints))
-        if forbid_short:
-            model.m.Add(model.esc == 0)
-        model.m.Maximize(model.held)
-        solver, status = work.solve(model.m, workers)
+        model, size, solver, status = _solve_turns(
+            deal, limited, horizon, turns, n, forbid_short, work, workers
+        )
         solves += 1
         statuses.append(solver.StatusName(status))
         feasible = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
@@ -586,30 +578,17 @@ def solve_horizon_cpsat(
         overflow = feasible and solver.Value(model.over) == 1
         short = feasible and solver.Value(model.esc) == 1
         if feasible and not overflow and not short:
-            found, held = _finish(deal, limited, plan_for_orders(deal, limited, model.pot_orders(solver)))
-            if status == cp_model.OPTIMAL and held != solver.ObjectiveValue():
-                raise AssertionError(
-                    f"CP-SAT claims {solver.ObjectiveValue()} cards but its plan replays to {held} on {deal}"
-                )
+            found, held = _replayed_plan(deal, limited, model, solver, status)
             if held > score:
                 plan, score = found, held
         if score >= bound or not feasible or work.left < 0.5:
             break
-        if overflow or short:
-            # The best is optimistic: look for a real plan without short wars (and with more turns
-            # if it ran out of them), then come back to tighten the bound once.
-            if overflow:
-                if turns >= most_turns:
-                    break
-                wars *= 2
-            elif tightened:
-                break  # short-war optimism is all that is left between plan and bound
-            forbid_short = True
-            continue
-        if forbid_short:
-            forbid_short, tightened = False, True  # a real plan below the bound: tighten the bound
-            continue
-        break
+        again = _next_model(overflow, short, forbid_short, tightened, turns >= most_turns)
+        if again is None:
+            break
+        forbid_short, tightened, more_wars = again
+        if more_wars:
+            wars *= 2
     if score > bound:
         raise AssertionError(f"CP-SAT bound {bound} below a replayed play of {score} cards on {deal}")
     return OracleResult(
@@ -628,6 +607,73 @@ def solve_horizon_cpsat(
             "work_seconds": work.spent,
         },
     )
+
+
+def _next_model(
+    overflow: bool, short: bool, forbid_short: bool, tightened: bool, at_most_turns: bool
+) -> tuple[bool, bool, bool] | None:
+    """After a solve whose plan is not yet the bound: the next model, as (forbid short wars, bound
+    tightened, twice the wars), or None to stop. When the best solution is optimistic, look for a
+    real plan without short wars (and with more turns if it ran out of them), then come back once
+    without that restriction to tighten the bound."""
+    if overflow or short:
+        if overflow:
+            if at_most_turns:
+                return None
+            return True, tightened, True
+        if tightened:
+            return None  # short-war optimism is all that is left between plan and bound
+        return True, tightened, False
+    if forbid_short:
+        return False, True, False  # a real plan below the bound: tighten the bound
+    return None
+
+
+def _model_horizon(tricks: int, rules: WarRules) -> int:
+    """The horizon the model covers: ``tricks`` capped by the rules' last trick, refused past
+    ``MAX_MODEL_TRICKS`` (the model grows with every turn)."""
+    horizon = min(tricks, rules.max_tricks)
+    if horizon > MAX_MODEL_TRICKS:
+        raise ValueError(
+            f"the CP-SAT model covers horizons of 1 to {MAX_MODEL_TRICKS} tricks, got {horizon}: "
+            "use the horizon search (--method search) or a shorter horizon"
+        )
+    return horizon
+
+
+def _solve_turns(
+    deal: Deal,
+    limited: WarRules,
+    horizon: int,
+    turns: int,
+    n: tuple[int, int],
+    forbid_short: bool,
+    work: _Work,
+    workers: int,
+) -> tuple[_Turns, tuple[int, int], cp_model.CpSolver, int]:
+    """One solve of the model of ``turns`` turns, player 0 choosing the pot orders and short wars
+    taken optimistically (or, with ``forbid_short``, forbidden), for the most cards player 0 holds.
+    Returns the model, its (variables, constraints) and the solver with its status."""
+    model = _Turns(limited, horizon, turns, deal.piles, n, player0_chooses=True, optimistic=True)
+    size = (len(model.m.Proto().variables), len(model.m.Proto().constraints))
+    if forbid_short:
+        model.m.Add(model.esc == 0)
+    model.m.Maximize(model.held)
+    solver, status = work.solve(model.m, workers)
+    return model, size, solver, status
+
+
+def _replayed_plan(
+    deal: Deal, limited: WarRules, model: _Turns, solver: cp_model.CpSolver, status: int
+) -> tuple[list[int], int]:
+    """The solver's pot orders as a plan, finished to the horizon through the engine, and the cards
+    it holds there; an optimal solution that replays to another count is a model bug."""
+    found, held = _finish(deal, limited, plan_for_orders(deal, limited, model.pot_orders(solver)))
+    if status == cp_model.OPTIMAL and held != solver.ObjectiveValue():
+        raise AssertionError(
+            f"CP-SAT claims {solver.ObjectiveValue()} cards but its plan replays to {held} on {deal}"
+        )
+    return found, held
 
 
 def solve_horizon_best(
