@@ -184,7 +184,10 @@ class PositionGraph:
             if d >= rules.max_tricks and not at_start:
                 self.frontier.add(pos)
                 continue
-            nexts: list[tuple[Position, Step]] = []
+            # One step per child, the first found: a position's trick can play out in millions of ways
+            # (long wars over large pots) that reach few distinct positions, and every use of the
+            # children (the BFS parents, the lasting line) takes a child's first step.
+            nexts: dict[Position, Step] = {}
             for outcome in _trick(pos[0], pos[1], rules.face_down):
                 # The budget counts every way a trick is played out, not only new positions: one
                 # position with long wars over large pots can have millions of them.
@@ -207,13 +210,13 @@ class PositionGraph:
                 _, taker, pot0, pot1, rest0, rest1 = outcome
                 if taker == 0:
                     pot = tuple(sorted(pot0 + pot1))
-                    nexts.append(((rest0 + (pot,), rest1), (pot0, pot)))
+                    nexts.setdefault((rest0 + (pot,), rest1), (pot0, pot))
                 else:
                     order = tuple(convention_order((pot0, pot1), 1, rules.pickup, None))
-                    nexts.append(((rest0, rest1 + order), (pot0, ())))
+                    nexts.setdefault((rest0, rest1 + order), (pot0, ()))
             if nexts:
-                self.children[pos] = nexts
-            for child, step in nexts:
+                self.children[pos] = list(nexts.items())
+            for child, step in nexts.items():
                 if child not in self.depth:
                     self.depth[child] = d + 1
                     self.parent[child] = (pos, step)
