@@ -398,7 +398,8 @@ def test_free_deal_search_plan_replays() -> None:
 
 
 def test_full_deal_plan_replays_and_is_cached(tmp_path, monkeypatch) -> None:
-    rules = R.ModernArtRules(players=3)
+    # two rounds of the full deck: three solves (one served by the cache) at a quarter of the game's work
+    rules = R.ModernArtRules(players=3, deals=(13, 6))
     deal = R.random_deal(rules, 0)
     cache = OracleCache(tmp_path)
     result = O.solve_cached(deal, rules, 1, cache, width=4, time_limit=0.5)
@@ -515,7 +516,7 @@ def test_one_round_two_player_deals_are_solved_exactly(seed: int) -> None:
 def test_solve_realizes_relaxation_solutions_into_replayed_plans() -> None:
     rules = R.ModernArtRules(players=2)
     deal = R.random_deal(rules, 1)
-    result = O.solve(deal, rules, 0, width=8, time_limit=2)
+    result = O.solve(deal, rules, 0, width=8, time_limit=1)
     assert result.stats["plan_source"]
     final = R.replay(rules, deal, result.plan)
     assert final.done and final.money[0] == result.score <= result.bound
@@ -555,7 +556,7 @@ def test_replanning_goes_on_from_the_round_a_realization_stopped_at(players: int
         if position.round == 2:
             break
         position.apply(action)
-    reached = O.replanned(rules, cards, 0, position, seconds=2)
+    reached = O.replanned(rules, cards, 0, position, seconds=1)
     assert reached.done
     assert reached.history[: len(position.history)] == position.history
     assert R.replay(rules, cards, reached.history).money == reached.money
@@ -576,9 +577,10 @@ def test_solve_plans_again_where_a_solution_cannot_be_realized(monkeypatch) -> N
     replanned = O.replanned
     monkeypatch.setattr(solving, "realize", round_1_only)
     monkeypatch.setattr(solving, "replanned", spy)
-    rules = R.ModernArtRules(players=2)
+    # two rounds, so that round 1 alone stops short; a solution above the beam's is found at this budget
+    rules = R.ModernArtRules(players=2, deals=(13, 6))
     deal = R.random_deal(rules, 1)
-    result = O.solve(deal, rules, 0, width=8, time_limit=10)
+    result = O.solve(deal, rules, 0, width=8, time_limit=1)
     assert calls == [1]
     final = R.replay(rules, deal, result.plan)
     assert final.done and final.money[0] == result.score <= result.bound
@@ -609,7 +611,7 @@ def test_realize_free_deals_and_plays_a_free_model_solution(
 
 def test_free_deal_plan_replays_below_its_bound() -> None:
     rules = R.ModernArtRules(players=2)
-    free = O.free_deal(rules, deals=1, width=2, time_limit=1, realized=1, node_limit=2_000)
+    free = O.free_deal(rules, deals=1, width=2, time_limit=0.5, realized=1, node_limit=2_000)
     final = R.replay(rules, free["deal"], free["plan"])
     assert final.done and final.money[0] == free["score"] <= free["bound"]
     assert free["plan_source"]
