@@ -16,7 +16,8 @@ empty text; unknown choices; values for flags; special paths), and runs each cas
 
 The parsers are built once (their construction is most of a case's cost); argparse does not change a
 parser when it parses. A run builds its parser from the command its argv names (``cli.parser_for``):
-one parser is kept per command named, so each case still goes through the parser a run would build. Then the targeted tests: each cause the sweep or the issue found, with a test
+one parser is kept per command named, so each case still goes through the parser a run would build.
+Then the targeted tests: each cause the sweep or the issue found, with a test
 that failed before its fix.
 """
 
