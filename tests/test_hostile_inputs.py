@@ -14,8 +14,10 @@ empty text; unknown choices; values for flags; special paths), and runs each cas
 - nothing on stdout and nothing written (each case runs in an empty working folder, where the
   default output folders would be made).
 
-The parser is built once (its construction is most of a case's cost); argparse does not change a
-parser when it parses. Then the targeted tests: each cause the sweep or the issue found, with a test
+The parsers are built once (their construction is most of a case's cost); argparse does not change a
+parser when it parses. A run builds its parser from the command its argv names (``cli.parser_for``):
+one parser is kept per command named, so each case still goes through the parser a run would build.
+Then the targeted tests: each cause the sweep or the issue found, with a test
 that failed before its fix.
 """
 
@@ -40,9 +42,23 @@ def _parser() -> argparse.ArgumentParser:
     return cli.build_parser()
 
 
+@functools.cache
+def _parser_naming(command: str | None) -> argparse.ArgumentParser:
+    return _build_run_parser([] if command is None else [command])
+
+
+_build_run_parser = cli.parser_for
+
+
+def _run_parser(argv) -> argparse.ArgumentParser:
+    # parser_for reads argv only for the first word that is not an option: the command it fills in.
+    return _parser_naming(next((a for a in argv if not a.startswith("-")), None))
+
+
 @pytest.fixture(autouse=True)
 def _one_parser(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(cli, "build_parser", _parser)
+    monkeypatch.setattr(cli, "parser_for", _run_parser)
     monkeypatch.delenv("TABLETOP_GYM_CACHE", raising=False)
     monkeypatch.chdir(tmp_path)
 

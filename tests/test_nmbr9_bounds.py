@@ -145,7 +145,7 @@ def test_relaxation_bounds_every_play_of_random_small_deals() -> None:
 
 
 def test_free_relaxation_bounds_every_play_of_random_small_variants() -> None:
-    for variant, grid, levels in _free_instances(1, 150):
+    for variant, grid, levels in _free_instances(1, 75):  # every level limit, one and two copies
         exact = search.solve_free(variant, grid, levels)
         assert exact.optimal
         for cuts in (True, False):
@@ -155,7 +155,7 @@ def test_free_relaxation_bounds_every_play_of_random_small_variants() -> None:
 
 def test_known_draft_oracle_against_the_exact_search() -> None:
     proven = 0
-    for deal, grid, levels in _instances(2, 50, most_cards=7):
+    for deal, grid, levels in _instances(2, 25, most_cards=7):  # 2 to 7 cards, every level limit
         exact = search.solve_known(deal, grid, levels).score
         result = oracle.solve(deal, grid=grid, levels=levels, time_limit=1, exact_search=False)
         what = (str(deal), grid, levels, exact, result.score, result.bound, result.stats)
@@ -164,12 +164,12 @@ def test_known_draft_oracle_against_the_exact_search() -> None:
         assert not result.optimal or result.score == exact, what
         assert "model_plan" not in result.stats and "model" not in result.stats, what
         proven += result.optimal
-    assert proven >= 35
+    assert proven >= 18  # 24 of the 25 are proven today
 
 
 def test_free_draft_oracle_against_the_exact_search() -> None:
     proven = 0
-    for variant, grid, levels in _free_instances(3, 30):
+    for variant, grid, levels in _free_instances(3, 15):  # every level limit, one and two copies
         exact = search.solve_free(variant, grid, levels).score
         result = oracle.solve_free(variant, grid=grid, levels=levels, time_limit=1, exact_search=False)
         what = (str(variant), grid, levels, exact, result.score, result.bound, result.stats)
@@ -178,4 +178,4 @@ def test_free_draft_oracle_against_the_exact_search() -> None:
         assert not result.optimal or result.score == exact, what
         assert "model_plan" not in result.stats, what
         proven += result.optimal
-    assert proven >= 20
+    assert proven >= 10  # 11 of the 15 are proven today

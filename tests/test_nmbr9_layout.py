@@ -58,8 +58,10 @@ def test_layouts_never_beat_the_exact_optimum_of_a_small_free_draft() -> None:
 
 
 def test_the_big_free_draft_takes_the_better_of_layouts_and_beams_and_is_deterministic() -> None:
-    first = oracle.solve_free_beam(Variant(), grid=20, time_limit=5)
-    again = oracle.solve_free_beam(Variant(), grid=20, time_limit=5)
+    # A budget of work, not of the clock: what is asserted holds for any; at 5 as at 2 no layout is
+    # found within it and the beams' plan is taken.
+    first = oracle.solve_free_beam(Variant(), grid=20, time_limit=2)
+    again = oracle.solve_free_beam(Variant(), grid=20, time_limit=2)
     assert oracle.check_free(Variant(), first, 20)
     assert first.plan == again.plan and first.score == again.score
     stats = first.stats
