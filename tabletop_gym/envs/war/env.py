@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +33,7 @@ from tabletop_gym.envs.war.rules import (
     random_deal,
     replay,
 )
+from tabletop_gym.settings import given
 
 OBSERVATIONS = ("full", "hidden")
 """What player 0 sees (the class docstring says how): both piles in order, or what a real player
@@ -402,8 +402,7 @@ def score_plan(deal: str, plan: Sequence[int], **env_kwargs: Any) -> float:
     a ``horizon`` the cards held. Options that only change what is shown (``observation``...) are
     ignored. ValueError if the plan stops before the episode ends; IllegalActionError on an illegal
     decision."""
-    names = {f.name for f in dataclasses.fields(WarRules)}
-    rules = WarRules(**{k: v for k, v in env_kwargs.items() if k in names})
+    rules = WarRules(**given(WarRules, env_kwargs))
     horizon = check_int("horizon", env_kwargs.get("horizon"), 1, MAX_TRICKS_LIMIT, optional=True)
     game = replay(_episode_rules(rules, horizon), deal, plan)
     if not game.done:
