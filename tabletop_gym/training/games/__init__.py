@@ -18,10 +18,6 @@ from tabletop_gym.core import OracleResult
 from tabletop_gym.suites.definitions import SuiteDefinition, split_id
 
 
-def _as_namespace(values: Mapping[str, Any]) -> Any:
-    return argparse.Namespace(**values)
-
-
 def _no_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     return None
 
@@ -122,7 +118,8 @@ class GameSpec:
     worst_score: Callable[[Any], float | None] | None = None
     oracle_agent: bool = True
     oracle_ignores: frozenset[str] = frozenset()
-    settings: Callable[[Mapping[str, Any]], Any] = _as_namespace
+    # Required: every game's callbacks take typed settings, never the parsed-argument namespace.
+    settings: Callable[[Mapping[str, Any]], Any] = field(kw_only=True)
     suites: tuple[SuiteDefinition, ...] = ()
     baseline: Baseline | None = None
 
