@@ -17,7 +17,8 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -55,6 +56,7 @@ __all__ = [
     "cp_solve",
     "LegalActionSpace",
     "TabletopEnv",
+    "Table",
 ]
 
 
@@ -779,6 +781,94 @@ class TabletopEnv(gym.Env):
         if unknown:
             raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; the only option is 'deal'")
         return options.get("deal")
+
+
+class Table(ABC):
+    """A game of several seats behind one engine: whose decision it is, what each seat sees, what
+    each seat has won so far.
+
+    The multi-player games have one each (``envs/<game>/table.py``). Their single-agent
+    environments play one seat of it and let agents play the others (``play_others``); the
+    PettingZoo environments (``tabletop_gym.multiagent``) give every seat to a learner. Both drive
+    the same table, so rules, seeding and deal strings cannot drift apart.
+
+    Seats are numbered 0..``num_seats``-1. Every seat has the same ``observation_space`` and
+    ``num_actions`` actions. What a seat is shown (``observe``, ``info``) holds only what that seat
+    may know; ``info(seat)["deal"]`` is the deal string once the game is over and ``""`` before
+    (unless the table was made to reveal it).
+    """
+
+    num_seats: int
+    num_actions: int
+    observation_space: spaces.Space
+
+    @abstractmethod
+    def reset(self, rng: np.random.Generator, deal: Any = None) -> None:
+        """Start a game: ``deal`` (a deal string, as ``reset(options={"deal": ...})`` takes) or one
+        drawn from ``rng`` exactly as the single-agent environment draws it from its seed."""
+
+    @property
+    @abstractmethod
+    def to_move(self) -> int | None:
+        """The seat whose decision is pending; None once the game is over."""
+
+    @property
+    @abstractmethod
+    def done(self) -> bool:
+        """The game is over (ended by the rules, or cut off: see ``truncated``)."""
+
+    @property
+    def truncated(self) -> bool:
+        """The game was cut off by a limit (turns, tricks) rather than ended by the rules."""
+        return False
+
+    @property
+    @abstractmethod
+    def deal(self) -> str:
+        """The deal string of the game in progress (what ``reset`` takes back)."""
+
+    @abstractmethod
+    def observe(self, seat: int) -> np.ndarray:
+        """What ``seat`` sees, in ``observation_space``."""
+
+    @abstractmethod
+    def action_mask(self, seat: int) -> np.ndarray:
+        """The legal actions of ``seat`` (bool, ``num_actions``): none unless it is to move."""
+
+    @abstractmethod
+    def info(self, seat: int) -> dict[str, Any]:
+        """The info of ``seat``: its ``action_mask`` (np.int8), ``deal`` (see the class docstring)
+        and the game's own keys, the same keys at every step."""
+
+    @abstractmethod
+    def apply(self, action: int) -> None:
+        """The decision of the seat to move; an illegal one raises ``IllegalActionError``."""
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """Each seat's return so far (the sum of its rewards): the game's result once it is over."""
+
+    def render(self, seat: int | None = None) -> str:
+        """The position as text, as ``seat`` may see it (None: as an onlooker who sees every card)."""
+        raise NotImplementedError
+
+    def act(self, seat: int, agent: Agent) -> int:
+        """The action ``agent`` takes in ``seat`` (which must be to move), from that seat's
+        observation and info. A game whose rule bots read the engine's view instead overrides this."""
+        action = agent.act(self.observe(seat), self.info(seat))
+        value = action[()] if isinstance(action, np.ndarray) and action.shape == () else action
+        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+            raise IllegalActionError(action, legal_actions(self.action_mask(seat)),
+                                     f"the agent in seat {seat} returned no action index")
+        return int(value)
+
+    def play_others(self, seat: int, agents: Mapping[int, Agent]) -> None:
+        """Let ``agents`` (seat -> Agent) decide until ``seat`` must choose or the game is over."""
+        while not self.done:
+            mover = self.to_move
+            if mover is None or mover == seat:
+                return
+            self.apply(self.act(mover, agents[mover]))
 
 
 def mask_to_int8(mask: Sequence[bool] | np.ndarray) -> np.ndarray:
