@@ -5,11 +5,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import fields
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
 from tabletop_gym.core import GameOverError, LegalActionSpace, TabletopEnv, check_int
 from tabletop_gym.envs.modern_art.bots import GreedyAgent
@@ -34,93 +32,19 @@ from tabletop_gym.envs.modern_art.observation import (  # noqa: F401  (the layou
     VALUES,
 )
 from tabletop_gym.envs.modern_art.rules import (
-    DOUBLE_CARD,
     NUM_ACTIONS,
-    NUM_ARTISTS,
     NUM_SYMBOLS,
-    PHASES,
-    SIMULTANEOUS_CARD,
     ModernArtRules,
     State,
-    action_name,
-    deal_string,
     first_rounds,
-    parse_deal,
-    random_deal,
     replay,
 )
+from tabletop_gym.envs.modern_art.table import ModernArtTable, observe, render_text
 
-_BIG = 100_000  # bound for scores and values; far above any reachable total
 # The keywords ModernArtEnv passes on to ModernArtRules (players is the environment's own argument).
 RULE_PARAMS = tuple(
     f.name for f in fields(ModernArtRules) if f.init and f.name[0] != "_" and f.name != "players"
 )
-
-
-# Per player count: for each seat, a getter of per-seat entries in relative seat order (itemgetter: no
-# Python loop per observation), and the padding of absent seats.
-_SEATS = {
-    n: [itemgetter(*[(seat + rel) % n for rel in range(n)]) for seat in range(n)]
-    for n in range(2, MAX_PLAYERS + 1)
-}
-_PAD = {n: [0] * (MAX_PLAYERS - n) for n in _SEATS}
-_PAD_SHOWN = {n: [0] * ((MAX_PLAYERS - n) * NUM_ARTISTS) for n in _SEATS}
-
-
-def observe(state: State, seat: int) -> np.ndarray:
-    """What ``seat`` may know, as the environment's observation vector."""
-    # Built as one flat list and converted once: several opponents' decisions per step call this, and
-    # one conversion costs less than filling an array part by part.
-    n = state.rules.players
-    in_seat_order = _SEATS[n][seat]
-    pad = _PAD[n]
-    down = state.down
-    values = state.hands[seat][:]
-    for shown in in_seat_order(state.up):
-        values += shown
-    values += _PAD_SHOWN[n]
-    values += down[seat]
-    values += map(sum, in_seat_order(down))
-    values += pad
-    values += state.extra
-    values += state.values
-    values += state.awards
-    values += in_seat_order(state.money)
-    values += pad
-    values += in_seat_order(state.hand_sizes)
-    values += pad
-    phase = state.phase
-    values += (
-        state.deck_left,
-        min(state.round, state.rules.rounds - 1),
-        phase,
-        (state.turn_player - seat) % n,
-        n,
-        state.awards_left,
-        state.double_artist + 1 if phase == DOUBLE_CARD or phase == SIMULTANEOUS_CARD else 0,
-    )
-    return np.array(values, dtype=np.int64)
-
-
-def _high(rules: ModernArtRules) -> np.ndarray:
-    cards = rules.num_cards
-    high = np.full(OBS_SIZE, cards, dtype=np.int64)
-    # An artist's value tokens, and a seat's score: every round at most (tokens so far + awards) per
-    # card, over every card. Far below _BIG with the default rules; larger rule parameters raise it,
-    # so every reachable observation stays in the space.
-    top_token = max(rules.value_tokens)
-    values = rules.rounds * top_token
-    scores = rules.rounds * cards * (values + rules.award_value * rules.award_tokens)
-    high[VALUES] = max(_BIG, values)
-    high[AWARDS] = max(rules.award_tokens, 1)
-    high[SCORES] = max(_BIG, scores)
-    high[ROUND] = max(rules.rounds - 1, 1)  # never high == low (Gymnasium warns of a constant slot)
-    high[DECISION] = len(PHASES) - 1
-    high[TURN] = MAX_PLAYERS - 1
-    high[PLAYERS] = MAX_PLAYERS
-    high[AWARDS_LEFT] = max(rules.award_tokens, 1)
-    high[DECISION_ARTIST] = NUM_ARTISTS
-    return high
 
 
 class ModernArtEnv(TabletopEnv):
@@ -231,40 +155,43 @@ class ModernArtEnv(TabletopEnv):
         self.opponents = dict(zip(others, opponents, strict=True))
         self.render_mode = render_mode
         self.action_space = LegalActionSpace(NUM_ACTIONS, self)
-        self.observation_space = spaces.Box(0, _high(self.rules), (OBS_SIZE,), dtype=np.int64)
-        self.state: State | None = None
-        self._deal = ""
+        self.table = ModernArtTable(self.rules)
+        self.observation_space = self.table.observation_space
+
+    @property
+    def state(self) -> State | None:
+        """The engine's state of the game in progress (None before the first reset)."""
+        return self.table.state
 
     # -- Gymnasium API -------------------------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        deal = self._deal_option(options)
-        if deal is None:
-            deal = random_deal(self.rules, self.np_random)
-        cards = parse_deal(deal, self.rules)  # a clear error for a bad deal
-        self._deal = deal.strip()
-        self.state = State(self.rules, cards)
+        table = self.table
+        table.reset(self.np_random, self._deal_option(options))
         for agent in self.opponents.values():
             agent.reset(int(self.np_random.integers(2**31)))
-        self._points = 0
-        self._run_opponents()
-        return observe(self.state, self.seat), self._info()
+        table.play_others(self.seat, self.opponents)
+        return table.observe(self.seat), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         state = self._require_state()
         if state.done:
             last = state.rules.rounds
             raise GameOverError(f"the episode has ended (round {last}, the last, was scored); call reset()")
-        self._points = state.apply(self._action_index(action))[self.seat]
-        self._run_opponents()
-        return observe(state, self.seat), float(self._points), state.done, False, self._info()
+        table, seat = self.table, self.seat
+        before = state.money[seat]
+        table.apply(self._action_index(action))
+        table.play_others(seat, self.opponents)
+        # points come only at a round's scoring, so the change of score is the points scored meanwhile
+        return table.observe(seat), float(state.money[seat] - before), state.done, False, self._info()
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        return render_text(self._require_state(), self.seat)
+        self._require_state()
+        return self.table.render(self.seat)
 
     def action_masks(self) -> np.ndarray:
         state = self._require_state()
@@ -275,49 +202,19 @@ class ModernArtEnv(TabletopEnv):
     def hidden_twins(self, rng: np.random.Generator) -> list[tuple[ModernArtEnv, np.ndarray, dict[str, Any]]]:
         """Copies of this environment at this position that differ only in what the seat may not
         see, each with the observation and info it gives here, for the contract test kit
-        (``tabletop_gym.testing``): the deck's cards not yet dealt in another order, and a card of
-        an opponent's hand exchanged with a different one of another opponent's hand or of the
-        deck not yet dealt. The second twin's deal string is left as it was: which deck position
-        dealt a card in hand is not recorded."""
-        state = self.state
-        if state is None or state.done:
-            return []
+        (``tabletop_gym.testing``): the table's ``hidden_twins`` for this seat (the deck not yet
+        dealt in another order, opponents' hands, opponents' face-down cards)."""
         twins = []
-        rest = list(state.deck[state.top :])
-        shuffled = [int(kind) for kind in rng.permutation(rest)]
-        if shuffled != rest:
-            twin = copy.deepcopy(self)
-            twin.state.deck = state.deck[: state.top] + tuple(shuffled)
-            twin._deal = deal_string(twin.state.deck)
-            twins.append(twin)
-        swapped = copy.deepcopy(self)
-        if _swap_hidden_card(swapped.state, self.seat, rng):
-            twins.append(swapped)
-        return [(twin, observe(twin.state, twin.seat), twin._info()) for twin in twins]
-
-    # -- helpers -------------------------------------------------------------------------------
-
-    def _run_opponents(self) -> None:
-        state = self.state
-        seat = self.seat
-        while not state.done and state.to_move != seat:
-            p = state.to_move
-            # a view, not a copy: the bool mask is fresh and holds 0/1 bytes
-            mask = state.action_mask().view(np.int8)
-            action = self.opponents[p].act(observe(state, p), {"action_mask": mask})
-            self._points += state.apply(int(action))[seat]
+        for table in self.table.hidden_twins(self.seat, rng):
+            twin = copy.deepcopy(self)  # its own opponents and generator: the kit plays both on
+            twin.table = table
+            twins.append((twin, table.observe(self.seat), twin._info()))
+        return twins
 
     def _info(self) -> dict[str, Any]:
-        state = self.state
-        info = {
-            "action_mask": self.action_masks().view(np.int8),
-            "score": state.money[self.seat],
-            "scores": np.array(state.money, dtype=np.int64),  # an array: one shape in every info
-            "seat": self.seat,
-            "round": min(state.round, self.rules.rounds - 1),
-            "decision": PHASES[state.phase],
-        }
-        return self._add_deal(info, self._deal, state.done)
+        # the table's info of this seat (its deal held back during play), then the environment's rule
+        # for the deal, which knows of reveal_deal and end_episode
+        return self._add_deal(self.table.info(self.seat), self.table.deal, self.state.done)
 
 
 def _check_keywords(rule_params: dict[str, Any]) -> None:
@@ -358,42 +255,6 @@ def score_plan(deal: str, plan: Sequence[int], **env_kwargs: Any) -> float:
     if not state.done:
         raise ValueError("the plan stops before the game ends")
     return float(state.money[seat])
-
-
-def _swap_hidden_card(state: State, seat: int, rng: np.random.Generator) -> bool:
-    """Exchange, in ``state``, a card of a hand other than ``seat``'s with a different card of
-    another such hand or of the deck not yet dealt: cards ``seat`` cannot see. False where no such
-    pair exists."""
-    deck = list(state.deck)
-    places: list[tuple[str, int, int]] = [("deck", i, deck[i]) for i in range(state.top, len(deck))]
-    for p in range(state.rules.players):
-        if p != seat:
-            places += [("hand", p, kind) for kind, count in enumerate(state.hands[p]) for _ in range(count)]
-    order = rng.permutation(len(places))
-    places = [places[i] for i in order]
-    for i, first in enumerate(places):
-        for second in places[i + 1 :]:
-            if first[2] != second[2] and "hand" in (first[0], second[0]):
-                for (where, at, kind), new in ((first, second[2]), (second, first[2])):
-                    if where == "deck":
-                        deck[at] = new
-                    else:
-                        state.hands[at][kind] -= 1
-                        state.hands[at][new] += 1
-                state.deck = tuple(deck)
-                return True
-    return False
-
-
-def render_text(state: State, seat: int | None = None) -> str:
-    """The position as text; with ``seat``, only what that seat may see (others' hands hidden)."""
-    shown = state.render(seat).split("\n")
-    if seat is None:
-        return "\n".join(shown)
-    if not state.done and state.to_move == seat:
-        options = ", ".join(f"{a}={action_name(a)}" for a in state.legal_actions())
-        shown.append(f"your options: {options}")
-    return "\n".join(shown)
 
 
 __all__ = ["ModernArtEnv", "observe", "render_text", "score_plan", "OBS_SIZE", "NUM_SYMBOLS"]
