@@ -50,6 +50,8 @@ def _play(aec: Any, seed: int, agents: dict[str, Any] | None = None, policy_seed
 # -- PettingZoo's test kit ------------------------------------------------------------------------
 
 
+# PettingZoo's api_test warns of every {"observation", "action_mask"} observation (its classic games too).
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array", "ignore:Observation space for each agent")
 @pytest.mark.parametrize("settings", SETTINGS, ids=IDS)
 def test_pettingzoo_api_test_passes_raw_and_wrapped(settings: dict[str, Any]) -> None:
     # api_test resets with options={"options": 1} to see that reset takes options: not used, and said so.
@@ -157,6 +159,12 @@ def test_the_deal_of_a_seed_is_pinned() -> None:
     single = WarEnv(**hidden, reveal_deal=True)
     assert aec.unwrapped.table.deal == "367436/275542" == single.reset(seed=2)[1]["deal"]
     assert aec.infos["player_0"]["deal"] == aec.infos["player_1"]["deal"] == ""  # hidden: not before the end
+    steps = _play(aec, 2)
+    assert all(info["deal"] == "" for *_, ended, cut, info in steps if not (ended or cut))
+    assert aec.infos == {}  # every agent stepped out; each got the deal at its last turn:
+    assert [(name, info["deal"]) for name, *_, info in steps[-2:]] == [
+        ("player_0", "367436/275542"), ("player_1", "367436/275542")
+    ]
 
 
 def test_a_given_deal_is_played_when_any_seat_has_a_decision() -> None:
@@ -170,6 +178,9 @@ def test_a_given_deal_is_played_when_any_seat_has_a_decision() -> None:
     # Player 1 takes player 0's only card: nobody ever chooses.
     with pytest.raises(InvalidDealError, match="deal '2/34' gives no seat a pickup decision"):
         aec.reset(options={"deal": "2/34"})
+    # The refused deal leaves the game in progress as it was.
+    assert aec.table.deal == "23/4" and aec.agent_selection == "player_1"
+    aec.step(int(np.flatnonzero(aec.observe("player_1")["action_mask"])[0]))
 
 
 # -- what each seat may not see -------------------------------------------------------------------

@@ -193,6 +193,7 @@ class WarEnv(TabletopEnv):
         # Under a fixed convention a given deal plays the same way every time: one try says it all.
         fixed = self.rules.deterministic and self.opponent is None
         table = self.table
+        previous = table.game, table.deal_text
         tries = 1 if given is not None and fixed else MAX_DRAWS
         for deal, pickup_seed in table.candidates(self.np_random, given, tries):
             # An opponent agent is seeded from the same draw as the random convention, so that a seed's
@@ -204,8 +205,10 @@ class WarEnv(TabletopEnv):
             if table.to_move == 0:
                 break
         else:
+            assert table.game is not None
+            state = table.game.state
+            table.game, table.deal_text = previous  # a refused reset leaves the episode as it was
             if given is not None:
-                state = table._game().state
                 raise InvalidDealError(
                     f"deal {quote_input(str(given))} gives player 0 no pickup decision under these rules "
                     f"({rules_text(self.rules, self.horizon)}): the episode would start finished (it ends "

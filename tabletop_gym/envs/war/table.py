@@ -145,6 +145,7 @@ class WarTable(Table):
         from this generator: deals where player 0 would never choose there are drawn past, as
         ``WarEnv`` does. A given deal is played as it is; InvalidDealError if no seat ever chooses."""
         given = parse_deal(deal, self.rules) if deal is not None else None
+        previous = self.game, self.deal_text
         for candidate, pickup_seed in self.candidates(rng, given, 1 if given is not None else MAX_DRAWS):
             # The single environment's test of a deal: player 0 chooses, player 1 on its convention.
             if given is None and not self._player_0_chooses(candidate, pickup_seed):
@@ -152,7 +153,11 @@ class WarTable(Table):
             self.start(candidate, pickup_seed)
             if self.to_move is not None:
                 return
-            state = self.game.state  # type: ignore[union-attr]
+            # A drawn deal gives player 0 a decision with player 1 on its convention, so it gives this
+            # table one (player 1's, where its pots come first): only a given deal gets here.
+            assert given is not None and self.game is not None
+            state = self.game.state
+            self.game, self.deal_text = previous  # a refused deal leaves the game as it was
             raise InvalidDealError(
                 f"deal {quote_input(str(given))} gives no seat a pickup decision under these rules "
                 f"({rules_text(self.rules, self.horizon)}): the game would start finished (it ends after "
