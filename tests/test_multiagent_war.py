@@ -51,7 +51,8 @@ def _play(aec: Any, seed: int, agents: dict[str, Any] | None = None, policy_seed
 
 
 # PettingZoo's api_test warns of every {"observation", "action_mask"} observation (its classic games too).
-@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array", "ignore:Observation space for each agent")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent")
 @pytest.mark.parametrize("settings", SETTINGS, ids=IDS)
 def test_pettingzoo_api_test_passes_raw_and_wrapped(settings: dict[str, Any]) -> None:
     # api_test resets with options={"options": 1} to see that reset takes options: not used, and said so.
