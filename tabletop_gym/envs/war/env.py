@@ -127,8 +127,9 @@ class WarEnv(TabletopEnv):
     - `opponent`: None (player 1 follows `pickup`), or an Agent (`reset(seed)`, `act(observation,
       info)`) that orders player 1's pots card by card in its place, every pot of two ranks or
       more, from player 1's own observation: this layout from seat 1's side ("your pile" is player
-      1's; under `observation="hidden"` only what player 1 may see) and an info with
-      `action_mask` (np.int8) and `pots` (its own cards in row 0). An action outside its mask raises
+      1's; under `observation="hidden"` only what player 1 may see) and this info from seat 1's
+      side (`action_mask`, np.int8, and `pots` with its own cards in row 0; `deal` only where player
+      1 may see it), as `tabletop_gym.multiagent.war_v0` gives seat 1. An action outside its mask raises
       IllegalActionError. The oracles assume the convention: with an opponent agent their answers
       bound nothing.
 
