@@ -42,15 +42,20 @@ rules; ``reset(options={"deal": ...})`` plays a given deal.
 
 ## Arguments
 ``players``, ``rounds`` and the rule parameters of ``ModernArtRules`` (``deck``, ``deals``,
-``round_limit``, ...), as ``ModernArtEnv`` takes them, and ``render_mode`` (None or ``"ansi"``: the
-table as an onlooker sees it, every hand shown). An unknown keyword is a TypeError naming the
-accepted ones; a number out of range a ValueError naming the argument.
+``round_limit``, ...), as ``ModernArtEnv`` takes them; ``render_mode`` (None or ``"ansi"``: the
+table as an onlooker sees it, every hand shown); ``reveal_deal`` (default False; True puts the deal in
+every info from reset on, for an oracle's plan played as agents, never for agents being evaluated).
+An unknown keyword is a TypeError naming the accepted ones; a number out of range a ValueError naming
+the argument.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from tabletop_gym.core import quote_input
 from tabletop_gym.envs.modern_art.env import RULE_PARAMS, _rules
 from tabletop_gym.envs.modern_art.rules import ModernArtRules
 from tabletop_gym.envs.modern_art.table import ModernArtTable
@@ -67,15 +72,19 @@ class raw_env(TableEnv):  # noqa: N801  (PettingZoo's name for a module's unwrap
         players: int = ModernArtRules.players,
         rounds: int | None = None,
         render_mode: str | None = None,
+        reveal_deal: bool = False,
         **rule_params: Any,
     ) -> None:
         unknown = [name for name in rule_params if name not in RULE_PARAMS]
         if unknown:
             raise TypeError(
                 f"modern_art_v0 got an unexpected keyword argument {unknown[0]!r}; it takes players, "
-                "rounds, render_mode and the rule parameters " + ", ".join(RULE_PARAMS)
+                "rounds, render_mode, reveal_deal and the rule parameters " + ", ".join(RULE_PARAMS)
             )
-        super().__init__(ModernArtTable(_rules(players, rounds, rule_params)), render_mode)
+        if not isinstance(reveal_deal, (bool, np.bool_)):
+            raise ValueError(f"reveal_deal must be True or False, got {quote_input(reveal_deal)}")
+        table = ModernArtTable(_rules(players, rounds, rule_params), reveal_deal=bool(reveal_deal))
+        super().__init__(table, render_mode)
 
 
 env = make_env(raw_env)

@@ -170,8 +170,8 @@ class ModernArtEnv(TabletopEnv):
         super().reset(seed=seed)
         table = self.table
         table.reset(self.np_random, self._deal_option(options))
-        for agent in self.opponents.values():
-            agent.reset(int(self.np_random.integers(2**31)))
+        for agent, seed in zip(self.opponents.values(), table.agent_seeds, strict=True):
+            agent.reset(seed)
         table.play_others(self.seat, self.opponents)
         return table.observe(self.seat), self._info()
 

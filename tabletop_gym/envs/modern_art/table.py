@@ -151,13 +151,20 @@ class ModernArtTable(Table):
         self.reveal_deal = reveal_deal
         self.state: State | None = None
         self._deal = ""
+        self.agent_seeds: list[int] = []
 
     def reset(self, rng: np.random.Generator, deal: Any = None) -> None:
+        """Start the game of ``deal`` (or a deal drawn from ``rng``), then draw ``agent_seeds``: one
+        seed per seat but one, which ``ModernArtEnv`` gives its opponents in seat order. Drawn here
+        for every table, so that ``rng`` goes on alike in the single-agent and the PettingZoo
+        environment, and later resets without a seed deal the same games in both. A deal refused
+        leaves the game in progress as it was."""
         if deal is None:
             deal = random_deal(self.rules, rng)
         cards = parse_deal(deal, self.rules)  # a clear error for a bad deal
         self._deal = deal.strip()
         self.state = State(self.rules, cards)
+        self.agent_seeds = [int(rng.integers(2**31)) for _ in range(self.num_seats - 1)]
 
     @property
     def to_move(self) -> int | None:
