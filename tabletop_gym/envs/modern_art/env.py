@@ -57,7 +57,9 @@ class ModernArtEnv(TabletopEnv):
     cards (5 with two players) or every hand is empty; the three artists with most cards this round
     gain value tokens 3, 2, 1, and each player scores, for each of them, its value so far (plus 2 per
     award) times their own cards of it. Four rounds (fewer with `rounds=N`); highest total wins. Rules:
-    docs/rules/modern-art.md; the engine is `tabletop_gym.envs.modern_art.rules`.
+    docs/rules/modern-art.md; the engine is `tabletop_gym.envs.modern_art.rules`. This environment is
+    one seat of `table.ModernArtTable`, the other seats played by `opponents`; `modern_art_v0`
+    (`tabletop_gym.multiagent`) gives every seat to a learner.
 
     ## Action space
     `Discrete(36)`, read by the current decision (observation slot `DECISION`):
