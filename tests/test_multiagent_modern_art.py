@@ -113,6 +113,20 @@ def test_render_shows_the_table_to_an_onlooker_and_each_seat_its_own_hand() -> N
     assert modern_art_v0.raw_env().render() is None  # no render_mode
 
 
+def test_a_seat_the_game_ends_before_is_only_told_its_result() -> None:
+    # Five players holding one card each, two cards of an artist ending the round: the game can end
+    # before seat 4 decides (ModernArt-v0 in seat 4 then resets to a finished episode). Here that
+    # agent is stepped once, at the end, with its points as its reward and the deal in its info.
+    settings = {"players": 5, "deals": (1,), "round_limit": 2}
+    steps = _play(modern_art_v0.env(**settings), 0)
+    assert ModernArtEnv(**settings, seat=4).reset(seed=0)[1]["decision"] == "game over"
+    last = [step for step in steps if step[0] == "player_4"]
+    assert len(last) == 1
+    _, obs, reward, terminated, _, info = last[0]
+    assert terminated and not obs["action_mask"].any() and info["deal"]
+    assert reward == float(info["score"])
+
+
 # -- the deal of a seed ---------------------------------------------------------------------------
 
 
