@@ -67,12 +67,15 @@ KNOWN = {
 
 
 def _game_owned(relative: Path) -> bool:
-    """A module of one game: envs/<game>/, oracles/<game>(.py or /), agents/<game>.py, its GameSpec."""
+    """A module of one game: envs/<game>/, oracles/<game>(.py or /), agents/<game>.py, its GameSpec,
+    multiagent/<game>_v0.py."""
     parts = relative.parts
     if parts[0] in ("envs", "oracles") and len(parts) > 1:
         return parts[1].removesuffix(".py") in GAMES
     if parts[0] == "agents" or parts[:2] == ("training", "games"):
         return parts[-1].removesuffix(".py") in GAMES
+    if parts[0] == "multiagent":  # a game's PettingZoo module: multiagent/<game>_v0.py
+        return parts[-1].removesuffix(".py").rpartition("_v")[0] in GAMES
     return False
 
 
