@@ -14,3 +14,5 @@ except ImportError as error:  # pragma: no cover - depends on the install
     raise ImportError(
         "tabletop_gym.multiagent needs PettingZoo: pip install 'tabletop-gym[multiagent]'"
     ) from error
+
+from tabletop_gym.multiagent import dominion_v0  # noqa: E402,F401

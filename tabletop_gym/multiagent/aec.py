@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -60,8 +61,14 @@ class TableEnv(AECEnv):
             self._np_random, _ = seeding.np_random(check_int("seed", seed, 0, optional=True))
         deal = None
         if options is not None:
-            if not isinstance(options, dict) or set(options) - {"deal"}:
+            if not isinstance(options, dict):
                 raise ValueError(f"options must be None or {{'deal': ...}}, got {options!r}")
+            unknown = sorted(str(key) for key in options if key != "deal")
+            if unknown:
+                # PettingZoo's api_test resets with options={"options": 1} and expects no error: say
+                # that they are not used rather than refuse them.
+                warnings.warn(f"reset options {unknown} are not used; the only option is 'deal'",
+                              UserWarning, stacklevel=2)
             deal = options.get("deal")
         self.table.reset(self._np_random, deal)
         self._started = True
@@ -84,6 +91,9 @@ class TableEnv(AECEnv):
     def step(self, action: Any) -> None:
         if not self._started:
             raise GameOverError("call reset() before step()")
+        if not self.agents:
+            # Every agent has been stepped out of the finished game (PettingZoo's wrapper only warns).
+            raise GameOverError("the game is over and every agent has left it; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
