@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 import math
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -449,3 +451,13 @@ def test_bad_actions_and_resets_raise_clear_errors() -> None:
     wrapped.reset(seed=0)
     with pytest.raises(AssertionError):
         wrapped.step(R.NUM_ACTIONS)
+
+
+def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    page = Path(__file__).resolve().parents[1] / "docs" / "games" / "dominion.md"
+    marker = "<!-- dominion-v0-example -->"
+    code = re.search(re.escape(marker) + r"\s*```python\n(.*?)```", page.read_text(), flags=re.S)
+    assert code is not None
+    exec(compile(code.group(1), str(page), "exec"), {})
+    result, deal = capsys.readouterr().out.split()
+    assert result in {"-1", "0", "1"} and deal == deal_of_seed(0)

@@ -20,7 +20,10 @@ current decision. Observation: ``{"observation": ..., "action_mask": ...}``, whe
 is exactly ``Dominion-v0``'s ``Box(-100, 250, (205,), float32)`` seen from that seat (its own hand,
 draw pile as a multiset and discard pile; then the player blocks with the seat first and the others
 in turn order), so one policy plays any seat, and ``action_mask`` (``np.int8``, 18) marks the legal
-answers (none when the seat is not to move).
+answers (none when the seat is not to move). Read a seat's observation at its own turn (``last()``),
+as PettingZoo's loop does: while another player answers a Militia, the pending question is on every
+seat's observation, and that a player is asked about Moat at all (as the order of agents shows too)
+says that it holds one.
 
 ## Rewards
 +1 to a sole winner, 0 to each of those sharing a win (most VP, then fewest turns, then shared),
