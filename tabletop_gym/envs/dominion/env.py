@@ -250,6 +250,22 @@ class DominionEnv(_DominionBase):
             reward += state.results()[self.seat]
         return self.observation(), reward, terminated, state.truncated, self._info()
 
+    # What the agent's seat sees and may do: the table's, from that seat.
+    def action_masks(self) -> np.ndarray:
+        self._require_state()
+        return self.table.action_mask(self.seat)
+
+    def observation(self) -> np.ndarray:
+        self._require_state()
+        return self.table.observe(self.seat)
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        self._require_state()
+        # What the agent may see: the other players' hands as their sizes.
+        return self.table.render(self.seat)
+
     @property
     def bots(self) -> dict[int, Any]:
         """The bot or Agent in each seat other than the agent's (seat -> player), in seat order."""
