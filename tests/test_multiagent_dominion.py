@@ -19,7 +19,7 @@ from tabletop_gym.agents.dominion import play_game
 from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.bots import DominionBot, game_seed, make_bot
-from tabletop_gym.envs.dominion.env import DominionEnv, deal_of_seed
+from tabletop_gym.envs.dominion.env import PLAYER_SIZE, PLAYERS, DominionEnv, deal_of_seed
 from tabletop_gym.multiagent import dominion_v0
 from tabletop_gym.testing import check_hidden_information
 
@@ -461,3 +461,21 @@ def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     exec(compile(code.group(1), str(page), "exec"), {})
     result, deal = capsys.readouterr().out.split()
     assert result in {"-1", "0", "1"} and deal == deal_of_seed(0)
+
+
+def test_shaping_before_a_later_seats_first_decision_is_paid_only_by_dominion_v0() -> None:
+    # Seat 1 behind a bot that buys an Estate with $2: that VP changes the margin before seat 1's
+    # first decision. dominion_v0 pays it with seat 1's first last(); Dominion-v0 has no step for
+    # it. Every later step is the same in both (the module docstrings say so).
+    settings = {"turn_limit": 3, "vp_shaping": 0.5}
+    bot = "buy-money-and-duchy-and-estate"
+    paid_early = 0
+    for seed in range(40):  # the bot's first hand is $2 one time in twelve
+        single = _single_episode(settings, [make_bot(bot)], 1, seed)
+        multi = _aec_episode(settings, [make_bot(bot)], 1, seed)
+        start = single[0][0]
+        vp = [start[PLAYERS.start + i * PLAYER_SIZE + R.NUM_CARDS] for i in range(2)]  # own, the bot's
+        assert multi[0][2] == 0.5 * (vp[0] - vp[1])
+        paid_early += multi[0][2] != 0
+        _assert_same_trajectory(single, [(*multi[0][:2], 0.0, *multi[0][3:]), *multi[1:]])
+    assert paid_early > 0

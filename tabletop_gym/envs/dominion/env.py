@@ -164,7 +164,8 @@ class DominionEnv(_DominionBase):
     on its turns (Actions, buys, the choices inside its cards) and on the others' turns (discarding to
     an opponent's Militia, revealing Moat). The bots' decisions are played between the agent's steps.
     Every shuffle is a function of the episode seed (the deal), the player, the shuffle count and the
-    cards shuffled, so a deal replays exactly.
+    cards shuffled, so a deal replays exactly. The game is one seat of `DominionTable`
+    (`envs/dominion/table.py`); `tabletop_gym.multiagent.dominion_v0` gives every seat to a learner.
 """ + _DOC_SPACES + """
     ## Rewards
     +1 for a win, 0 for a shared win, -1 for a loss, at the end. With `vp_shaping=c`, each step also

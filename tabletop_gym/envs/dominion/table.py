@@ -93,7 +93,6 @@ class DominionTable(Table):
     """
 
     num_actions = R.NUM_ACTIONS
-    observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
 
     def __init__(self, num_players: int = 2, kingdom: Any = None, turn_limit: int = VERSUS_TURN_LIMIT,
                  vp_shaping: float = 0.0, reveal_deal: bool = False) -> None:
@@ -105,6 +104,8 @@ class DominionTable(Table):
         if not isinstance(reveal_deal, (bool, np.bool_)):
             raise ValueError(f"reveal_deal must be True or False, got {reveal_deal!r}")
         self.reveal_deal = bool(reveal_deal)
+        # Each table its own space: a space carries its own random generator for sample().
+        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.state: R.DominionState | None = None
         self._views: list[PlayerView] = []
 
