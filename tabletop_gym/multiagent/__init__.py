@@ -15,4 +15,4 @@ except ImportError as error:  # pragma: no cover - depends on the install
         "tabletop_gym.multiagent needs PettingZoo: pip install 'tabletop-gym[multiagent]'"
     ) from error
 
-from tabletop_gym.multiagent import modern_art_v0, war_v0  # noqa: E402,F401
+from tabletop_gym.multiagent import dominion_v0, modern_art_v0, war_v0  # noqa: E402,F401

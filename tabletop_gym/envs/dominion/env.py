@@ -12,7 +12,7 @@ from gymnasium.utils import seeding
 
 from tabletop_gym.core import Agent, GameOverError, LegalActionSpace, TabletopEnv, check_float, check_int
 from tabletop_gym.envs.dominion import rules as R
-from tabletop_gym.envs.dominion.bots import DominionBot, PlayerView, game_seed, make_bot
+from tabletop_gym.envs.dominion.bots import DominionBot, game_seed, make_bot
 from tabletop_gym.envs.dominion.observation import (  # noqa: F401  (the layout stays public here too)
     COUNTER,
     COUNTERS,
@@ -31,6 +31,8 @@ from tabletop_gym.envs.dominion.observation import (  # noqa: F401  (the layout 
     ObservationView,
     observe,
 )
+from tabletop_gym.envs.dominion.table import VERSUS_TURN_LIMIT, DominionTable, hidden_changes
+from tabletop_gym.envs.dominion.table import draw_deal as _draw_deal
 
 _DOC_SPACES = """
     ## Action space
@@ -56,7 +58,6 @@ _DOC_SPACES = """
 
 
 SOLITAIRE_TURN_LIMIT = 60  # the solitaire episode's truncation, in turns
-VERSUS_TURN_LIMIT = 100  # the game against bots': turns per player
 
 
 def deal_of_seed(seed: int) -> str:
@@ -65,11 +66,6 @@ def deal_of_seed(seed: int) -> str:
     line's ``--seed S`` means this deal, as the environment does. Checked against ``reset`` in the
     tests; computed without making an environment."""
     return str(_draw_deal(seeding.np_random(check_int("seed", seed, 0))[0]))
-
-
-def _draw_deal(rng: np.random.Generator) -> int:
-    """The deal of a seeded episode: the first draw of the episode's generator."""
-    return int(rng.integers(0, 2**63))
 
 
 def _is_agent(player: Any) -> bool:
@@ -134,33 +130,19 @@ class _DominionBase(TabletopEnv):
     def hidden_twins(self, rng: np.random.Generator) -> list[tuple[Any, np.ndarray, dict[str, Any]]]:
         """Copies of this environment at this position that differ only in what the agent may not
         see, each with the observation and info it gives here, for the contract test kit
-        (``tabletop_gym.testing``): another seed for every shuffle to come, the agent's own draw
-        pile in another order, and for each other player a card of the hand exchanged with a
-        different one of that player's draw pile. The last two leave the deal string (the seed) as
-        it was: no seed deals those positions."""
+        (``tabletop_gym.testing``): the changes of ``table.hidden_changes`` from the agent's seat
+        (another seed for every shuffle to come, the agent's own draw pile in another order, the
+        other players' hands and draw piles). Only the seed changes the deal string: no seed deals
+        the other positions."""
         state = self.state
         if state is None or state.done:
             return []
-        me = self.seat
-        other_seed = copy.deepcopy(self)
-        other_seed.seed_value = other_seed.state.seed = int(rng.integers(2**63))
-        twins = [other_seed]
-        if len(set(state.draw[me])) > 1:
-            shuffled = copy.deepcopy(self)
-            while shuffled.state.draw[me] == state.draw[me]:
-                rng.shuffle(shuffled.state.draw[me])
-            twins.append(shuffled)
-        for p in range(self.num_players):
-            pairs = [(h, d) for h in range(R.NUM_CARDS) if state.hand[p][h]
-                     for d in range(len(state.draw[p])) if state.draw[p][d] != h]
-            if p != me and pairs:
-                swapped = copy.deepcopy(self)
-                hand_card, at = pairs[int(rng.integers(len(pairs)))]
-                draw_card = swapped.state.draw[p][at]
-                swapped.state.hand[p][hand_card] -= 1
-                swapped.state.hand[p][draw_card] += 1
-                swapped.state.draw[p][at] = hand_card
-                twins.append(swapped)
+        twins = []
+        for change in hidden_changes(state, self.seat, rng):
+            twin = copy.deepcopy(self)
+            change(twin.state)
+            twin.seed_value = twin.state.seed
+            twins.append(twin)
         return [(twin, twin.observation(), twin._info()) for twin in twins]
 
     def render(self) -> str | None:
@@ -182,7 +164,8 @@ class DominionEnv(_DominionBase):
     on its turns (Actions, buys, the choices inside its cards) and on the others' turns (discarding to
     an opponent's Militia, revealing Moat). The bots' decisions are played between the agent's steps.
     Every shuffle is a function of the episode seed (the deal), the player, the shuffle count and the
-    cards shuffled, so a deal replays exactly.
+    cards shuffled, so a deal replays exactly. The game is one seat of `DominionTable`
+    (`envs/dominion/table.py`); `tabletop_gym.multiagent.dominion_v0` gives every seat to a learner.
 """ + _DOC_SPACES + """
     ## Rewards
     +1 for a win, 0 for a shared win, -1 for a loss, at the end. With `vp_shaping=c`, each step also
@@ -207,8 +190,8 @@ class DominionEnv(_DominionBase):
     ## Arguments
     - `opponents`: one player or a list of 1-3, each a bot name (default "big-money"; see
       tabletop_gym.agents.dominion), a bot, or any Agent (`reset(seed)`, `act(observation, info)`: a
-      random player, a trained policy), which acts on its own seat's observation and an info holding
-      its `action_mask`.
+      random player, a trained policy), which acts on its own seat's observation and info (those an
+      agent in that seat gets: `action_mask` and the keys below, the deal hidden until the end).
     - `kingdom`: kingdom cards, a comma-separated string or a list (default: the first-game set;
       "" = treasures and victory cards only).
     - `seat`: the agent's seat, 0 = first player .. number of opponents (default 0).
@@ -235,28 +218,32 @@ class DominionEnv(_DominionBase):
         self.vp_shaping = check_float("vp_shaping", vp_shaping, 0)
         super().__init__(num_players, kingdom, render_mode, turn_limit, None, reveal_deal)
         self.seat = seat
+        # The game itself, every seat of it; this environment plays one and lets the others play.
+        # It never reveals the deal: this environment shows it by its own rule (``_add_deal``).
+        self.table = DominionTable(num_players, self.kingdom, self.turn_limit)
         self._bots: dict[int, Any] = {}
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        self._new_game(seed, options)
+        super().reset(seed=seed)
+        self.table.reset(self.np_random, self._deal_option(options))
+        self.state = self.table.state
+        self.seed_value = self.state.seed
         self._bots = self.bots
-        others = list(self._bots)
         for i, bot in enumerate(self.opponents):
             bot.reset(game_seed(self.seed_value, i + 1))
-        self._views = {p: PlayerView(self.state, p) for p in others}
-        self._play_bots()
-        self._margin = self._vp_margin()
+        self.table.play_others(self.seat, self._bots)
+        self._margin = self.table.vp_margin(self.seat)
         return self.observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         a = self._check_action(action)
         state = self.state
-        state.apply(a)
-        self._play_bots()
+        self.table.apply(a)
+        self.table.play_others(self.seat, self._bots)
         reward = 0.0
         if self.vp_shaping:
-            margin = self._vp_margin()
+            margin = self.table.vp_margin(self.seat)
             reward += self.vp_shaping * (margin - self._margin)
             self._margin = margin
         terminated = state.done and not state.truncated
@@ -264,38 +251,33 @@ class DominionEnv(_DominionBase):
             reward += state.results()[self.seat]
         return self.observation(), reward, terminated, state.truncated, self._info()
 
+    # What the agent's seat sees and may do: the table's, from that seat.
+    def action_masks(self) -> np.ndarray:
+        self._require_state()
+        return self.table.action_mask(self.seat)
+
+    def observation(self) -> np.ndarray:
+        self._require_state()
+        return self.table.observe(self.seat)
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        self._require_state()
+        # What the agent may see: the other players' hands as their sizes.
+        return self.table.render(self.seat)
+
     @property
     def bots(self) -> dict[int, Any]:
         """The bot or Agent in each seat other than the agent's (seat -> player), in seat order."""
         others = [p for p in range(self.num_players) if p != self.seat]
         return dict(zip(others, self.opponents, strict=True))
 
-    def _play_bots(self) -> None:
-        state = self.state
-        while not state.done and state.decider != self.seat:
-            p = state.decider
-            player = self._bots[p]
-            if isinstance(player, DominionBot):
-                state.apply(player.choose(self._views[p]))
-            else:
-                # What an agent in seat p would get from the environment: its observation and mask
-                # (the engine refuses an illegal answer, naming the legal ones).
-                mask = state.action_mask().astype(np.int8)
-                action = player.act(observe(state, p), {"action_mask": mask})
-                state.apply(action.item() if isinstance(action, np.ndarray) and action.ndim == 0 else action)
-
-    def _vp_margin(self) -> int:
-        state = self.state
-        return state.vp(self.seat) - max(state.vp(p) for p in range(state.num_players) if p != self.seat)
-
     def _info(self) -> dict[str, Any]:
-        info = super()._info()
-        state = self.state
-        info["score"] = state.vp(self.seat)
-        # Known only at the end; their empty values keep every info the same shape.
-        info["result"] = state.results()[self.seat] if state.done else 0
-        info["level_on_vp"] = bool(state.vp_level()) if state.done else False
-        return info
+        # The table's info of the agent's seat (the same keys at every step, those known only at
+        # the end holding empty values until then), the deal shown by this environment's rule.
+        info = self.table.info(self.seat)
+        return self._add_deal(info, self.table.deal, self.state.done)
 
 
 class DominionSolitaireEnv(_DominionBase):

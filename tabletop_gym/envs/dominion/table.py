@@ -1,0 +1,202 @@
+"""Dominion's versus game as a ``Table``: one engine, every seat's view of it.
+
+The single-agent ``DominionEnv`` plays one seat of it with bots or agents in the others
+(``play_others``); ``tabletop_gym.multiagent.dominion_v0`` gives every seat to a learner. Both
+drive this table, so the rules (``rules.py``), the deal of a seed and each seat's observation are
+the same in both. The solitaire game has no other seat and stays its own environment.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from tabletop_gym.core import Agent, GameOverError, Table, check_float, check_int
+from tabletop_gym.envs.dominion import rules as R
+from tabletop_gym.envs.dominion.bots import DominionBot, PlayerView
+from tabletop_gym.envs.dominion.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, observe
+
+VERSUS_TURN_LIMIT = 100  # the game against bots': turns per player
+
+
+def draw_deal(rng: np.random.Generator) -> int:
+    """The deal of a seeded episode: the first draw of the episode's generator."""
+    return int(rng.integers(0, 2**63))
+
+
+def hidden_changes(state: R.DominionState, seat: int,
+                   rng: np.random.Generator) -> list[Callable[[R.DominionState], None]]:
+    """What ``seat`` may not know of ``state``, as changes to make to copies of it (drawn with
+    ``rng`` here, so each change is fixed before any copy is made): another seed for every shuffle
+    to come, the seat's own draw pile in another order, and for each other player a card of the
+    hand exchanged with a different one of that player's draw pile, and that draw pile in another
+    order. Only the first changes the deal string (the seed); no seed deals the others' positions.
+    """
+    changes: list[Callable[[R.DominionState], None]] = []
+    seed = int(rng.integers(2**63))
+
+    def reseed(twin: R.DominionState) -> None:
+        twin.seed = seed
+
+    changes.append(reseed)
+    if len(set(state.draw[seat])) > 1:
+        changes.append(_reorder(state, seat, rng))
+    for p in range(state.num_players):
+        pairs = [(h, d) for h in range(R.NUM_CARDS) if state.hand[p][h]
+                 for d in range(len(state.draw[p])) if state.draw[p][d] != h]
+        if p != seat and pairs:
+            hand_card, at = pairs[int(rng.integers(len(pairs)))]
+            changes.append(_swap(p, hand_card, at))
+    for p in range(state.num_players):
+        if p != seat and len(set(state.draw[p])) > 1:
+            changes.append(_reorder(state, p, rng))
+    return changes
+
+
+def _reorder(state: R.DominionState, p: int, rng: np.random.Generator) -> Callable[[R.DominionState], None]:
+    order = list(state.draw[p])
+    while order == state.draw[p]:
+        rng.shuffle(order)
+
+    def reorder(twin: R.DominionState) -> None:
+        twin.draw[p] = list(order)
+
+    return reorder
+
+
+def _swap(p: int, hand_card: int, at: int) -> Callable[[R.DominionState], None]:
+    def swap(twin: R.DominionState) -> None:
+        draw_card = twin.draw[p][at]
+        twin.hand[p][hand_card] -= 1
+        twin.hand[p][draw_card] += 1
+        twin.draw[p][at] = hand_card
+
+    return swap
+
+
+class DominionTable(Table):
+    """Dominion's versus game for 2-4 seats, behind one ``DominionState``.
+
+    ``to_move`` is the engine's ``decider``: decisions come on other players' turns too (discarding
+    to Militia, revealing Moat). ``observe(seat)`` is the single-agent environment's observation
+    from that seat (the seat first, then the others in turn order), so one policy fits every seat.
+    ``returns()``: +1 for a sole win, 0 for a shared one, -1 for a loss once the game has ended by
+    the rules (0 when the turn limit cut it off, as in the single-agent environment); with
+    ``vp_shaping=c`` plus c times the seat's (own VP - best other VP) throughout, which is 0 at the
+    start, so each step's change of it is the single-agent environment's shaping reward.
+    ``act(seat, agent)`` lets a rule bot (``DominionBot``) choose from the engine's view of its seat
+    (``PlayerView``) and any other Agent from the seat's observation and info.
+    """
+
+    num_actions = R.NUM_ACTIONS
+
+    def __init__(self, num_players: int = 2, kingdom: Any = None, turn_limit: int = VERSUS_TURN_LIMIT,
+                 vp_shaping: float = 0.0, reveal_deal: bool = False) -> None:
+        self.num_seats = check_int("num_players", num_players, 2, R.MAX_PLAYERS)
+        self.kingdom = R.parse_kingdom(kingdom)
+        # Always a limit: without one, players who never buy would make an endless game.
+        self.turn_limit = check_int("turn_limit", turn_limit, 1)
+        self.vp_shaping = check_float("vp_shaping", vp_shaping, 0)
+        if not isinstance(reveal_deal, (bool, np.bool_)):
+            raise ValueError(f"reveal_deal must be True or False, got {reveal_deal!r}")
+        self.reveal_deal = bool(reveal_deal)
+        # Each table its own space: a space carries its own random generator for sample().
+        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.state: R.DominionState | None = None
+        self._views: list[PlayerView] = []
+
+    def reset(self, rng: np.random.Generator, deal: Any = None) -> None:
+        seed = R.parse_seed(deal) if deal is not None else draw_deal(rng)
+        self.state = R.DominionState(self.num_seats, self.kingdom, seed, None, self.turn_limit)
+        self._views = [PlayerView(self.state, p) for p in range(self.num_seats)]
+
+    def _game(self) -> R.DominionState:
+        if self.state is None:
+            raise GameOverError("call reset() before using the table")
+        return self.state
+
+    @property
+    def to_move(self) -> int | None:
+        state = self._game()
+        return None if state.done else state.decider
+
+    @property
+    def done(self) -> bool:
+        return self._game().done
+
+    @property
+    def truncated(self) -> bool:
+        return self._game().truncated
+
+    @property
+    def deal(self) -> str:
+        return str(self._game().seed)
+
+    def observe(self, seat: int) -> np.ndarray:
+        return observe(self._game(), seat)
+
+    def action_mask(self, seat: int) -> np.ndarray:
+        state = self._game()
+        if state.done or state.decider != seat:
+            return np.zeros(R.NUM_ACTIONS, dtype=bool)
+        return state.action_mask()
+
+    def info(self, seat: int) -> dict[str, Any]:
+        """``action_mask``, ``decision``, ``turns``, ``vp``, ``deal``, ``score`` (own VP), ``result``
+        (+1/0/-1 once over, 0 before) and ``level_on_vp`` (once over, whether the leaders were level
+        on VP; False before): the single-agent environment's info from ``seat``."""
+        state = self._game()
+        # The seed fixes every shuffle to come, so the others' hands: hidden until the game ends.
+        return {
+            "action_mask": self.action_mask(seat).astype(np.int8),
+            "decision": R.DECISION_NAMES[state.decision],
+            "turns": state.turns[seat],
+            "vp": state.vp(seat),
+            "deal": self.deal if state.done or self.reveal_deal else "",
+            "score": state.vp(seat),
+            "result": state.results()[seat] if state.done else 0,
+            "level_on_vp": bool(state.vp_level()) if state.done else False,
+        }
+
+    def apply(self, action: int) -> None:
+        self._game().apply(action)
+
+    def vp_margin(self, seat: int) -> int:
+        """The seat's VP minus the best VP among the other players."""
+        state = self._game()
+        return state.vp(seat) - max(state.vp(p) for p in range(state.num_players) if p != seat)
+
+    def returns(self) -> list[float]:
+        state = self._game()
+        ended = state.done and not state.truncated
+        results = state.results() if ended else [0] * self.num_seats
+        if not self.vp_shaping:
+            return [float(r) for r in results]
+        return [r + self.vp_shaping * self.vp_margin(p) for p, r in enumerate(results)]
+
+    def render(self, seat: int | None = None) -> str:
+        return self._game().describe(viewer=seat)
+
+    def act(self, seat: int, agent: Agent) -> int:
+        """A rule bot chooses from the engine's view of its seat (what that player may know, read
+        live), as in the bots' own games; any other Agent from the seat's observation and info."""
+        if isinstance(agent, DominionBot):
+            return agent.choose(self._views[seat])
+        return super().act(seat, agent)
+
+    def hidden_twins(self, seat: int, rng: np.random.Generator) -> list[DominionTable]:
+        """Copies of this table that differ only in what ``seat`` may not know (``hidden_changes``):
+        its observation and info are the same at this position in each."""
+        state = self._game()
+        if state.done:
+            return []
+        twins = []
+        for change in hidden_changes(state, seat, rng):
+            twin = copy.deepcopy(self)
+            change(twin.state)
+            twins.append(twin)
+        return twins

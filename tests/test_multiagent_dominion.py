@@ -1,0 +1,481 @@
+"""dominion_v0, the PettingZoo AEC environment of Dominion's versus game: PettingZoo's test kit, the
+same deal per seed as Dominion-v0, what each seat may not know, the same episode as Dominion-v0 with
+the bots in the other seats, playing against the rule bots, and bad input."""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from tabletop_gym.agents.base import RandomAgent
+from tabletop_gym.agents.dominion import play_game
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
+from tabletop_gym.envs.dominion import rules as R
+from tabletop_gym.envs.dominion.bots import DominionBot, game_seed, make_bot
+from tabletop_gym.envs.dominion.env import PLAYER_SIZE, PLAYERS, DominionEnv, deal_of_seed
+from tabletop_gym.multiagent import dominion_v0
+from tabletop_gym.testing import check_hidden_information
+
+SMALL = {"turn_limit": 6}
+
+
+def _legal(mask: Any, rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
+    return type(a) is type(b) and a == b
+
+
+# -- PettingZoo's test kit ------------------------------------------------------------------------
+
+
+# PettingZoo's api_test warns of every {"observation", "action_mask"} observation (its classic games too).
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent")
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pettingzoo_api_test_passes_raw_and_wrapped(players: int) -> None:
+    # api_test resets with options={"options": 1} to see that reset takes options: not used, and said so.
+    for make in (dominion_v0.env, dominion_v0.raw_env):
+        made = make(num_players=players, **SMALL)
+        with pytest.warns(UserWarning, match=r"reset options \['options'\] are not used"):
+            api_test(made, num_cycles=60)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_pettingzoo_seed_test_passes_raw_and_wrapped(players: int) -> None:
+    seed_test(lambda: dominion_v0.env(num_players=players, **SMALL), num_cycles=60)
+    seed_test(lambda: dominion_v0.raw_env(num_players=players, **SMALL), num_cycles=60)
+
+
+def test_names_spaces_and_decisions_on_other_players_turns() -> None:
+    aec = dominion_v0.raw_env(num_players=3, turn_limit=15)
+    assert aec.metadata["name"] == "dominion_v0" and not aec.metadata["is_parallelizable"]
+    assert aec.possible_agents == ["player_0", "player_1", "player_2"]
+    single = DominionEnv(opponents=["big-money"] * 2)
+    for agent in aec.possible_agents:
+        assert aec.observation_space(agent)["observation"] == single.observation_space
+        assert aec.action_space(agent).n == single.action_space.n == R.NUM_ACTIONS
+    off_turn = set()
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        aec.reset(seed=seed)
+        for agent in aec.agent_iter():
+            obs, _, terminated, truncated, info = aec.last()
+            if terminated or truncated:
+                aec.step(None)
+                continue
+            state = aec.table.state
+            # The agent to move is the engine's decider; only it has legal actions.
+            assert agent == f"player_{state.decider}"
+            assert obs["action_mask"].any() and np.array_equal(obs["action_mask"], info["action_mask"])
+            others = [a for a in aec.agents if a != agent]
+            assert not any(aec.observe(a)["action_mask"].any() for a in others)
+            if state.decider != state.player:
+                off_turn.add(info["decision"])  # answering another player's Militia
+            aec.step(_legal(obs["action_mask"], rng))
+    assert off_turn and off_turn <= {"militia_discard", "moat_reveal"}
+
+
+def test_render_shows_the_position_to_an_onlooker() -> None:
+    aec = dominion_v0.raw_env(num_players=2, render_mode="ansi")
+    aec.reset(seed=3)
+    state = aec.table.state
+    text = aec.render()
+    for p in range(2):
+        line = next(line for line in text.splitlines() if line.startswith(f"player {p}:"))
+        assert f"hand [{R._names(state.hand[p])}]" in line
+    assert dominion_v0.raw_env().render() is None  # no render_mode
+
+
+# -- the deal of a seed ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_reset_seed_plays_the_deal_dominion_v0_plays_for_that_seed(players: int) -> None:
+    aec = dominion_v0.raw_env(num_players=players, turn_limit=2)
+    for seed in range(3):
+        single = DominionEnv(opponents=["big-money"] * (players - 1), turn_limit=2, reveal_deal=True)
+        obs, info = single.reset(seed=seed)
+        aec.reset(seed=seed)
+        assert aec.table.deal == info["deal"] == deal_of_seed(seed)
+        # player_0 moves first in both, from the same position.
+        assert aec.agent_selection == "player_0"
+        assert np.array_equal(aec.observe("player_0")["observation"], obs)
+    # Pinned: a change of how a seed draws its deal must show here, not only agree with Dominion-v0.
+    aec.reset(seed=0)
+    assert aec.table.deal == "5874934615388537135"
+    aec.reset(options={"deal": "12"})
+    assert aec.table.deal == "12" and aec.table.state.seed == 12
+
+
+def test_the_deal_is_in_every_info_at_the_end_and_only_then() -> None:
+    for reveal, turn_limit in ((False, 100), (False, 3), (True, 3)):
+        aec = dominion_v0.env(num_players=3, turn_limit=turn_limit, reveal_deal=reveal)
+        rng = np.random.default_rng(1)
+        aec.reset(seed=5)
+        ends = []
+        for agent in aec.agent_iter():
+            obs, _, terminated, truncated, info = aec.last()
+            over = terminated or truncated
+            assert info["deal"] == (deal_of_seed(5) if over or reveal else "")
+            if over:
+                ends.append((agent, terminated, truncated))
+            aec.step(None if over else _legal(obs["action_mask"], rng))
+        cut = turn_limit == 3
+        assert ends == [(f"player_{p}", not cut, cut) for p in range(3)]
+
+
+# -- hidden information, for every seat -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_every_seat_of_the_single_agent_game_keeps_its_hidden_information(players: int) -> None:
+    # The contract kit's check, from each seat of the table in turn: the single-agent environment is
+    # that seat of the same table, so its hidden twins are the table's from that seat.
+    opponents = ["random", "big-money"][: players - 1]
+    for seat in range(players):
+        settings = {"opponents": opponents, "seat": seat, "turn_limit": 4}
+        assert check_hidden_information("tabletop/Dominion-v0", settings, seeds=range(2), every=3) > 0
+
+
+def _seen_alike(aec: Any, twin: Any, seat: int, rng: np.random.Generator) -> int:
+    """Play ``aec`` and ``twin`` on while ``seat`` observes the same in both: its info and rewards
+    must agree there (the deal aside, hidden in both until the end). ``seat`` takes the same
+    actions in both (it cannot tell them apart); the other seats choose from their own masks, which
+    may differ. Returns the positions compared."""
+    agent = f"player_{seat}"
+    others = [copy.deepcopy(rng), copy.deepcopy(rng)]  # one stream per game, alike while the masks are
+    compared = 0
+    while True:
+        seen = [env.observe(agent) for env in (aec, twin)]
+        if not all(_same(seen[0][k], seen[1][k]) for k in seen[0]):
+            return compared
+        mine = [{k: v for k, v in env.infos[agent].items() if k != "deal"} for env in (aec, twin)]
+        assert _same(*mine), f"{agent}'s info tells apart what it may not know: {mine}"
+        assert aec.rewards[agent] == twin.rewards[agent]
+        assert aec.terminations == twin.terminations and aec.truncations == twin.truncations
+        assert aec.infos[agent]["deal"] == "" or aec.table.done
+        compared += 1
+        if aec.table.done:
+            return compared
+        if aec.agent_selection == agent:
+            action = _legal(aec.observe(agent)["action_mask"], rng)
+            aec.step(action)
+            twin.step(action)
+        else:
+            for env, stream in zip((aec, twin), others, strict=True):
+                env.step(_legal(env.observe(env.agent_selection)["action_mask"], stream))
+
+
+def _twins_of(aec: Any, seat: int, rng: np.random.Generator) -> list[Any]:
+    twins = []
+    for table in aec.table.hidden_twins(seat, rng):
+        twin = copy.deepcopy(aec)
+        twin.table = table
+        twin._update()  # the infos read from the twin's table
+        twins.append(twin)
+    return twins
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_no_seat_sees_what_it_may_not_know(players: int) -> None:
+    # Another seed for every shuffle to come, the seat's own draw order, each other player's hand
+    # and draw pile: at every few positions of random games, for every seat, the twin looks the
+    # same to that seat and plays on alike for it until what it sees parts.
+    aec = dominion_v0.raw_env(num_players=players, turn_limit=5)
+    compared = dict.fromkeys(range(players), 0)
+    kinds = dict.fromkeys(range(players), 0)
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        aec.reset(seed=seed)
+        step = 0
+        while not aec.table.done:
+            if step % 4 == 0:
+                for seat in range(players):
+                    twins = _twins_of(aec, seat, np.random.default_rng([seed, step, seat]))
+                    kinds[seat] = max(kinds[seat], len(twins))
+                    for twin in twins:
+                        seen = _seen_alike(copy.deepcopy(aec), twin, seat, np.random.default_rng(step))
+                        assert seen > 0, f"a hidden twin of seat {seat} is told apart at once"
+                        compared[seat] += seen
+            aec.step(_legal(aec.observe(aec.agent_selection)["action_mask"], rng))
+            step += 1
+    # Every kind of change was made for every seat (seed, own draw order, each other's hand and draw).
+    assert all(kinds[seat] == 2 * players for seat in range(players)), kinds
+    assert all(n > 50 for n in compared.values()), compared
+
+
+def test_a_twin_the_seat_can_tell_apart_is_caught() -> None:
+    # The check above can fail: a twin that changes the seat's own hand is seen at once, and one
+    # that changes another's hand is seen by that other player.
+    aec = dominion_v0.raw_env(num_players=2, turn_limit=5)
+    aec.reset(seed=2)
+    twin = copy.deepcopy(aec)
+    hand, draw = twin.table.state.hand[0], twin.table.state.draw[0]
+    card = next(c for c in range(R.NUM_CARDS) if hand[c] and any(d != c for d in draw))
+    other = next(d for d in draw if d != card)
+    hand[card] -= 1
+    hand[other] += 1
+    draw[draw.index(other)] = card
+    assert _seen_alike(copy.deepcopy(aec), twin, 0, np.random.default_rng(0)) == 0
+    hidden_from_1 = _seen_alike(copy.deepcopy(aec), copy.deepcopy(twin), 1, np.random.default_rng(0))
+    assert hidden_from_1 > 0
+
+
+# -- one path: Dominion-v0 is this game with bots in the other seats -----------------------------------
+
+
+def _single_episode(settings: dict[str, Any], opponents: list[Any], seat: int, seed: int) -> list[tuple]:
+    """Dominion-v0's episode of a seeded random learner: the reset and every step as
+    (observation, mask, reward, terminated, truncated, info)."""
+    env = DominionEnv(opponents=opponents, seat=seat, **settings)
+    rng = np.random.default_rng([seed, 99])
+    obs, info = env.reset(seed=seed)
+    seen = [(obs, info["action_mask"], 0.0, False, False, info)]
+    while not (seen[-1][3] or seen[-1][4]):
+        obs, reward, terminated, truncated, info = env.step(_legal(info["action_mask"], rng))
+        seen.append((obs, info["action_mask"], reward, terminated, truncated, info))
+    return seen
+
+
+def _aec_episode(settings: dict[str, Any], opponents: list[Any], seat: int, seed: int) -> list[tuple]:
+    """The same through dominion_v0: the test seats ``opponents`` in the other seats (seeded as
+    Dominion-v0 seeds them) and plays them through ``raw_env.act``; the learner's every ``last()``."""
+    aec = dominion_v0.env(num_players=len(opponents) + 1, **settings)
+    deal = int(deal_of_seed(seed))
+    others = [p for p in range(len(opponents) + 1) if p != seat]
+    players = {f"player_{p}": player for p, player in zip(others, opponents, strict=True)}
+    for i, player in enumerate(opponents):
+        player.reset(game_seed(deal, i + 1))
+    rng = np.random.default_rng([seed, 99])
+    aec.reset(seed=seed)
+    learner = f"player_{seat}"
+    seen = []
+    for agent in aec.agent_iter():
+        obs, reward, terminated, truncated, info = aec.last()
+        if terminated or truncated:
+            action = None
+        elif agent in players:
+            action = aec.unwrapped.act(agent, players[agent])
+        else:
+            action = _legal(obs["action_mask"], rng)
+        if agent == learner:
+            assert np.array_equal(obs["action_mask"], info["action_mask"])
+            seen.append((obs["observation"], obs["action_mask"], reward, terminated, truncated, info))
+        aec.step(action)
+    return seen
+
+
+def _assert_same_trajectory(single: list[tuple], multi: list[tuple]) -> None:
+    assert len(single) == len(multi)
+    for step, (a, b) in enumerate(zip(single, multi, strict=True)):
+        for part, x, y in zip(("observation", "mask", "reward", "terminated", "truncated", "info"), a, b,
+                              strict=True):
+            same = _same(x, y) if part != "reward" else float(x) == float(y)
+            assert same, f"step {step}: {part} differs: {x!r} != {y!r}"
+
+
+CASES = [
+    (["random"], 0), (["random"], 1),
+    (["random", "smithy-big-money"], 0), (["big-money-ultimate", "random"], 1), (["random", "big-money"], 2),
+]
+
+
+@pytest.mark.parametrize(("opponents", "seat"), CASES, ids=[f"{len(o) + 1}p-seat{s}" for o, s in CASES])
+def test_dominion_v0_episode_is_the_single_agent_episode_with_the_bots_in_the_other_seats(
+    opponents: list[str], seat: int
+) -> None:
+    # The random bot plays Militia and Moat, so the learner also answers on the others' turns.
+    settings = {"turn_limit": 12}
+    for seed in range(4):
+        single = _single_episode(settings, [make_bot(n) for n in opponents], seat, seed)
+        multi = _aec_episode(settings, [make_bot(n) for n in opponents], seat, seed)
+        _assert_same_trajectory(single, multi)
+        assert single[-1][5]["deal"] == deal_of_seed(seed)
+
+
+def test_any_agent_in_the_other_seats_plays_alike_in_both() -> None:
+    # A non-bot Agent acts on its seat's observation and info in both environments; and the
+    # shaping reward, for a learner that moves first, is the same step by step.
+    settings = {"turn_limit": 10, "vp_shaping": 0.5}
+    for seed in range(3):
+        single = _single_episode(settings, [RandomAgent(), make_bot("big-money")], 0, seed)
+        multi = _aec_episode(settings, [RandomAgent(), make_bot("big-money")], 0, seed)
+        _assert_same_trajectory(single, multi)
+
+
+def test_vp_shaping_sums_to_the_result_and_the_final_margin() -> None:
+    aec = dominion_v0.raw_env(num_players=3, vp_shaping=0.25, turn_limit=40)
+    totals = dict.fromkeys(aec.possible_agents, 0.0)
+    rng = np.random.default_rng(4)
+    aec.reset(seed=4)
+    for agent in aec.agent_iter():
+        obs, reward, terminated, truncated, _ = aec.last()
+        totals[agent] += reward
+        aec.step(None if terminated or truncated else _legal(obs["action_mask"], rng))
+    state = aec.table.state
+    assert state.done and not state.truncated
+    for p, result in enumerate(state.results()):
+        margin = state.vp(p) - max(state.vp(q) for q in range(3) if q != p)
+        assert math.isclose(totals[f"player_{p}"], result + 0.25 * margin)
+
+
+# -- playing against the rule bots ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bots", [["big-money", "smithy-big-money"],
+                                  ["big-money-ultimate", "buy-money-and-duchy", "smithy-big-money"]])
+def test_bots_in_every_seat_play_the_bots_own_game(bots: list[str]) -> None:
+    # A PettingZoo loop that lets the bots choose through raw_env.act plays exactly the game the
+    # bots play among themselves (agents.dominion.play_game, straight on the engine).
+    aec = dominion_v0.env(num_players=len(bots), turn_limit=100)
+    for seed in range(3):
+        aec.reset(seed=seed)
+        seated = [make_bot(n) for n in bots]
+        for agent in aec.agent_iter():
+            _, _, terminated, truncated, _ = aec.last()
+            aec.step(None if terminated or truncated else aec.unwrapped.act(agent, seated[int(agent[7:])]))
+        own = play_game([make_bot(n) for n in bots], seed=int(deal_of_seed(seed)), turn_limit=100)
+        state = aec.unwrapped.table.state
+        assert state.history == own.history and state.results() == own.results()
+
+
+def test_a_bot_reading_the_observation_chooses_as_from_the_engine() -> None:
+    # DominionBot.act decodes the seat's observation: the same choices as from the engine's view,
+    # so a bot may also play straight from what the AEC environment shows.
+    aec = dominion_v0.raw_env(num_players=3, turn_limit=30)
+    bot = make_bot("smithy-big-money")
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        aec.reset(seed=seed)
+        for agent in aec.agent_iter():
+            obs, _, terminated, truncated, info = aec.last()
+            if terminated or truncated:
+                aec.step(None)
+                continue
+            action = aec.act(agent, bot)
+            assert action == bot.act(obs["observation"], info)
+            aec.step(action if agent == "player_0" else _legal(obs["action_mask"], rng))
+
+
+def test_act_names_who_is_to_move() -> None:
+    aec = dominion_v0.raw_env(num_players=2)
+    bot = make_bot("big-money")
+    with pytest.raises(GameOverError, match="reset"):
+        aec.act("player_0", bot)
+    aec.reset(seed=0)
+    with pytest.raises(ValueError, match="player_1 is not to move; player_0 is"):
+        aec.act("player_1", bot)
+    with pytest.raises(ValueError, match="unknown agent 'player_2'"):
+        aec.act("player_2", bot)
+    assert isinstance(bot, DominionBot) and aec.act("player_0", bot) in np.flatnonzero(
+        aec.observe("player_0")["action_mask"])
+    while not aec.table.done:
+        aec.step(aec.act(aec.agent_selection, bot))
+    with pytest.raises(GameOverError, match="over"):
+        aec.act("player_0", bot)
+
+
+# -- bad input ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"num_players": 1}, "num_players must be at least 2"),
+    ({"num_players": 5}, "num_players must be at most 4"),
+    ({"num_players": "2"}, "num_players must be an integer"),
+    ({"kingdom": "gold"}, "Gold is not a kingdom card"),
+    ({"kingdom": "dragon"}, "unknown card 'dragon'"),
+    ({"turn_limit": 0}, "turn_limit must be at least 1"),
+    ({"turn_limit": None}, "turn_limit must be an integer"),
+    ({"vp_shaping": -1}, "vp_shaping must be at least 0"),
+    ({"vp_shaping": float("nan")}, "vp_shaping must be a finite number"),
+    ({"reveal_deal": "yes"}, "reveal_deal must be True or False"),
+    ({"render_mode": "human"}, "render_mode must be None or 'ansi'"),
+])
+def test_bad_settings_are_refused_naming_them(settings: dict[str, Any], message: str) -> None:
+    for make in (dominion_v0.raw_env, dominion_v0.env):
+        with pytest.raises(ValueError, match=message):
+            make(**settings)
+
+
+def test_bad_actions_and_resets_raise_clear_errors() -> None:
+    aec = dominion_v0.raw_env(num_players=2, turn_limit=2)
+    with pytest.raises(GameOverError, match="reset"):
+        aec.step(0)
+    aec.reset(seed=1)
+    before = aec.table.state.copy()
+    with pytest.raises(IllegalActionError, match=r"legal actions: \[") as error:
+        aec.step(R.PROVINCE)  # $5 at most on the first turn
+    assert R.PASS in error.value.legal
+    for bad in (1.5, "pass", None, np.bool_(True)):
+        with pytest.raises(IllegalActionError, match="an action is an integer"):
+            aec.step(bad)
+    with pytest.raises(IllegalActionError, match="actions are card ids"):
+        aec.step(18)
+    assert aec.table.state.history == before.history  # nothing was played
+    aec.step(np.array(R.PASS))  # a 0-d array, as model.predict gives, is an action
+    with pytest.raises(InvalidDealError, match="decimal integer"):
+        aec.reset(options={"deal": "not a seed"})
+    assert aec.table.state.history == [(0, R.PASS)]  # a refused reset leaves the game as it was
+    with pytest.raises(ValueError, match="options must be None"):
+        aec.reset(options="deal")
+    with pytest.warns(UserWarning, match=r"reset options \['seat'\] are not used"):
+        aec.reset(options={"seat": 1})
+    with pytest.raises(ValueError, match="seed must be at least 0"):
+        aec.reset(seed=-1)
+    # The game's end: a finished agent is stepped with None only, then nothing is left to step.
+    while not aec.table.done:
+        aec.step(R.PASS)
+    assert aec.truncations["player_0"]
+    with pytest.raises(ValueError, match="None"):
+        aec.step(R.PASS)
+    for _ in range(2):
+        aec.step(None)
+    with pytest.raises(GameOverError, match="every agent has left"):
+        aec.step(None)
+    # The wrapped environment checks bounds and order as PettingZoo's wrappers do.
+    wrapped = dominion_v0.env(num_players=2)
+    wrapped.reset(seed=0)
+    with pytest.raises(AssertionError):
+        wrapped.step(R.NUM_ACTIONS)
+
+
+def test_the_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    page = Path(__file__).resolve().parents[1] / "docs" / "games" / "dominion.md"
+    marker = "<!-- dominion-v0-example -->"
+    code = re.search(re.escape(marker) + r"\s*```python\n(.*?)```", page.read_text(), flags=re.S)
+    assert code is not None
+    exec(compile(code.group(1), str(page), "exec"), {})
+    result, deal = capsys.readouterr().out.split()
+    assert result in {"-1", "0", "1"} and deal == deal_of_seed(0)
+
+
+def test_shaping_before_a_later_seats_first_decision_is_paid_only_by_dominion_v0() -> None:
+    # Seat 1 behind a bot that buys an Estate with $2: that VP changes the margin before seat 1's
+    # first decision. dominion_v0 pays it with seat 1's first last(); Dominion-v0 has no step for
+    # it. Every later step is the same in both (the module docstrings say so).
+    settings = {"turn_limit": 3, "vp_shaping": 0.5}
+    bot = "buy-money-and-duchy-and-estate"
+    paid_early = 0
+    for seed in range(40):  # the bot's first hand is $2 one time in twelve
+        single = _single_episode(settings, [make_bot(bot)], 1, seed)
+        multi = _aec_episode(settings, [make_bot(bot)], 1, seed)
+        start = single[0][0]
+        vp = [start[PLAYERS.start + i * PLAYER_SIZE + R.NUM_CARDS] for i in range(2)]  # own, the bot's
+        assert multi[0][2] == 0.5 * (vp[0] - vp[1])
+        paid_early += multi[0][2] != 0
+        _assert_same_trajectory(single, [(*multi[0][:2], 0.0, *multi[0][3:]), *multi[1:]])
+    assert paid_early > 0
