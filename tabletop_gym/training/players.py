@@ -14,6 +14,7 @@ the table: a model trained in seat 0 against bots may sit in any seat against an
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -64,11 +65,11 @@ def split_entries(text: str | Sequence[str]) -> list[str]:
 
 
 def model_path(entry: str) -> Path | None:
-    """The model.zip an entry names, None where it names no file or folder at all."""
+    """The model.zip an entry names, None where it is no path at all (a bot's name mistyped)."""
     path = Path(entry)
     if path.is_dir():
         return path / "model.zip"
-    if path.exists() or entry.endswith(".zip"):
+    if path.exists() or entry.endswith(".zip") or "/" in entry or os.sep in entry:
         return path
     return None
 
