@@ -17,13 +17,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
 from tabletop_gym.agents.base import Agent
 from tabletop_gym.core import quote_input
-from tabletop_gym.training.games import GameSpec
+
+if TYPE_CHECKING:  # the games' modules import this one
+    from tabletop_gym.training.games import GameSpec
 
 # Environment arguments that say who sits where, not which game is played (War's ``pickup`` is its
 # player 1's convention, an opponent in all but name).
