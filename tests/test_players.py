@@ -17,6 +17,7 @@ from tabletop_gym.envs.modern_art.env import ModernArtEnv
 from tabletop_gym.training import players as P
 from tabletop_gym.training.cli import main
 from tabletop_gym.training.games import get_game
+from tabletop_gym.training.games.dominion import _table as dominion_table
 from tabletop_gym.training.ratings import places_from_scores, seatings
 
 DOMINION = get_game("dominion")
@@ -61,7 +62,7 @@ def _error(capsys, argv) -> str:
 def test_bots_and_random_give_a_fresh_agent_per_seat():
     settings = MODERN_ART.read({"players": 3})
     agents = P.load_players(MODERN_ART, ["greedy", "greedy", "random"], settings, "tabletop/ModernArt-v0",
-                            {"players": 3}, lambda: ModernArtEnv(players=3))
+                            {"players": 3}, lambda: ModernArtEnv(players=3), dict)
     assert [type(a) for a in agents] == [GreedyAgent, GreedyAgent, RandomAgent]
     assert len({id(a) for a in agents}) == 3
 
@@ -83,7 +84,8 @@ def test_a_model_folder_and_its_zip_sit_in_every_seat_of_dominion(dominion_run):
     kwargs = {"opponents": ["big-money"], "kingdom": "first-game"}
     for entry in (str(dominion_run), str(dominion_run / "model.zip")):
         (agent,) = P.load_players(DOMINION, [entry], settings, "tabletop/Dominion-v0", kwargs,
-                                  lambda: DominionEnv(opponents=["big-money"], kingdom="first-game"))
+                                  lambda: DominionEnv(opponents=["big-money"], kingdom="first-game"),
+                                  dominion_table)
         assert agent.model is not None
         seated = P.SeatedAgent(entry, agent)
         # As the opponent in either seat, from that seat's observation: a whole game each.
@@ -113,7 +115,7 @@ def test_a_model_without_config_is_checked_by_its_spaces(tmp_path, capsys):
     other = _untrained(DominionEnv(opponents=["big-money"]), tmp_path / "dominion.zip")
     settings = MODERN_ART.read({"players": 3})
     (agent,) = P.load_players(MODERN_ART, [str(three)], settings, "tabletop/ModernArt-v0", {"players": 3},
-                              lambda: ModernArtEnv(players=3))
+                              lambda: ModernArtEnv(players=3), dict)
     info = _play_out(ModernArtEnv(players=3, seat=2, opponents=[agent, GreedyAgent(settings.rules)]),
                      RandomAgent(1))
     assert len(info["scores"]) == 3

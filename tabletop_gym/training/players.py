@@ -27,9 +27,9 @@ from tabletop_gym.core import quote_input
 if TYPE_CHECKING:  # the games' modules import this one
     from tabletop_gym.training.games import GameSpec
 
-# Environment arguments that say who sits where, not which game is played (War's ``pickup`` is its
-# player 1's convention, an opponent in all but name).
-SEATING_KEYS = frozenset({"opponents", "opponent", "seat", "pickup"})
+# What decides the game at a table, from an environment's arguments (each game's own: the rules
+# and the number of players, not who sits where nor what is shown).
+TableOf = Callable[[Mapping[str, Any]], dict[str, Any]]
 
 
 class SeatedAgent(str):
@@ -94,20 +94,22 @@ def check_entry(spec: GameSpec, entry: str, bots: Sequence[str] | None = None) -
     return entry
 
 
-def table_settings(env_id: str | None, env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """What decides the game at a table, from an environment's arguments: the rules, and the number
-    of players (Dominion's is one more than its opponents), not who sits where nor what is shown."""
+def table_settings(env_id: str | None, env_kwargs: Mapping[str, Any], table_of: TableOf) -> dict[str, Any]:
+    """The game's ``table_of`` its environment's arguments, as JSON gives it back, without what only
+    changes what is shown (``suites.rules_kwargs``)."""
     from tabletop_gym.suites import rules_kwargs
 
-    table = {k: v for k, v in env_kwargs.items() if k not in SEATING_KEYS}
-    opponents = env_kwargs.get("opponents")
-    if "players" not in table and opponents is not None:
-        table["players"] = 1 + (1 if isinstance(opponents, str) else len(opponents))
-    return rules_kwargs(env_id, table)
+    return rules_kwargs(env_id, table_of(env_kwargs))
 
 
 def check_fits(
-    spec: GameSpec, entry: str, agent: Any, env_id: str, env_kwargs: Mapping[str, Any], env: gym.Env
+    spec: GameSpec,
+    entry: str,
+    agent: Any,
+    env_id: str,
+    env_kwargs: Mapping[str, Any],
+    env: gym.Env,
+    table_of: TableOf,
 ) -> None:
     """Refuse, in one line naming the difference, a model trained for another game or table."""
     model = getattr(agent, "model", None)
@@ -119,8 +121,8 @@ def check_fits(
         if game != spec.name:
             raise ValueError(f"player {entry}: a {game} model, not a {spec.name} one")
         trained_id = config.get("env_id", env_id)
-        trained = table_settings(trained_id, config["env_kwargs"])
-        here = table_settings(env_id, env_kwargs)
+        trained = table_settings(trained_id, config["env_kwargs"], table_of)
+        here = table_settings(env_id, env_kwargs, table_of)
         differ = [f"{k}={trained.get(k)!r} there, {here.get(k)!r} here"
                   for k in sorted(trained.keys() | here.keys()) if trained.get(k) != here.get(k)]
         if trained_id != env_id:
@@ -142,11 +144,13 @@ def load_players(
     env_id: str,
     env_kwargs: Mapping[str, Any],
     env: gym.Env | Callable[[], gym.Env],
+    table_of: TableOf,
     bots: Mapping[str, Callable[[], Agent]] | None = None,
 ) -> list[Agent]:
     """A fresh Agent for each entry, one per seat, checked against the table that ``env_id`` and
     ``env_kwargs`` set up (``env``: an environment of that table, or what makes one, for the seats'
-    spaces). ``bots``: the game's bots by name (default the GameSpec's agents, made with
+    spaces; ``table_of``: the game's table from an environment's arguments, compared with a model's
+    config.json). ``bots``: the game's bots by name (default the GameSpec's agents, made with
     ``settings``). Models that several entries name are read once."""
     from tabletop_gym.agents.policy import PolicyAgent, load_policy
 
@@ -166,7 +170,7 @@ def load_players(
                 raise ValueError(f"player {entry}: {error}") from None
             if table_env is None:
                 table_env = env if isinstance(env, gym.Env) else env()
-            check_fits(spec, entry, policy, env_id, env_kwargs, table_env.unwrapped)
+            check_fits(spec, entry, policy, env_id, env_kwargs, table_env.unwrapped, table_of)
             loaded[entry] = policy
         first = loaded[entry]
         agents.append(PolicyAgent(first.model, name=entry, deterministic=first.deterministic,

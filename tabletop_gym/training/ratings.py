@@ -130,7 +130,7 @@ def round_robin(
             "win_share_by_seat": {str(s): w / g for s, (g, w) in enumerate(share["by_seat"])},
         }
     return {
-        "players": list(entries), "labels": names, "seats": seats, "games_per_seating": games, "seed": seed,
+        "entries": list(entries), "labels": names, "seats": seats, "games_per_seating": games, "seed": seed,
         "seatings": [[names[p] for p in t] for t in tables], "games": len(records),
         "dropped_seeds": dropped,
         "rating_model": "openskill PlackettLuce (mu, 95% interval mu +- 1.96 sigma), games rated in "

@@ -157,7 +157,7 @@ def _env_kwargs(settings: DominionSettings) -> dict[str, Any]:
             # Trained models sit as Agents under their entries (config.json records the entries);
             # bots stay names, which the environment seats as today.
             agents = load_players(SPEC, settings.opponents, settings, VERSUS_ENV_ID, kwargs,
-                                  lambda: _versus_env(rules.players, rules.kingdom), _seat_bots())
+                                  lambda: _versus_env(rules.players, rules.kingdom), _table, _seat_bots())
             kwargs["opponents"] = [name if name in BOTS else SeatedAgent(name, agent)
                                    for name, agent in zip(settings.opponents, agents, strict=True)]
         return kwargs
@@ -197,6 +197,13 @@ def _bot_names(low: int, high: int, models: bool = True):
 def _seat_bots() -> dict[str, Any]:
     """The bots a list of players names, made fresh per seat: those an environment seats by name."""
     return {name: (lambda name=name: make_bot(name)) for name in BOTS}
+
+
+def _table(env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """What decides a versus game (for a model's seat): the kingdom and the number of players."""
+    opponents = env_kwargs.get("opponents", [])
+    return {"kingdom": env_kwargs.get("kingdom"),
+            "players": 1 + (1 if isinstance(opponents, str) else len(opponents))}
 
 
 def _versus_env(players: int, kingdom: Any) -> Any:
@@ -639,7 +646,7 @@ def _rated_tournament(args: argparse.Namespace, names: list[str]) -> int:
 
     def make_agents() -> list[Any]:
         return load_players(SPEC, names, settings, VERSUS_ENV_ID, env_kwargs,
-                            lambda: _versus_env(seats, kingdom), _seat_bots())
+                            lambda: _versus_env(seats, kingdom), _table, _seat_bots())
 
     def play(agents: Sequence[Any], seed: int) -> Outcome:
         env = DominionEnv(opponents=list(agents[1:]), kingdom=kingdom)

@@ -124,9 +124,15 @@ class ModernArtSettings:
             kwargs["deals"] = self.rules.deals
         if self.opponents:
             table = dict(kwargs)
-            agents = load_players(SPEC, self.opponents, self, ENV_ID, table, lambda: ModernArtEnv(**table))
+            agents = load_players(SPEC, self.opponents, self, ENV_ID, table, lambda: ModernArtEnv(**table),
+                                  _table)
             kwargs["opponents"] = seated(self.opponents, agents)
         return kwargs
+
+
+def _table(env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """What decides the game at a table (for a model's seat): everything but who sits where."""
+    return {k: v for k, v in env_kwargs.items() if k not in ("opponents", "seat")}
 
 
 def settings_of(values: Mapping[str, Any]) -> ModernArtSettings:
@@ -605,7 +611,7 @@ def _rated_tournament(args: argparse.Namespace) -> int:
     table = settings.env_kwargs()
 
     def make_agents() -> list[Any]:
-        return load_players(SPEC, names, settings, ENV_ID, table, lambda: ModernArtEnv(**table))
+        return load_players(SPEC, names, settings, ENV_ID, table, lambda: ModernArtEnv(**table), _table)
 
     def play(agents: Sequence[Any], seed: int) -> Outcome:
         env = ModernArtEnv(seat=0, opponents=list(agents[1:]), **table)

@@ -100,11 +100,18 @@ def _settings(values: Mapping[str, Any]) -> WarSettings:
     return WarSettings(rules=WarRules(**rules), limits=limits, **own)
 
 
+def _table(env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """What decides the game at a table (for a model's seat): the rules but player 1's convention
+    (an opponent, as an agent in that seat is), and not who sits there."""
+    return {k: v for k, v in env_kwargs.items() if k not in ("opponent", "pickup")}
+
+
 def _env_kwargs(settings: WarSettings) -> dict[str, Any]:
     kwargs = {**as_dict(settings.rules), "observation": settings.observation, "horizon": settings.horizon}
     if settings.opponents is not None:
         table = dict(kwargs)
-        (agent,) = load_players(SPEC, [settings.opponents], settings, ENV_ID, table, lambda: WarEnv(**table))
+        (agent,) = load_players(SPEC, [settings.opponents], settings, ENV_ID, table, lambda: WarEnv(**table),
+                                _table)
         kwargs["opponent"] = SeatedAgent(settings.opponents, agent)
     return kwargs
 
@@ -142,7 +149,7 @@ def _tournament(args: argparse.Namespace) -> int:
     table = {**_env_kwargs(settings), "horizon": None}
 
     def make_agents() -> list[Any]:
-        return load_players(SPEC, names, settings, ENV_ID, table, lambda: WarEnv(**table))
+        return load_players(SPEC, names, settings, ENV_ID, table, lambda: WarEnv(**table), _table)
 
     # The seed's deal as the environment without an opponent agent draws it: with one, a deal that
     # leaves player 0 no decision is skipped by what player 1 chose, which differs between seatings.
