@@ -76,9 +76,10 @@ def model_path(entry: str) -> Path | None:
     return None
 
 
-def check_entry(spec: GameSpec, entry: str, bots: Sequence[str] | None = None) -> str:
+def check_entry(spec: GameSpec, entry: str, bots: Sequence[str] | None = None, exists: bool = True) -> str:
     """``entry`` where it names a bot of the game (``bots``, default the game's agents) or the path of
-    a trained model; a one-line ValueError naming the entry and what is expected otherwise."""
+    a trained model; a one-line ValueError naming the entry and what is expected otherwise. With
+    ``exists=False`` (as a command line is read) a path is not looked for yet: loading does."""
     bots = list(spec.agents) if bots is None else list(bots)
     if entry in bots:
         return entry
@@ -88,7 +89,7 @@ def check_entry(spec: GameSpec, entry: str, bots: Sequence[str] | None = None) -
             f"unknown {spec.name} player {quote_input(entry)}: expected a bot ({', '.join(bots)}) or a "
             "trained model's folder or model.zip"
         )
-    if not path.is_file():
+    if exists and not path.is_file():
         raise ValueError(f"player {quote_input(entry)}: no trained model at {path} (expected a "
                          "'tabletop-gym train' output folder or a model.zip)")
     return entry

@@ -183,7 +183,7 @@ def _bot_names(low: int, high: int, models: bool = True):
                 raise argparse.ArgumentTypeError(
                     f"unknown Dominion bot {name!r}; bots: {', '.join(BOTS)}{models_too}")
             try:
-                check_entry(SPEC, name, BOTS)
+                check_entry(SPEC, name, BOTS, exists=False)
             except ValueError as error:
                 raise argparse.ArgumentTypeError(str(error)) from None
         if not low <= len(names) <= high:

@@ -195,7 +195,7 @@ def _entries(text: str) -> str:
     try:
         entries = split_entries(nonempty(text))
         for entry in entries:
-            check_entry(SPEC, entry)
+            check_entry(SPEC, entry, exists=False)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return ",".join(entries)

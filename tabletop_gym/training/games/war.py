@@ -122,7 +122,7 @@ def _opponent_arg(text: str) -> str:
         entries = split_entries(nonempty(text))
         if len(entries) != 1:
             raise ValueError(f"War has one opponent (player 1), got {len(entries)}: {quote_input(text)}")
-        check_entry(SPEC, entries[0])
+        check_entry(SPEC, entries[0], exists=False)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return entries[0]
@@ -133,7 +133,7 @@ def _players_arg(text: str) -> str:
     try:
         entries = split_entries(nonempty(text))
         for entry in entries:
-            check_entry(SPEC, entry)
+            check_entry(SPEC, entry, exists=False)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     if len(entries) < 2:
