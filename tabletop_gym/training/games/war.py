@@ -172,11 +172,14 @@ def _tournament(args: argparse.Namespace) -> int:
                        not args.no_progress, normal(table))
 
 
-def _oracle(deal: str, settings: WarSettings) -> OracleResult:
+def _oracle(deal: str, settings: WarSettings) -> OracleResult | None:
     """With ``--horizon T``: the most cards after T tricks; else the best result of the whole game
-    (small decks only)."""
+    (small decks only). None where player 1 is an agent (``--opponents``): the oracles assume its
+    convention, so their answers would bound nothing."""
     from tabletop_gym.oracles.war import horizon, search
 
+    if settings.opponents is not None:
+        return None
     rules, limits = settings.rules, settings.limits
     cache = OracleCache(settings.cache) if settings.cache is not None else None
     tricks = settings.horizon
@@ -576,7 +579,7 @@ def _cheap_oracle_text(deal: str, env: Any) -> str:
 
     rules = env.rules
     ask_it = f"tabletop-gym solve war --deal {deal} (with the same rules) says what best play achieves"
-    if not rules.deterministic:
+    if not rules.deterministic or env.opponent is not None:  # the oracles know the convention only
         return ""
     try:
         if env.horizon is None:
