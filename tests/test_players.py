@@ -140,6 +140,20 @@ def test_war_pickup_convention_as_opponent_is_the_pickup_rule():
     assert kwargs["opponent"] == "greedy" and hasattr(kwargs["opponent"], "act")
 
 
+def test_a_model_plays_war_as_player_1_and_the_oracle_steps_aside(tmp_path):
+    from tabletop_gym.envs.war.env import WarEnv
+
+    war = get_game("war")
+    model = _untrained(WarEnv(ranks=4, suits=2), tmp_path / "war.zip")
+    settings = war.read({"ranks": 4, "suits": 2, "opponents": str(model)})
+    kwargs = war.env_kwargs(settings)
+    assert kwargs["opponent"] == str(model) and kwargs["opponent"].agent.model is not None
+    info = _play_out(WarEnv(**kwargs), RandomAgent(2))
+    assert info["score"] in (-1, 0, 1)
+    # The oracles assume player 1's convention: against an agent they answer nothing.
+    assert war.oracle(info["deal"], settings) is None
+
+
 def test_seatings_rotate_every_group():
     assert seatings(3, 2) == [(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)]
     assert seatings(3, 3) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
