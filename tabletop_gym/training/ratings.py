@@ -62,7 +62,11 @@ def round_robin(
 ) -> dict[str, Any]:
     """Play the round robin and rate it (see the module's docstring). ``make_agents()`` gives one
     Agent per entry; each game seats those of its group (reset with the game's seed)."""
-    from openskill.models import PlackettLuce
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:  # pragma: no cover - depends on the install
+        raise ImportError("ratings need openskill, in the multiagent extra: "
+                          "pip install 'tabletop-gym[multiagent]'") from None
 
     names = labels(list(entries))
     if not 2 <= seats <= len(names):
