@@ -106,6 +106,10 @@ def _number_values(action: argparse.Action) -> list[str]:
 CUSTOM_BAD = {
     "_agent_list": ["", ",", "random,,greedy"],
     "_bot_names": ["", "nobody", ","],
+    "_count_or_players": ["", "1", "6", "greedy", "greedy,,random", "nobody,greedy"],
+    "_entries": ["", ",", "nobody", "greedy,,random"],
+    "_opponent_arg": ["", ",", "nobody", "greedy,random"],
+    "_players_arg": ["", ",", "greedy", "nobody,greedy"],
     "_draft_and_variant": ["", "x", "9-2-99", "Z-9-2-5", "9-2-5-1", "9" * 30 + "-2-5"],
     "variant_arg": ["", "x", "9-2-99", "F-9-2-5", "U-4-1-4"],
     "_kingdom_arg": ["nope", "smithy,nope"],

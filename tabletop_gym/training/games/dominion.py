@@ -46,9 +46,12 @@ from tabletop_gym.oracles import dominion as oracle
 from tabletop_gym.oracles.dominion import DominionLimits
 from tabletop_gym.settings import given, options_of
 from tabletop_gym.suites.definitions import SuiteDefinition
+from tabletop_gym.training import ratings
 from tabletop_gym.training.arguments import add_options, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import Baseline, GameSpec
+from tabletop_gym.training.players import SeatedAgent, check_entry, load_players, model_path, split_entries
+from tabletop_gym.training.ratings import Outcome
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
 
 SEED_PAIRINGS = (
@@ -70,6 +73,7 @@ TRAIN_MONEY_REWARD = 3.0
 # (median about 0.05 s, at most 0.3 s over deals 0-7 on a busy 2-core machine). 100,000 steps train
 # in about a minute there, enough for the agent to reach big money's turns (it does by 60,000).
 DEMO = {"steps": 100_000, "episodes": 100, "target": 2}
+MAX_POOL = 64  # players of one rated tournament: C(64, 4) x 4 seatings is past any budget already
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,28 +152,63 @@ def _oracle(deal: str, settings: DominionSettings) -> OracleResult | None:
 def _env_kwargs(settings: DominionSettings) -> dict[str, Any]:
     rules = settings.rules
     if settings.opponents:
-        return {"opponents": list(settings.opponents), "kingdom": rules.kingdom}
+        kwargs = {"opponents": list(settings.opponents), "kingdom": rules.kingdom}
+        if any(name not in BOTS for name in settings.opponents):
+            # Trained models sit as Agents under their entries (config.json records the entries);
+            # bots stay names, which the environment seats as today.
+            agents = load_players(SPEC, settings.opponents, settings, VERSUS_ENV_ID, kwargs,
+                                  lambda: _versus_env(rules.players, rules.kingdom), _table, _seat_bots())
+            kwargs["opponents"] = [name if name in BOTS else SeatedAgent(name, agent)
+                                   for name, agent in zip(settings.opponents, agents, strict=True)]
+        return kwargs
     # The Province reward only shapes training (scores are minus the turns either way).
     return {"target": rules.target, "kingdom": rules.kingdom, "province_reward": settings.province_reward,
             "money_reward": settings.money_reward}
 
 
-def _bot_names(low: int, high: int):
-    """An argparse type: ``low``..``high`` known bot names separated by commas."""
+def _bot_names(low: int, high: int, models: bool = True):
+    """An argparse type: ``low``..``high`` players separated by commas, each a known bot or (with
+    ``models``) a trained model's folder or model.zip (``training.players``)."""
 
     def parse(text: str) -> str:
-        names = [n.strip() for n in nonempty(text).split(",")]
-        if not all(names):
-            raise argparse.ArgumentTypeError(f"an empty bot name in {text!r}")
-        unknown = [n for n in names if n not in BOTS]
-        if unknown:
-            raise argparse.ArgumentTypeError(f"unknown Dominion bot {unknown[0]!r}; bots: {', '.join(BOTS)}")
+        try:
+            names = split_entries(nonempty(text))
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+        for name in names:
+            if name in BOTS:
+                continue
+            models_too = ", or a trained model's folder or model.zip" if models else ""
+            if not models or model_path(name) is None:
+                raise argparse.ArgumentTypeError(
+                    f"unknown Dominion bot {name!r}; bots: {', '.join(BOTS)}{models_too}")
+            try:
+                check_entry(SPEC, name, BOTS, exists=False)
+            except ValueError as error:
+                raise argparse.ArgumentTypeError(str(error)) from None
         if not low <= len(names) <= high:
-            raise argparse.ArgumentTypeError(f"{low} to {high} bots, got {len(names)}")
+            raise argparse.ArgumentTypeError(f"{low} to {high} players, got {len(names)}")
         return ",".join(names)
 
-    parse.__name__ = "bots"
+    parse.__name__ = "players"
     return parse
+
+
+def _seat_bots() -> dict[str, Any]:
+    """The bots a list of players names, made fresh per seat: those an environment seats by name."""
+    return {name: (lambda name=name: make_bot(name)) for name in BOTS}
+
+
+def _table(env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """What decides a versus game (for a model's seat): the kingdom and the number of players."""
+    opponents = env_kwargs.get("opponents", [])
+    return {"kingdom": env_kwargs.get("kingdom"),
+            "players": 1 + (1 if isinstance(opponents, str) else len(opponents))}
+
+
+def _versus_env(players: int, kingdom: Any) -> Any:
+    """An environment of the versus table (for its seats' spaces): big money in the other seats."""
+    return gym.make(VERSUS_ENV_ID, opponents=["big-money"] * (players - 1), kingdom=kingdom)
 
 
 def _kingdom_arg(text: str) -> str:
@@ -199,8 +238,10 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                                  "treasure and victory cards only; the first-game set against bots)")
     if command in ("evaluate", "train", "demo", "play"):
         parser.add_argument("--opponents", type=_bot_names(1, R.MAX_PLAYERS - 1), default=None,
-                            help=f"1-{R.MAX_PLAYERS - 1} comma-separated bots ({', '.join(BOTS)}): play "
-                                 "the versus game against them (default: none, the solitaire game)")
+                            help=f"1-{R.MAX_PLAYERS - 1} comma-separated players, one per seat after "
+                                 f"yours: bots ({', '.join(BOTS)}) or trained models (a train output "
+                                 "folder or model.zip): play the versus game against them (default: "
+                                 "none, the solitaire game)")
     if command in ("train", "demo"):
         parser.add_argument("--province-reward", type=float_arg(0, MAX_REWARD_WEIGHT),
                             default=TRAIN_PROVINCE_REWARD,
@@ -228,8 +269,14 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                             help="without --deal: the deal that reset(seed=SEED) plays, as in evaluate and "
                                  "solve --deals (default a random deal)")
     if command == "tournament":
-        parser.add_argument("--players", type=_bot_names(1, R.MAX_PLAYERS), required=True,
-                            help=f"1-{R.MAX_PLAYERS} comma-separated bots: {', '.join(BOTS)}")
+        parser.add_argument("--players", type=_bot_names(1, MAX_POOL), required=True,
+                            help=f"comma-separated players: bots ({', '.join(BOTS)}) or trained models "
+                                 "(a train output folder or model.zip). Bots alone without --seats: "
+                                 f"one game of 1-{R.MAX_PLAYERS} seats, its win table; with --seats or a "
+                                 "model: a round robin of every group of --seats players, rated")
+        parser.add_argument("--seats", type=int_arg(2, R.MAX_PLAYERS), default=None,
+                            help=f"players per game of the rated round robin, 2-{R.MAX_PLAYERS} "
+                                 "(default: as many as listed, at most 4)")
         parser.add_argument("--games", type=int_arg(1, 10**9), default=1000, help="games (default 1000)")
         parser.add_argument("--seed", type=seed_arg, default=0, help="series seed (default 0)")
         parser.add_argument("--kingdom", type=_kingdom_arg, default="first-game",
@@ -489,7 +536,7 @@ def _play(args: argparse.Namespace) -> int:
     target = settings.rules.target
     deal = _deal(args)
     if opponents:
-        env = gym.make(VERSUS_ENV_ID, opponents=list(opponents), kingdom=kingdom).unwrapped
+        env = gym.make(VERSUS_ENV_ID, **_env_kwargs(settings)).unwrapped
     else:
         env = gym.make(ENV_ID, kingdom=kingdom, target=target).unwrapped
     env.reset(options={"deal": deal})
@@ -570,6 +617,11 @@ def _print_tournament(report: dict[str, Any]) -> None:
 
 def _tournament(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.players.split(",") if n.strip()]
+    if args.seats is not None or any(n not in BOTS for n in names):
+        return _rated_tournament(args, names)
+    if len(names) > R.MAX_PLAYERS:
+        raise ValueError(f"one game seats 1 to {R.MAX_PLAYERS} players, got {len(names)}: give --seats N "
+                         "for a round robin of every group of N of them")
     for n in names:
         make_bot(n)  # a clear error for an unknown bot before any game
     report = tournament(names, args.games, args.seed, args.kingdom, progress=not args.no_progress)
@@ -579,6 +631,37 @@ def _tournament(args: argparse.Namespace) -> int:
     atomic_write_text(path, json.dumps(report, indent=1))
     print(f"written to {path}")
     return 0
+
+
+def _rated_tournament(args: argparse.Namespace, names: list[str]) -> int:
+    """The round robin of ``training.ratings`` over the listed players, rated."""
+    from tabletop_gym.envs.dominion.env import DominionEnv
+
+    seats = args.seats if args.seats is not None else min(len(names), R.MAX_PLAYERS)
+    if seats > len(names):
+        raise ValueError(f"--seats {seats} needs at least {seats} players, --players lists {len(names)}")
+    kingdom = args.kingdom
+    settings = _settings({"opponents": ["big-money"] * (seats - 1), "kingdom": kingdom})
+    env_kwargs = {"opponents": ["big-money"] * (seats - 1), "kingdom": kingdom}
+
+    def make_agents() -> list[Any]:
+        return load_players(SPEC, names, settings, VERSUS_ENV_ID, env_kwargs,
+                            lambda: _versus_env(seats, kingdom), _table, _seat_bots())
+
+    def play(agents: Sequence[Any], seed: int) -> Outcome:
+        env = DominionEnv(opponents=list(agents[1:]), kingdom=kingdom)
+        observation, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            observation, _, terminated, truncated, info = env.step(agents[0].act(observation, info))
+            done = terminated or truncated
+        state = env.state
+        # A shared win is a shared first place; every other player lost (Dominion ranks no further).
+        places = [1 if r >= 0 else 2 for r in state.results()]
+        return Outcome(places, [float(state.vp(p)) for p in range(seats)], info["deal"])
+
+    return ratings.run("dominion", names, make_agents, play, seats, args.games, args.seed, args.out,
+                       not args.no_progress, {"kingdom": kingdom})
 
 
 def _games_per_second(names: Sequence[str], games: int, seed: int, kingdom: Any) -> tuple[float, float]:

@@ -48,6 +48,7 @@ from tabletop_gym.oracles import modern_art as oracle
 from tabletop_gym.oracles.modern_art.limits import ModernArtLimits
 from tabletop_gym.settings import option
 from tabletop_gym.suites.definitions import SuiteDefinition
+from tabletop_gym.training import ratings
 from tabletop_gym.training.arguments import (
     WORK_LIMIT_NOTE,
     add_options,
@@ -59,6 +60,8 @@ from tabletop_gym.training.arguments import (
 )
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import Baseline, GameSpec
+from tabletop_gym.training.players import check_entry, load_players, seated, split_entries
+from tabletop_gym.training.ratings import Outcome, places_from_scores
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
 
 SEED_FIGURES = {2: 301, 4: 295}  # the seed's relaxed MiniZinc maxima (no double/hidden/simultaneous/extra)
@@ -94,8 +97,15 @@ class ModernArtSettings:
         None, f"play only the first N rounds, 1-{ROUNDS} (default: all {ROUNDS})", low=1, high=ROUNDS
     )
     cache: Path | None = None
+    # The other seats' players in seat order (``--opponents``: bots or trained models, see
+    # ``training.players``); none: the environment's greedy bots.
+    opponents: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.opponents and len(self.opponents) != self.rules.players - 1:
+            raise ValueError(f"--opponents lists {len(self.opponents)} players, but a game of "
+                             f"{self.rules.players} players (--players) has {self.rules.players - 1} other "
+                             "seats")
         if self.rounds is not None and self.rules.deals != _deals(self.rules.players, self.rounds):
             raise ValueError(
                 f"rules dealing {self.rules.deals} are not the first {self.rounds} rounds of the deal table"
@@ -107,10 +117,22 @@ class ModernArtSettings:
         return ModernArtSettings(rules, self.limits, self.rounds, self.cache)
 
     def env_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of ``ModernArtEnv`` for these rules."""
-        if self.rounds is None:
-            return {"players": self.rules.players}
-        return {"players": self.rules.players, "deals": self.rules.deals}
+        """Keyword arguments of ``ModernArtEnv`` for these rules (and the opponents, each an Agent
+        under the entry that names it)."""
+        kwargs: dict[str, Any] = {"players": self.rules.players}
+        if self.rounds is not None:
+            kwargs["deals"] = self.rules.deals
+        if self.opponents:
+            table = dict(kwargs)
+            agents = load_players(SPEC, self.opponents, self, ENV_ID, table, lambda: ModernArtEnv(**table),
+                                  _table)
+            kwargs["opponents"] = seated(self.opponents, agents)
+        return kwargs
+
+
+def _table(env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """What decides the game at a table (for a model's seat): everything but who sits where."""
+    return {k: v for k, v in env_kwargs.items() if k not in ("opponents", "seat")}
 
 
 def settings_of(values: Mapping[str, Any]) -> ModernArtSettings:
@@ -121,7 +143,9 @@ def settings_of(values: Mapping[str, Any]) -> ModernArtSettings:
     rounds = values.get("rounds")
     rules = ModernArtRules(players=players, deals=_deals(players, rounds))
     limits = ModernArtLimits(**{name: values[name] for name in ("width", "time_limit") if name in values})
-    return ModernArtSettings(rules, limits, rounds, values.get("cache"))
+    opponents = values.get("opponents")
+    opponents = tuple(split_entries(opponents)) if opponents else ()
+    return ModernArtSettings(rules, limits, rounds, values.get("cache"), opponents)
 
 
 def _solve(deal: str, settings: ModernArtSettings) -> OracleResult:
@@ -166,11 +190,56 @@ def _player_counts(text: str) -> list[int]:
     return counts
 
 
+def _entries(text: str) -> str:
+    """An argparse type: comma-separated players, each a bot or a trained model's path."""
+    try:
+        entries = split_entries(nonempty(text))
+        for entry in entries:
+            check_entry(SPEC, entry, exists=False)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return ",".join(entries)
+
+
+def _count_or_players(text: str) -> int | str:
+    """An argparse type for tournament's ``--players``: a player count (the table of bots) or a list
+    of players (the rated round robin)."""
+    if text.strip().isdigit() and len(text.strip()) < 3:
+        count = int(text.strip())
+        if not 2 <= count <= MAX_PLAYERS:
+            raise argparse.ArgumentTypeError(f"a player count must be from 2 to {MAX_PLAYERS}, got {count}")
+        return count
+    entries = _entries(text)
+    if len(entries.split(",")) < 2:
+        raise argparse.ArgumentTypeError(f"a round robin needs at least 2 players, got {quote_input(text)}")
+    return entries
+
+
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     known = {a.dest for a in parser._actions}
     # bench runs each of --bench-players with --bound-seconds of oracle time a deal: no --players or
     # --time-limit there, so that no option it would ignore is accepted.
-    if "players" not in known and command != "bench":
+    if command == "tournament":
+        parser.add_argument(
+            "--players", type=_count_or_players, default=ModernArtRules.players,
+            help="a player count, 2-5: the table of each bot at seat 0 against greedy and random bots "
+            "(default 2); or comma-separated players, bots (random, greedy) or trained models (a train "
+            "output folder or model.zip): a rated round robin of every group of --seats of them",
+        )  # fmt: skip
+        parser.add_argument(
+            "--seats", type=int_arg(2, MAX_PLAYERS), default=None,
+            help=f"with a list of --players: players per game, 2-{MAX_PLAYERS} (default: as many as "
+            "listed, at most 5)",
+        )  # fmt: skip
+        parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the first deal (default 0)")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    if command in ("evaluate", "train", "play") and "opponents" not in known:
+        parser.add_argument(
+            "--opponents", type=_entries, default=None,
+            help="the other seats' players in seat order, comma-separated: bots (random, greedy) or "
+            "trained models (a train output folder or model.zip) (default: greedy bots)",
+        )  # fmt: skip
+    if "players" not in known and command not in ("bench", "tournament"):
         add_options(parser, ModernArtRules, only=["players"])
     if "rounds" not in known:
         add_options(parser, ModernArtSettings, only=["rounds"])
@@ -479,10 +548,11 @@ def _play(args: argparse.Namespace) -> int:
     _, info = env.reset(seed=args.seed, options=options)
     deal = info["deal"]
     state = env.state
-    bots = ", ".join(f"bot {p} (P{p})" for p in range(1, players))
+    kinds = settings.opponents or ("greedy",) * (players - 1)
+    bots = ", ".join(f"bot {p} (P{p}, {kind})" for p, kind in enumerate(kinds, 1))
     print(
         f"Modern Art, {state.rules.rounds} round{'s' if state.rules.rounds > 1 else ''}: you are P0 "
-        f"against greedy {bots}.\nAnswer with an option's number, a card code (artist {ARTIST_CHARS}, then "
+        f"against {bots}.\nAnswer with an option's number, a card code (artist {ARTIST_CHARS}, then "
         f"symbol: . plain, d draw, x double, h hidden, s simultaneous, a award), an artist for an award, "
         f"or pass; {' or '.join(QUIT_WORDS)} stops the game.\n"
     )
@@ -531,10 +601,40 @@ def _play_game(agents: list, seed: int, env_kwargs: dict[str, Any]) -> list[int]
     return [int(s) for s in info["scores"]]
 
 
+def _rated_tournament(args: argparse.Namespace) -> int:
+    """The round robin of ``training.ratings`` over the listed players, rated."""
+    names = args.players.split(",")
+    seats = args.seats if args.seats is not None else min(len(names), MAX_PLAYERS)
+    if seats > len(names):
+        raise ValueError(f"--seats {seats} needs at least {seats} players, --players lists {len(names)}")
+    settings = settings_of({**vars(args), "players": seats, "opponents": None})
+    table = settings.env_kwargs()
+
+    def make_agents() -> list[Any]:
+        return load_players(SPEC, names, settings, ENV_ID, table, lambda: ModernArtEnv(**table), _table)
+
+    def play(agents: Sequence[Any], seed: int) -> Outcome:
+        env = ModernArtEnv(seat=0, opponents=list(agents[1:]), **table)
+        observation, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            observation, _, done, _, info = env.step(agents[0].act(observation, info))
+        scores = [float(s) for s in info["scores"]]
+        return Outcome(places_from_scores(scores), scores, info["deal"])
+
+    return ratings.run("modern_art", names, make_agents, play, seats, args.games, args.seed, args.out,
+                       not args.no_progress, {"players": seats, "rounds": settings.rounds})
+
+
 def _tournament(args: argparse.Namespace) -> int:
-    """Each agent at seat 0 against greedy bots and against random bots: mean score and win rate."""
+    """Each agent at seat 0 against greedy bots and against random bots: mean score and win rate
+    (``--players N``); or, with a list of players, the rated round robin."""
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
+    if isinstance(args.players, str):
+        return _rated_tournament(args)
+    if args.seats is not None:
+        raise ValueError("--seats is for a list of --players (the rated round robin), not a player count")
     settings = SPEC.read(args)
     rules = settings.rules
     players = rules.players

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,9 +14,9 @@ import numpy as np
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.war import ConventionAgent, GreedyAgent
-from tabletop_gym.core import OracleCache, OracleResult, quote_input
+from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, quote_input
 from tabletop_gym.envs.war import ENV_ID
-from tabletop_gym.envs.war.env import OBSERVATIONS
+from tabletop_gym.envs.war.env import OBSERVATIONS, WarEnv
 from tabletop_gym.envs.war.rules import (
     DETERMINISTIC_PICKUPS,
     MAX_TRICKS_LIMIT,
@@ -33,6 +33,8 @@ from tabletop_gym.oracles.war.limits import (
 )
 from tabletop_gym.settings import as_dict, given, option
 from tabletop_gym.suites.definitions import SuiteDefinition
+from tabletop_gym.suites.storage import normal
+from tabletop_gym.training import ratings
 from tabletop_gym.training.arguments import (
     WORK_LIMIT_NOTE,
     add_options,
@@ -43,6 +45,8 @@ from tabletop_gym.training.arguments import (
 )
 from tabletop_gym.training.bench import env_steps_per_second, write_report
 from tabletop_gym.training.games import Baseline, GameSpec
+from tabletop_gym.training.players import SeatedAgent, check_entry, load_players, split_entries
+from tabletop_gym.training.ratings import Outcome, places_from_scores
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
 
 EXACT_LIMIT = 20
@@ -75,25 +79,107 @@ class WarSettings:
         choices=OBSERVATIONS,
     )
     cache: Path | None = None
+    # Player 1 as ``--opponents`` names it (``training.players``): a bot or a trained model. A pickup
+    # convention there is the rules' ``pickup`` (the oracles' opponent), so this holds any other.
+    opponents: str | None = None
 
 
 def _settings(values: Mapping[str, Any]) -> WarSettings:
     """War's settings from values by field name (a command's parsed arguments, a suite's stored
-    settings); other names are ignored, missing ones take their defaults."""
+    settings); other names are ignored, missing ones take their defaults. ``--opponents`` naming a
+    pickup convention is ``--pickup`` by another name."""
     own = given(WarSettings, values, skip=("rules", "limits"))
-    rules, limits = WarRules(**given(WarRules, values)), WarLimits(**given(WarLimits, values))
-    return WarSettings(rules=rules, limits=limits, **own)
+    rules = given(WarRules, values)
+    opponent = own.get("opponents")
+    if opponent is not None:
+        (opponent,) = split_entries(opponent)
+        if opponent in DETERMINISTIC_PICKUPS:
+            rules["pickup"], opponent = opponent, None
+        own["opponents"] = opponent
+    limits = WarLimits(**given(WarLimits, values))
+    return WarSettings(rules=WarRules(**rules), limits=limits, **own)
+
+
+def _table(env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """What decides the game at a table (for a model's seat): the rules but player 1's convention
+    (an opponent, as an agent in that seat is), and not who sits there."""
+    return {k: v for k, v in env_kwargs.items() if k not in ("opponent", "pickup")}
 
 
 def _env_kwargs(settings: WarSettings) -> dict[str, Any]:
-    return {**as_dict(settings.rules), "observation": settings.observation, "horizon": settings.horizon}
+    kwargs = {**as_dict(settings.rules), "observation": settings.observation, "horizon": settings.horizon}
+    if settings.opponents is not None:
+        table = dict(kwargs)
+        (agent,) = load_players(SPEC, [settings.opponents], settings, ENV_ID, table, lambda: WarEnv(**table),
+                                _table)
+        kwargs["opponent"] = SeatedAgent(settings.opponents, agent)
+    return kwargs
 
 
-def _oracle(deal: str, settings: WarSettings) -> OracleResult:
+def _opponent_arg(text: str) -> str:
+    """An argparse type: player 1, one bot or a trained model's path."""
+    try:
+        entries = split_entries(nonempty(text))
+        if len(entries) != 1:
+            raise ValueError(f"War has one opponent (player 1), got {len(entries)}: {quote_input(text)}")
+        check_entry(SPEC, entries[0], exists=False)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return entries[0]
+
+
+def _players_arg(text: str) -> str:
+    """An argparse type: the players of a rated round robin, at least 2."""
+    try:
+        entries = split_entries(nonempty(text))
+        for entry in entries:
+            check_entry(SPEC, entry, exists=False)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if len(entries) < 2:
+        raise argparse.ArgumentTypeError(f"a round robin needs at least 2 players, got {quote_input(text)}")
+    return ",".join(entries)
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    """The round robin of ``training.ratings``: every pair of the listed players, each in both seats,
+    the same deals for every pair; the whole game (a win, a draw at the trick limit, a loss)."""
+    names = args.players.split(",")
+    settings = _settings({**vars(args), "opponents": None})
+    table = {**_env_kwargs(settings), "horizon": None}
+
+    def make_agents() -> list[Any]:
+        return load_players(SPEC, names, settings, ENV_ID, table, lambda: WarEnv(**table), _table)
+
+    # The seed's deal as the environment without an opponent agent draws it: with one, a deal that
+    # leaves player 0 no decision is skipped by what player 1 chose, which differs between seatings.
+    dealer = WarEnv(**table, reveal_deal=True)
+
+    def play(agents: Sequence[Any], seed: int) -> Outcome | None:
+        env = WarEnv(opponent=agents[1], **table)
+        try:
+            observation, info = env.reset(seed=seed, options={"deal": dealer.reset(seed=seed)[1]["deal"]})
+        except InvalidDealError:  # this opponent leaves player 0 no decision on it: dropped everywhere
+            return None
+        done = False
+        while not done:
+            observation, _, terminated, truncated, info = env.step(agents[0].act(observation, info))
+            done = terminated or truncated
+        result = float(info["score"])  # player 0's: 1 a win, 0 a draw, -1 a loss
+        return Outcome(places_from_scores([result, -result]), [result, -result], info["deal"])
+
+    return ratings.run("war", names, make_agents, play, 2, args.games, args.seed, args.out,
+                       not args.no_progress, normal(table))
+
+
+def _oracle(deal: str, settings: WarSettings) -> OracleResult | None:
     """With ``--horizon T``: the most cards after T tricks; else the best result of the whole game
-    (small decks only)."""
+    (small decks only). None where player 1 is an agent (``--opponents``): the oracles assume its
+    convention, so their answers would bound nothing."""
     from tabletop_gym.oracles.war import horizon, search
 
+    if settings.opponents is not None:
+        return None
     rules, limits = settings.rules, settings.limits
     cache = OracleCache(settings.cache) if settings.cache is not None else None
     tricks = settings.horizon
@@ -175,8 +261,26 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             default=None,
             help="score the cards held after T tricks (at least 1)",
         )
-    if command in ("evaluate", "train", "demo", "play"):
+    if command in ("evaluate", "train", "demo", "play", "tournament"):
         add_options(parser, WarSettings, only=["observation"])
+    if command in ("evaluate", "train", "play"):
+        parser.add_argument(
+            "--opponents", type=_opponent_arg, default=None,
+            help="player 1: a bot (random, greedy, or a pickup convention, which is --pickup) or a trained "
+            "model (a train output folder or model.zip) (default: the --pickup convention)",
+        )
+    if command == "tournament":
+        parser.add_argument(
+            "--players", type=_players_arg, required=True,
+            help="comma-separated players, bots (random, greedy, the pickup conventions) or trained models "
+            "(a train output folder or model.zip): every pair plays both seats, rated",
+        )
+        parser.add_argument(
+            "--games", type=int_arg(1, MAX_GAMES), default=100, help="deals per seating (default 100)"
+        )
+        parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the first deal (default 0)")
+        parser.add_argument("--out", type=path_arg, default=Path("runs/tournament"), help="output folder")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     if command in ("solve", "evaluate", "demo"):
         add_options(parser, WarLimits)
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
@@ -475,7 +579,7 @@ def _cheap_oracle_text(deal: str, env: Any) -> str:
 
     rules = env.rules
     ask_it = f"tabletop-gym solve war --deal {deal} (with the same rules) says what best play achieves"
-    if not rules.deterministic:
+    if not rules.deterministic or env.opponent is not None:  # the oracles know the convention only
         return ""
     try:
         if env.horizon is None:
@@ -636,7 +740,8 @@ SPEC = GameSpec(
     env_kwargs=_env_kwargs,
     add_arguments=_add_arguments,
     figures=_figures,
-    commands={"solve": _solve_command, "play": _play, "bench": _bench, "stats": _stats},
+    commands={"solve": _solve_command, "play": _play, "bench": _bench, "stats": _stats,
+              "tournament": _tournament},
     ratio_name=lambda settings: (
         "(result + 1) / ({best} + 1)"  # a loss -1, a draw 0, a win 1: a loss is 0
         if settings.horizon is None
