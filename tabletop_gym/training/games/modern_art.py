@@ -58,7 +58,7 @@ from tabletop_gym.training.arguments import (
     seed_arg,
 )
 from tabletop_gym.training.bench import env_steps_per_second
-from tabletop_gym.training.games import Baseline, GameSpec
+from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
 
 SEED_FIGURES = {2: 301, 4: 295}  # the seed's relaxed MiniZinc maxima (no double/hidden/simultaneous/extra)
@@ -670,6 +670,13 @@ SUITES = (
 # `tabletop-gym baselines`: the 2-player game, scored against proven bounds.
 BASELINE = Baseline(suite="modern_art-2p-v0", steps=100_000, column=5)
 
+SELF_PLAY = SelfPlay(
+    players=lambda settings: settings.rules.players,
+    seat_kwargs=lambda settings, seat, others: {**settings.env_kwargs(), "seat": seat, "opponents": others},
+    win_share=lambda env, info: win_share(info["scores"], info["seat"]),
+    strongest_bot="greedy",  # the game's only rule bot, well ahead of random (see tournament)
+)
+
 SPEC = GameSpec(
     name="modern_art",
     env_id=ENV_ID,
@@ -689,6 +696,7 @@ SPEC = GameSpec(
     suites=SUITES,
     baseline=BASELINE,
     settings=settings_of,
+    self_play=SELF_PLAY,
 )
 
 __all__ = ["SPEC", "ModernArtSettings", "settings_of", "gym"]
