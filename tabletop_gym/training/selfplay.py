@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -384,6 +385,7 @@ class Curve:
         bot in every other seat: seeds EVAL_SEED.., the learner's seat rotated where it can move."""
         import gymnasium as gym
 
+        started = time.perf_counter()
         learner = SnapshotAgent(policy, step, deterministic=True)
         env_id, _ = spec.environment(settings)
         seats = list(range(self.players)) if spec.self_play.any_seat else [0]
@@ -406,7 +408,7 @@ class Curve:
             env.close()
         low, high = wilson(wins, self.games)
         point = {"step": step, "games": self.games, "wins": wins, "win_share": wins / self.games,
-                 "low": low, "high": high}
+                 "low": low, "high": high, "seconds": round(time.perf_counter() - started, 2)}
         self.points = [p for p in self.points if p["step"] != step] + [point]
         return point
 
