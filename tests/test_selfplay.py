@@ -218,3 +218,14 @@ def test_a_run_resumes_as_it_started(tmp_path, capsys):
     capsys.readouterr()
     assert main([*base, "--steps", "128", "--resume", "--self-play"]) == 2
     assert "without --self-play" in _one_line_error(capsys)
+
+
+def test_a_resume_without_the_pool_is_refused_in_one_line(tmp_path, capsys):
+    out = tmp_path / "run"
+    base = ["train", "dominion", "--opponents", "big-money", "--self-play", "--n-envs", "1", "--no-progress",
+            "--eval-games", "0", "--refresh-every", "64", "--out", str(out)]
+    assert main([*base, "--steps", "64"]) == 0
+    (out / "pool" / "pool.json").unlink()
+    capsys.readouterr()
+    assert main([*base, "--steps", "1000", "--resume"]) == 2  # a rollout is 256 steps: ask past it
+    assert "pool.json is missing" in _one_line_error(capsys)

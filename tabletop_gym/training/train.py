@@ -58,7 +58,7 @@ def train(
     overrides: dict[str, Any] | None = None,
     checkpoint_every: int = 50_000,
     resume: bool = False,
-    self_play: Any = None,
+    self_play: selfplay.SelfPlayOptions | None = None,
 ) -> Path:
     """Train for ``steps`` environment steps; writes ``model.zip`` and ``config.json`` to ``out``.
 
@@ -95,7 +95,7 @@ def _train(
     overrides: dict[str, Any] | None,
     checkpoint_every: int,
     resume: bool,
-    self_play: Any = None,
+    self_play: selfplay.SelfPlayOptions | None = None,
 ) -> Path:
     _require_training_extra()
     import gymnasium as gym
@@ -139,7 +139,11 @@ def _train(
     callbacks = [_Checkpoint(out / CHECKPOINT, checkpoint_every)] if checkpoint_every else []
     curve = None
     if self_play is not None:
-        curve = _start_self_play(pool, model, spec, game_settings, out, start_from is not None, players)
+        try:
+            curve = _start_self_play(pool, model, spec, game_settings, out, start_from is not None, players)
+        except BaseException:  # a pool that cannot be restored, or Ctrl-C during the first point
+            vec_env.close()
+            raise
         callbacks.append(selfplay.callback(pool, curve, out, spec, game_settings))
     config = {
         "game": spec.name,
@@ -173,7 +177,9 @@ def _train(
     return path
 
 
-def _self_play_config(spec: GameSpec, options: Any, players: int) -> dict[str, Any] | None:
+def _self_play_config(
+    spec: GameSpec, options: selfplay.SelfPlayOptions | None, players: int
+) -> dict[str, Any] | None:
     """What config.json records of a self-play run (None for a run against fixed opponents)."""
     if options is None:
         return None
@@ -184,8 +190,8 @@ def _self_play_config(spec: GameSpec, options: Any, players: int) -> dict[str, A
 
 
 def _start_self_play(
-    pool: Any, model: Any, spec: GameSpec, settings: Any, out: Path, resumed: bool, players: int
-) -> Any:
+    pool: selfplay.Pool, model: Any, spec: GameSpec, settings: Any, out: Path, resumed: bool, players: int
+) -> selfplay.Curve | None:
     """The pool (restored on resume; else the learner's first weights as its first snapshot) saved in
     ``out``, and the learning curve with its first point; returns the curve (None without one)."""
     options = pool.options
