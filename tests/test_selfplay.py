@@ -43,7 +43,7 @@ def test_snapshots_enter_at_the_interval_the_pool_keeps_its_size_and_the_curve_i
     assert sorted(p.name for p in (out / "pool").glob("*.pt")) == ["snapshot-256.pt", "snapshot-384.pt"]
     curve = json.loads((out / selfplay.CURVE_JSON).read_text())
     assert [p["step"] for p in curve["points"]] == [0, 128, 256, 384]
-    assert curve["against"] == "big-money-ultimate" and curve["players"] == 2
+    assert curve["against"] == "big-money-ultimate" and curve["seats"] == 2
     for point in curve["points"]:
         assert point["games"] == 2 and 0 <= point["low"] <= point["win_share"] <= point["high"] <= 1
     assert (out / selfplay.CURVE_PNG).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -595,7 +595,7 @@ def _print_curve(out: Path) -> None:
         last = curve["points"][-1]
         print(f"curve:  {path} and {out / CURVE_PNG}; at step {last['step']}: win share "
               f"{last['win_share']:.1%} [{last['low']:.1%}, {last['high']:.1%}] against {curve['against']} "
-              f"in {last['games']} games ({curve['players']} players)")
+              f"in {last['games']} games ({curve['seats']} seats)")
 
 
 def _demo(spec: GameSpec, args: argparse.Namespace) -> int:

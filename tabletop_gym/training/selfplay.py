@@ -413,7 +413,7 @@ class Curve:
         return point
 
     def save(self, out: Path) -> None:
-        data = {"against": self.bot, "players": self.players, "games_per_point": self.games,
+        data = {"against": self.bot, "seats": self.players, "games_per_point": self.games,
                 "fair_share": 1 / self.players, "seeds": f"{EVAL_SEED}..{EVAL_SEED + self.games - 1}",
                 "points": self.points}
         atomic_write_text(out / CURVE_JSON, json.dumps(data, indent=1))
@@ -451,7 +451,7 @@ class Curve:
         if path.is_file():
             try:
                 data = json.loads(read_regular(path))
-                if (data["against"], data["players"], data["games_per_point"]) == (bot, players, games):
+                if (data["against"], data["seats"], data["games_per_point"]) == (bot, players, games):
                     curve.points = [dict(p) for p in data["points"]]
             except (OSError, ValueError, KeyError, TypeError):
                 pass  # a curve that cannot be read is measured again from here: it is a report, not state

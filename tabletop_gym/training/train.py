@@ -186,7 +186,7 @@ def _self_play_config(
     from dataclasses import asdict
 
     against = options.eval_against or spec.self_play.strongest_bot
-    return {**asdict(options), "eval_against": against, "players": players}
+    return {**asdict(options), "eval_against": against, "seats": players}
 
 
 def _start_self_play(
