@@ -116,6 +116,7 @@ CUSTOM_BAD = {
     "_oracle_kingdom_arg": ["nope"],
     "_pattern_arg": ["", "q", ",".join(["w"] * 300)],
     "_player_counts": ["", "1", "6", "x", "9" * 5000],
+    "_pool_bots": ["", "nobody", ",", "random,,greedy"],
     "_suite_list": ["", ",", "cribbage-v0,cribbage-v0"],
     "deals_arg": ["", "5:2", "x:y", "0:" + "9" * 5000, "0:9223372036854775807", "no-such-file", "/dev/zero"]
     + ["x" * 5000],

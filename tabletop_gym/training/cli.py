@@ -7,11 +7,12 @@ import json
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import tabletop_gym
-from tabletop_gym.core import TabletopError, default_cache_dir, hold_output
+from tabletop_gym.core import TabletopError, default_cache_dir, hold_output, quote_input
 from tabletop_gym.training.arguments import (
     MAX_EPISODES,
     MAX_STEPS,
@@ -19,6 +20,7 @@ from tabletop_gym.training.arguments import (
     check_cache_dir,
     check_file_path,
     check_output_dir,
+    float_arg,
     int_arg,
     nonempty,
     one_line,
@@ -127,6 +129,8 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             action="store_true",
             help="continue the run in --out from its model or latest checkpoint up to --steps in all",
         )
+        if spec.self_play is not None:
+            _add_self_play_arguments(parser, spec)
     if command == "demo":
         parser.add_argument(
             "--out",
@@ -497,9 +501,69 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
     return 0
 
 
+SELF_PLAY_OPTIONS = ("pool_size", "refresh_every", "sampling", "latest_share", "pool_bots", "random_seat",
+                     "eval_games", "eval_against")
+
+
+def _add_self_play_arguments(parser: argparse.ArgumentParser, spec: GameSpec) -> None:
+    """``train``'s self-play options; None (not given) tells an option given without --self-play."""
+    from tabletop_gym.training.selfplay import MAX_POOL, SAMPLINGS
+
+    group = parser.add_argument_group("self-play (the other seats played by the learner's earlier policies)")
+    group.add_argument("--self-play", action="store_true",
+                       help="train against a pool of the learner's own earlier policies (and --pool-bots)")
+    group.add_argument("--pool-size", type=int_arg(1, MAX_POOL), default=None,
+                       help=f"snapshots kept in the pool, 1-{MAX_POOL}, the oldest leaving first (default 8)")
+    group.add_argument("--refresh-every", type=int_arg(1, MAX_STEPS), default=None,
+                       help="training steps between snapshots into the pool (default 20000)")
+    group.add_argument("--sampling", choices=SAMPLINGS, default=None,
+                       help="each opponent seat, every episode: the newest snapshot, any pool entry "
+                       "alike, or a mix (the newest with probability --latest-share) (default mix)")
+    group.add_argument("--latest-share", type=float_arg(0, 1), default=None,
+                       help="with --sampling mix, the probability of the newest snapshot, 0-1 (default 0.5)")
+    group.add_argument("--pool-bots", type=_pool_bots(spec), default=None,
+                       help="comma-separated bots kept in the pool beside the snapshots: "
+                       + ", ".join(spec.agents))
+    group.add_argument("--random-seat", action="store_true", default=None,
+                       help="draw the learner's seat every episode (default: always the first)")
+    group.add_argument("--eval-games", type=int_arg(0, MAX_EPISODES), default=None,
+                       help="games against the strongest bot per snapshot, for the learning curve; 0 for "
+                       "none (default 100)")
+    group.add_argument("--eval-against", choices=list(spec.agents), default=None,
+                       help=f"the bot of the learning curve (default {spec.self_play.strongest_bot})")
+
+
+def _pool_bots(spec: GameSpec) -> Callable[[str], tuple[str, ...]]:
+    def parse(text: str) -> tuple[str, ...]:
+        names = tuple(part.strip() for part in nonempty(text).split(","))
+        for name in names:
+            if name not in spec.agents:
+                raise argparse.ArgumentTypeError(
+                    f"unknown bot {quote_input(name)}: choose among {', '.join(spec.agents)}")
+        return names
+
+    parse.__name__ = "bot names"
+    return parse
+
+
+def _self_play_options(args: argparse.Namespace) -> Any:
+    """The parsed self-play options (None without --self-play); one given without it is refused."""
+    given = {name: getattr(args, name, None) for name in SELF_PLAY_OPTIONS}
+    given = {name: value for name, value in given.items() if value is not None}
+    if not getattr(args, "self_play", False):
+        if given:
+            flag = "--" + next(iter(given)).replace("_", "-")
+            raise ValueError(f"{flag} is an option of --self-play: add --self-play, or leave it out")
+        return None
+    from tabletop_gym.training.selfplay import SelfPlayOptions
+
+    return SelfPlayOptions(**given)
+
+
 def _train(spec: GameSpec, args: argparse.Namespace) -> int:
     from tabletop_gym.training.train import train
 
+    self_play = _self_play_options(args)
     path = train(
         spec,
         args.steps,
@@ -510,11 +574,28 @@ def _train(spec: GameSpec, args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         checkpoint_every=args.checkpoint_every,
         resume=args.resume,
+        self_play=self_play,
     )
     config = json.loads((args.out / "config.json").read_text())
     print(f"model:  {path}  ({config['steps_done']} steps in {config['train_seconds']} s)")
     print(f"config: {args.out / 'config.json'}")
+    if self_play is not None:
+        _print_curve(args.out)
     return 0
+
+
+def _print_curve(out: Path) -> None:
+    """The self-play learning curve's last point, and where the curve is."""
+    from tabletop_gym.training.selfplay import CURVE_JSON, CURVE_PNG, POOL_FOLDER
+
+    print(f"pool:   {out / POOL_FOLDER}")
+    path = out / CURVE_JSON
+    if path.is_file():
+        curve = json.loads(path.read_text())
+        last = curve["points"][-1]
+        print(f"curve:  {path} and {out / CURVE_PNG}; at step {last['step']}: win share "
+              f"{last['win_share']:.1%} [{last['low']:.1%}, {last['high']:.1%}] against {curve['against']} "
+              f"in {last['games']} games ({curve['seats']} seats)")
 
 
 def _demo(spec: GameSpec, args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from tabletop_gym.core import (
     read_regular,
     sigint_deferred,
 )
+from tabletop_gym.training import selfplay
 from tabletop_gym.training.arguments import MAX_STEPS, one_line
 from tabletop_gym.training.games import GameSpec
 
@@ -57,6 +58,7 @@ def train(
     overrides: dict[str, Any] | None = None,
     checkpoint_every: int = 50_000,
     resume: bool = False,
+    self_play: selfplay.SelfPlayOptions | None = None,
 ) -> Path:
     """Train for ``steps`` environment steps; writes ``model.zip`` and ``config.json`` to ``out``.
 
@@ -68,13 +70,18 @@ def train(
 
     One run writes ``out`` at a time (another is refused with ``OutputInUseError``), and a fresh run
     does not replace a model of another game or other settings, nor one whose config.json is unreadable.
+
+    ``self_play`` (a :class:`tabletop_gym.training.selfplay.SelfPlayOptions`) seats a pool of the
+    learner's earlier policies in the other seats (see that module); its snapshots and learning curve
+    go to ``out`` too, and ``resume`` restores the pool.
     """
     out = Path(out)
     # Two runs in one folder would leave one run's config.json beside the other's model.
     with hold_output(out, folder=True):
         if not resume:
             _check_fresh_start(out, spec, args)
-        return _train(spec, steps, seed, out, args, n_envs, progress, overrides, checkpoint_every, resume)
+        return _train(spec, steps, seed, out, args, n_envs, progress, overrides, checkpoint_every, resume,
+                      self_play)
 
 
 def _train(
@@ -88,6 +95,7 @@ def _train(
     overrides: dict[str, Any] | None,
     checkpoint_every: int,
     resume: bool,
+    self_play: selfplay.SelfPlayOptions | None = None,
 ) -> Path:
     _require_training_extra()
     import gymnasium as gym
@@ -102,11 +110,19 @@ def _train(
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, 0)
     settings = {**DEFAULT_PPO, **spec.ppo, **(overrides or {})}
     net_arch = settings.pop("net_arch")
-    env_id, env_kwargs = spec.environment(spec.read(args))
+    game_settings = spec.read(args)
+    env_id, env_kwargs = spec.environment(game_settings)
+    players = selfplay.check_options(spec, game_settings, self_play) if self_play is not None else 1
     out.mkdir(parents=True, exist_ok=True)
     start_from = _resume_point(out, spec.name, env_id, env_kwargs) if resume else None
+    if resume:
+        _check_same_kind(out, self_play is not None)
     torch.set_num_threads(1)  # small networks: one thread is fastest and leaves a core to the envs
-    vec_env = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=n_envs, seed=seed)
+    if self_play is not None:
+        pool = selfplay.Pool(self_play, spec, game_settings)
+        vec_env = selfplay.make_vec_env(spec, game_settings, pool, n_envs, seed, players)
+    else:
+        vec_env = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=n_envs, seed=seed)
     policy = choose_policy(spec, vec_env.observation_space)
     tensorboard = str(out / "tb") if importlib.util.find_spec("tensorboard") else None
     if start_from is not None:
@@ -121,6 +137,14 @@ def _train(
         model.set_logger(Logger(folder=None, output_formats=[]))
     done_before = int(model.num_timesteps)
     callbacks = [_Checkpoint(out / CHECKPOINT, checkpoint_every)] if checkpoint_every else []
+    curve = None
+    if self_play is not None:
+        try:
+            curve = _start_self_play(pool, model, spec, game_settings, out, start_from is not None, players)
+        except BaseException:  # a pool that cannot be restored, or Ctrl-C during the first point
+            vec_env.close()
+            raise
+        callbacks.append(selfplay.callback(pool, curve, out, spec, game_settings))
     config = {
         "game": spec.name,
         "env_id": env_id,
@@ -136,6 +160,7 @@ def _train(
         "resumed_at_step": done_before if start_from else None,
         "tensorboard_log": tensorboard,
         "versions": _library_versions(),
+        "self_play": _self_play_config(spec, self_play, players),
     }
     start = time.perf_counter()
     _learn(model, steps - done_before, callbacks, start_from is None, progress, out, config, vec_env, start)
@@ -146,7 +171,63 @@ def _train(
         _save(model, path)
         atomic_write_text(out / "config.json", json.dumps(config, indent=1))
     vec_env.close()
+    if curve is not None and not any(p["step"] == model.num_timesteps for p in curve.points):
+        curve.evaluate(spec, game_settings, pool.new_policy(), int(model.num_timesteps))
+        curve.save(out)
     return path
+
+
+def _self_play_config(
+    spec: GameSpec, options: selfplay.SelfPlayOptions | None, players: int
+) -> dict[str, Any] | None:
+    """What config.json records of a self-play run (None for a run against fixed opponents)."""
+    if options is None:
+        return None
+    from dataclasses import asdict
+
+    against = options.eval_against or spec.self_play.strongest_bot
+    return {**asdict(options), "eval_against": against, "seats": players}
+
+
+def _start_self_play(
+    pool: selfplay.Pool, model: Any, spec: GameSpec, settings: Any, out: Path, resumed: bool, players: int
+) -> selfplay.Curve | None:
+    """The pool (restored on resume; else the learner's first weights as its first snapshot) saved in
+    ``out``, and the learning curve with its first point; returns the curve (None without one)."""
+    options = pool.options
+    pool.bind(model)
+    if resumed:
+        pool.load(out)
+    if not pool.snapshots:
+        pool.add(int(model.num_timesteps))
+    pool.save(out)  # a fresh run also clears the snapshots an earlier run left in the folder
+    if not options.eval_games:
+        return None
+    against = options.eval_against or spec.self_play.strongest_bot
+    if resumed:
+        curve = selfplay.Curve.load(out, against, players, options.eval_games)
+    else:
+        curve = selfplay.Curve(against, players, options.eval_games)
+    first = pool.snapshots[-1]
+    if not any(p["step"] == first.step for p in curve.points):
+        curve.evaluate(spec, settings, first.policy, first.step)
+    curve.save(out)
+    return curve
+
+
+def _check_same_kind(out: Path, self_play: bool) -> None:
+    """A run resumes as it started: by self-play or against fixed opponents, never switching."""
+    path = out / "config.json"
+    if not path.is_file():
+        return
+    try:
+        earlier = json.loads(read_regular(path))
+    except (OSError, ValueError):
+        return  # _resume_point has refused an unreadable one already
+    if isinstance(earlier, dict) and (earlier.get("self_play") is not None) != self_play:
+        how = "by self-play" if earlier.get("self_play") is not None else "against fixed opponents"
+        raise ValueError(f"--resume: the run in {out} trained {how}: resume it "
+                         f"{'with' if not self_play else 'without'} --self-play, or choose another --out")
 
 
 def _require_training_extra() -> None:

@@ -51,6 +51,30 @@ class Baseline:
 
 
 @dataclass(frozen=True)
+class SelfPlay:
+    """How ``train --self-play`` seats a game's players (the learner in one seat, any Agents in the
+    others): the game owns these, the self-play loop reads them.
+
+    - ``players(settings)``: the seats of the game the settings describe; it raises ValueError
+      (one line) where those settings are not a game of several players (Dominion's solitaire).
+    - ``seat_kwargs(settings, seat, others)``: keyword arguments of the game's environment (the one
+      ``GameSpec.environment`` selects) with the learner in ``seat`` and ``others`` (Agents, in seat
+      order) in the other seats.
+    - ``win_share(env, info)``: the learner's share of the win in the finished episode of ``env`` (its
+      unwrapped environment; ``info`` its last): 1 alone on top, 1/k when k seats share it, else 0.
+    - ``strongest_bot``: the name (in ``GameSpec.agents``) of the bot the learning curve is measured
+      against, the strongest the game has.
+    - ``any_seat``: whether the environment can seat the learner elsewhere than first (``seat=``).
+    """
+
+    players: Callable[[Any], int]
+    seat_kwargs: Callable[[Any, int, list[Any]], dict[str, Any]]
+    win_share: Callable[[Any, dict[str, Any]], float]
+    strongest_bot: str
+    any_seat: bool = True
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """A game as the command line sees it.
 
@@ -97,6 +121,7 @@ class GameSpec:
       named after the game (``war``, ``war-r6s2``) so that a suite id says which game defines it.
     - ``baseline``: how ``tabletop-gym baselines`` trains and plays the game; None leaves it out of
       the default table.
+    - ``self_play``: how ``train --self-play`` seats the game's players; None for one-player games.
     """
 
     name: str
@@ -122,6 +147,7 @@ class GameSpec:
     settings: Callable[[Mapping[str, Any]], Any] = field(kw_only=True)
     suites: tuple[SuiteDefinition, ...] = ()
     baseline: Baseline | None = None
+    self_play: SelfPlay | None = None
 
     def __post_init__(self) -> None:
         # A suite id names its game (``definition`` finds a suite by it, importing that game only).

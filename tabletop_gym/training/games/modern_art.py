@@ -59,7 +59,7 @@ from tabletop_gym.training.arguments import (
     seed_arg,
 )
 from tabletop_gym.training.bench import env_steps_per_second
-from tabletop_gym.training.games import Baseline, GameSpec
+from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
 from tabletop_gym.training.players import check_entry, load_players, seated, split_entries
 from tabletop_gym.training.ratings import Outcome, places_from_scores
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
@@ -770,6 +770,13 @@ SUITES = (
 # `tabletop-gym baselines`: the 2-player game, scored against proven bounds.
 BASELINE = Baseline(suite="modern_art-2p-v0", steps=100_000, column=5)
 
+SELF_PLAY = SelfPlay(
+    players=lambda settings: settings.rules.players,
+    seat_kwargs=lambda settings, seat, others: {**settings.env_kwargs(), "seat": seat, "opponents": others},
+    win_share=lambda env, info: win_share(info["scores"], info["seat"]),
+    strongest_bot="greedy",  # the game's only rule bot, well ahead of random (see tournament)
+)
+
 SPEC = GameSpec(
     name="modern_art",
     env_id=ENV_ID,
@@ -789,6 +796,7 @@ SPEC = GameSpec(
     suites=SUITES,
     baseline=BASELINE,
     settings=settings_of,
+    self_play=SELF_PLAY,
 )
 
 __all__ = ["SPEC", "ModernArtSettings", "settings_of", "gym"]

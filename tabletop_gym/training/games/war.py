@@ -44,7 +44,7 @@ from tabletop_gym.training.arguments import (
     seed_arg,
 )
 from tabletop_gym.training.bench import env_steps_per_second, write_report
-from tabletop_gym.training.games import Baseline, GameSpec
+from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
 from tabletop_gym.training.players import SeatedAgent, check_entry, load_players, split_entries
 from tabletop_gym.training.ratings import Outcome, places_from_scores
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
@@ -728,6 +728,16 @@ SUITES = (
 # agent hours; the first 100 keep the interval near +-0.1.
 BASELINE = Baseline(suite="war-r6s2-v0", steps=50_000, episodes=100, column=2)
 
+# Player 1's pickups are its only decisions: the pool plays them through the environment's opponent.
+# The environment seats the learner as player 0 only (the deal decides who leads, not the seat).
+SELF_PLAY = SelfPlay(
+    players=lambda settings: 2,
+    seat_kwargs=lambda settings, seat, others: {**_env_kwargs(settings), "opponent": others[0]},
+    win_share=lambda env, info: (info["result"] + 1) / 2,  # +1 a win, 0 a draw (a half), -1 a loss
+    strongest_bot="greedy",
+    any_seat=False,
+)
+
 SPEC = GameSpec(
     name="war",
     env_id=ENV_ID,
@@ -753,4 +763,5 @@ SPEC = GameSpec(
     suites=SUITES,
     baseline=BASELINE,
     settings=_settings,
+    self_play=SELF_PLAY,
 )
