@@ -16,7 +16,7 @@ from pettingzoo.test import api_test, seed_test
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.dominion import play_game
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, legal_actions
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.bots import DominionBot, game_seed, make_bot
 from tabletop_gym.envs.dominion.env import PLAYER_SIZE, PLAYERS, DominionEnv, deal_of_seed
@@ -251,10 +251,13 @@ def _single_episode(settings: dict[str, Any], opponents: list[Any], seat: int, s
     return seen
 
 
-def _aec_episode(settings: dict[str, Any], opponents: list[Any], seat: int, seed: int) -> list[tuple]:
+def _aec_episode(settings: dict[str, Any], opponents: list[Any], seat: int, seed: int,
+                 ask_hidden_choices: bool = True) -> list[tuple]:
     """The same through dominion_v0: the test seats ``opponents`` in the other seats (seeded as
-    Dominion-v0 seeds them) and plays them through ``raw_env.act``; the learner's every ``last()``."""
-    aec = dominion_v0.env(num_players=len(opponents) + 1, **settings)
+    Dominion-v0 seeds them) and plays them through ``raw_env.act``; the learner's every ``last()``.
+    Its forced passes (the questions the engine skipped, which Dominion-v0 does not ask) are left
+    out, each one's reward paid with the learner's next ``last()``, as Dominion-v0 pays it."""
+    aec = dominion_v0.env(num_players=len(opponents) + 1, ask_hidden_choices=ask_hidden_choices, **settings)
     deal = int(deal_of_seed(seed))
     others = [p for p in range(len(opponents) + 1) if p != seat]
     players = {f"player_{p}": player for p, player in zip(others, opponents, strict=True)}
@@ -264,17 +267,28 @@ def _aec_episode(settings: dict[str, Any], opponents: list[Any], seat: int, seed
     aec.reset(seed=seed)
     learner = f"player_{seat}"
     seen = []
+    unpaid = 0.0
     for agent in aec.agent_iter():
         obs, reward, terminated, truncated, info = aec.last()
+        forced = aec.unwrapped.table.forced_question is not None
         if terminated or truncated:
             action = None
         elif agent in players:
             action = aec.unwrapped.act(agent, players[agent])
+        elif forced:
+            action = R.PASS  # the learner's only answer: its random choice is not drawn, as in Dominion-v0
         else:
             action = _legal(obs["action_mask"], rng)
         if agent == learner:
             assert np.array_equal(obs["action_mask"], info["action_mask"])
-            seen.append((obs["observation"], obs["action_mask"], reward, terminated, truncated, info))
+            if forced:
+                assert ask_hidden_choices and info["decision"] in ("moat_reveal", "mine_trash")
+                assert legal_actions(obs["action_mask"]) == [R.PASS]
+                unpaid += reward
+            else:
+                seen.append((obs["observation"], obs["action_mask"], unpaid + reward, terminated, truncated,
+                             info))
+                unpaid = 0.0
         aec.step(action)
     return seen
 
@@ -305,6 +319,9 @@ def test_dominion_v0_episode_is_the_single_agent_episode_with_the_bots_in_the_ot
         multi = _aec_episode(settings, [make_bot(n) for n in opponents], seat, seed)
         _assert_same_trajectory(single, multi)
         assert single[-1][5]["deal"] == deal_of_seed(seed)
+        # Without the forced passes, dominion_v0's learner steps are Dominion-v0's one for one.
+        exact = _aec_episode(settings, [make_bot(n) for n in opponents], seat, seed, ask_hidden_choices=False)
+        _assert_same_trajectory(single, exact)
 
 
 def test_any_agent_in_the_other_seats_plays_alike_in_both() -> None:
