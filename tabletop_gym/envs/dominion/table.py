@@ -245,7 +245,7 @@ class DominionTable(Table):
         text = self._shown().describe(viewer=seat)
         if self.forced_question is not None:
             # The question's usual answers, less the card the hand lacks.
-            head, sep, legal = text.rpartition("\nlegal: ")
+            head, sep, _ = text.rpartition("\nlegal: ")
             if sep:
                 text = f"{head}{sep}pass"
         return text
