@@ -16,10 +16,11 @@ from pettingzoo.test import api_test, seed_test
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.dominion import play_game
-from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError
+from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealError, legal_actions
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.bots import DominionBot, game_seed, make_bot
 from tabletop_gym.envs.dominion.env import PLAYER_SIZE, PLAYERS, DominionEnv, deal_of_seed
+from tabletop_gym.envs.dominion.table import _swap
 from tabletop_gym.multiagent import dominion_v0
 from tabletop_gym.testing import check_hidden_information
 
@@ -251,10 +252,13 @@ def _single_episode(settings: dict[str, Any], opponents: list[Any], seat: int, s
     return seen
 
 
-def _aec_episode(settings: dict[str, Any], opponents: list[Any], seat: int, seed: int) -> list[tuple]:
+def _aec_episode(settings: dict[str, Any], opponents: list[Any], seat: int, seed: int,
+                 ask_hidden_choices: bool = True) -> list[tuple]:
     """The same through dominion_v0: the test seats ``opponents`` in the other seats (seeded as
-    Dominion-v0 seeds them) and plays them through ``raw_env.act``; the learner's every ``last()``."""
-    aec = dominion_v0.env(num_players=len(opponents) + 1, **settings)
+    Dominion-v0 seeds them) and plays them through ``raw_env.act``; the learner's every ``last()``.
+    Its forced passes (the questions the engine skipped, which Dominion-v0 does not ask) are left
+    out, each one's reward paid with the learner's next ``last()``, as Dominion-v0 pays it."""
+    aec = dominion_v0.env(num_players=len(opponents) + 1, ask_hidden_choices=ask_hidden_choices, **settings)
     deal = int(deal_of_seed(seed))
     others = [p for p in range(len(opponents) + 1) if p != seat]
     players = {f"player_{p}": player for p, player in zip(others, opponents, strict=True)}
@@ -264,17 +268,28 @@ def _aec_episode(settings: dict[str, Any], opponents: list[Any], seat: int, seed
     aec.reset(seed=seed)
     learner = f"player_{seat}"
     seen = []
+    unpaid = 0.0
     for agent in aec.agent_iter():
         obs, reward, terminated, truncated, info = aec.last()
+        forced = aec.unwrapped.table.forced_question is not None
         if terminated or truncated:
             action = None
         elif agent in players:
             action = aec.unwrapped.act(agent, players[agent])
+        elif forced:
+            action = R.PASS  # the learner's only answer: its random choice is not drawn, as in Dominion-v0
         else:
             action = _legal(obs["action_mask"], rng)
         if agent == learner:
             assert np.array_equal(obs["action_mask"], info["action_mask"])
-            seen.append((obs["observation"], obs["action_mask"], reward, terminated, truncated, info))
+            if forced:
+                assert ask_hidden_choices and info["decision"] in ("moat_reveal", "mine_trash")
+                assert legal_actions(obs["action_mask"]) == [R.PASS]
+                unpaid += reward
+            else:
+                seen.append((obs["observation"], obs["action_mask"], unpaid + reward, terminated, truncated,
+                             info))
+                unpaid = 0.0
         aec.step(action)
     return seen
 
@@ -305,6 +320,9 @@ def test_dominion_v0_episode_is_the_single_agent_episode_with_the_bots_in_the_ot
         multi = _aec_episode(settings, [make_bot(n) for n in opponents], seat, seed)
         _assert_same_trajectory(single, multi)
         assert single[-1][5]["deal"] == deal_of_seed(seed)
+        # Without the forced passes, dominion_v0's learner steps are Dominion-v0's one for one.
+        exact = _aec_episode(settings, [make_bot(n) for n in opponents], seat, seed, ask_hidden_choices=False)
+        _assert_same_trajectory(single, exact)
 
 
 def test_any_agent_in_the_other_seats_plays_alike_in_both() -> None:
@@ -479,3 +497,164 @@ def test_shaping_before_a_later_seats_first_decision_is_paid_only_by_dominion_v0
         paid_early += multi[0][2] != 0
         _assert_same_trajectory(single, [(*multi[0][:2], 0.0, *multi[0][3:]), *multi[1:]])
     assert paid_early > 0
+
+
+# -- hidden choices: whether a seat is asked says nothing of its hand -------------------------------
+
+
+def _position(players: int, hands: dict[int, dict[int, int]], in_draw: dict[int, int],
+              ask_hidden_choices: bool = True) -> Any:
+    """dominion_v0 at player 0's action phase, each seat of ``hands`` holding those cards and Coppers
+    for the rest (its owned cards changed to match) and ``in_draw``
+    (seat -> card) owned and at the bottom of that seat's draw pile."""
+    aec = dominion_v0.raw_env(num_players=players, turn_limit=5, ask_hidden_choices=ask_hidden_choices)
+    aec.reset(seed=0)
+    state = aec.table.state
+    for c in range(R.NUM_CARDS):  # back from play: the turn starts again below
+        state.hand[0][c] += state.in_play[0][c]
+        state.in_play[0][c] = 0
+    for seat, cards in hands.items():
+        hand = state.hand[seat]
+        hand[R.COPPER] += hand[R.ESTATE]
+        state.owned[seat][R.COPPER] += hand[R.ESTATE]
+        state.owned[seat][R.ESTATE] -= hand[R.ESTATE]
+        hand[R.ESTATE] = 0
+        for card, n in cards.items():
+            hand[R.COPPER] -= n
+            state.owned[seat][R.COPPER] -= n
+            hand[card] += n
+            state.owned[seat][card] += n
+            if card not in (R.COPPER, R.ESTATE):
+                state.supply[card] -= n
+    for seat, card in in_draw.items():
+        state.draw[seat].insert(0, card)
+        state.owned[seat][card] += 1
+        state.supply[card] -= 1
+    state._start_turn()
+    aec._update()
+    return aec
+
+
+def _swapped(aec: Any, seat: int, hand_card: int, draw_card: int) -> Any:
+    """A hidden twin (``table._swap``): ``hand_card`` of ``seat``'s hand exchanged with a
+    ``draw_card`` of its draw pile; what the other seats see is the same."""
+    twin = copy.deepcopy(aec)
+    _swap(seat, hand_card, twin.table.state.draw[seat].index(draw_card))(twin.table.state)
+    twin._update()
+    return twin
+
+
+def _choose(aec: Any) -> int:
+    """Player 0 plays Militia or Mine and then passes; the others pass or discard their lowest card."""
+    legal = legal_actions(aec.observe(aec.agent_selection)["action_mask"])
+    for card in (R.MILITIA, R.MINE, R.PASS):
+        if card in legal:
+            return card
+    return legal[0]
+
+
+def _views(aec: Any, observers: list[int], stop: Any) -> list[tuple]:
+    """What each of ``observers`` sees at every step of player 0's turn until ``stop(aec)``: the agent
+    to move, and its own observation, mask and info."""
+    seen = []
+    while aec.table.state.player == 0 and not stop(aec):
+        seen.append((aec.agent_selection, aec.infos[aec.agent_selection]["decision"]))
+        for seat in observers:
+            agent = f"player_{seat}"
+            seen.append((aec.observe(agent), aec.infos[agent]))
+        aec.step(_choose(aec))
+    return seen
+
+
+def _same_views(a: list[tuple], b: list[tuple]) -> bool:
+    return len(a) == len(b) and all(_same(x, y) for pa, pb in zip(a, b, strict=True)
+                                    for x, y in zip(pa, pb, strict=True))
+
+
+def _turn_over(aec: Any) -> bool:
+    return False  # _views stops at the end of player 0's turn
+
+
+@pytest.mark.parametrize("victim", [1, 2])
+def test_whether_an_attacked_player_holds_a_moat_shows_to_no_other_seat(victim: int) -> None:
+    # Player 0 plays Militia on players 1 and 2; the victim's Moat is in its hand in one game and at
+    # the bottom of its draw pile in the other (the hidden twin that swaps it for a Copper). Every
+    # other seat sees the same agents move and the same observation and info all turn long.
+    without = _position(3, {0: {R.MILITIA: 1}}, {victim: R.MOAT})
+    holding = _swapped(without, victim, R.COPPER, R.MOAT)
+    assert holding.table.state.hand[victim][R.MOAT] and not without.table.state.hand[victim][R.MOAT]
+    others = [s for s in range(3) if s != victim]
+    seen = [_views(env, others, _turn_over) for env in (copy.deepcopy(holding), copy.deepcopy(without))]
+    assert _same_views(*seen)
+    # The turn order of the real game: each player, in turn, is asked about Moat, then discards.
+    order = [step for step in seen[0] if isinstance(step[0], str)]
+    assert [(a, d) for a, d in order if a != "player_0"] == [
+        ("player_1", "moat_reveal"), ("player_1", "militia_discard"), ("player_1", "militia_discard"),
+        ("player_2", "moat_reveal"), ("player_2", "militia_discard"), ("player_2", "militia_discard")]
+    # The victim itself tells them apart (its hand), and the engine asked only the Moat's holder.
+    agent = f"player_{victim}"
+    assert not _same(holding.observe(agent)["observation"], without.observe(agent)["observation"])
+    # Asked only where the engine asks, the Moat's holder has one more step: the leak this closes.
+    bare = [_position(3, {0: {R.MILITIA: 1}}, {victim: R.MOAT}, ask_hidden_choices=False)]
+    bare.append(_swapped(bare[0], victim, R.COPPER, R.MOAT))
+    movers = [[step[0] for step in _views(env, others, _turn_over) if isinstance(step[0], str)]
+              for env in bare]
+    assert len(movers[1]) == len(movers[0]) + 1
+
+
+def test_whether_a_mine_finds_a_treasure_shows_to_no_other_seat() -> None:
+    # Player 0 plays Mine with four Estates, or with three and a Copper (swapped from its draw pile):
+    # both are asked what to trash, and until the answer (the Copper played in the buy phase is
+    # public) the other seats see the same.
+    bare = _position(3, {0: {R.MINE: 1, R.ESTATE: 4}}, {0: R.COPPER})
+    copper = _swapped(bare, 0, R.ESTATE, R.COPPER)
+    assert copper.table.state.hand[0][R.COPPER] == 1
+    assert not any(bare.table.state.hand[0][c] for c in R.TREASURES)
+
+    def asked(aec: Any) -> list[tuple]:
+        # Up to and with the question to trash; its answer then is pass in both.
+        seen = _views(aec, [1, 2], lambda env: env.infos["player_0"]["decision"] == "mine_trash")
+        now = [(aec.observe(agent), aec.infos[agent]) for agent in ("player_1", "player_2")]
+        return [*seen, (aec.agent_selection, aec.infos["player_0"]["decision"]), *now]
+
+    seen = [asked(copy.deepcopy(env)) for env in (copper, bare)]
+    assert _same_views(*seen) and seen[0][-3] == ("player_0", "mine_trash")
+    # The forced pass: nothing changes in the engine, which already stands at the buy.
+    bare.step(R.MINE)
+    before = copy.deepcopy(vars(bare.table.state))
+    assert bare.table.forced_question == R.MINE_TRASH and before["decision"] == R.BUY
+    bare.step(R.PASS)
+    assert _same(vars(bare.table.state), before) and bare.infos["player_0"]["decision"] == "buy"
+    # Asked only where the engine asks, the hand without a Treasure goes straight to its buy.
+    engine_only = _position(3, {0: {R.MINE: 1, R.ESTATE: 4}}, {0: R.COPPER}, ask_hidden_choices=False)
+    engine_only.step(R.MINE)
+    assert engine_only.infos["player_0"]["decision"] == "buy"
+
+
+def test_a_forced_pass_changes_nothing_in_the_game() -> None:
+    # Random 3-player games: at every question the engine skipped, only pass is legal, anything else
+    # is refused, and the pass leaves the engine's position as it was; the bots' PlayerView path
+    # passes there too.
+    aec = dominion_v0.raw_env(num_players=3, turn_limit=15)
+    forced = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        aec.reset(seed=seed)
+        while not aec.table.done:
+            agent = aec.agent_selection
+            table = aec.table
+            if table.forced_question is not None:
+                forced += 1
+                assert legal_actions(aec.observe(agent)["action_mask"]) == [R.PASS]
+                assert aec.infos[agent]["decision"] == R.DECISION_NAMES[table.forced_question]
+                assert table.render(None).endswith("legal: pass")
+                assert aec.act(agent, make_bot("big-money")) == R.PASS
+                with pytest.raises(IllegalActionError, match="the only answer is pass"):
+                    aec.step(R.MOAT)
+                before = copy.deepcopy(vars(table.state))
+                aec.step(R.PASS)
+                assert _same(vars(aec.table.state), before)
+                assert aec.table.forced_question is None
+            else:
+                aec.step(_legal(aec.observe(agent)["action_mask"], rng))
+    assert forced > 0

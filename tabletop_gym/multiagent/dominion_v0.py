@@ -6,13 +6,19 @@ the settings are ``tabletop/Dominion-v0``'s rule arguments: ``num_players`` (2-4
 single-agent environment counts its ``opponents`` instead), ``kingdom`` (default the first-game
 set; "" for treasures and victory cards only), ``turn_limit`` (turns per player, default 100),
 and ``vp_shaping`` (default 0), ``reveal_deal`` (default False) and ``render_mode`` (None or
-``"ansi"``). Rules: docs/rules/dominion.md.
+``"ansi"``); and ``ask_hidden_choices`` (default True; see Agents). Rules: docs/rules/dominion.md.
 
 ## Agents
 ``player_0`` .. ``player_{n-1}`` in turn order (``player_0`` takes the first turn). The agent to
 move (``agent_selection``) is whoever the engine asks, which is not always the player whose turn it
-is: an opponent's Militia makes each other player (in turn order) discard down to three cards, or
-reveal Moat. Every seat has a decision in every game (at least the buy of its first turn).
+is: an opponent's Militia asks each other player with more than three cards (in turn order)
+whether to reveal Moat, then to discard down to three unless it did. Every player so attacked is
+asked about Moat, with only pass legal when it holds none, and every player of a Mine is asked what
+to trash, with only pass legal when it holds no Treasure: so the order of agents and what each seat
+sees say nothing of those hands (the engine alone asks only the hands that have the card; the
+forced pass changes nothing in the game). ``ask_hidden_choices=False`` asks only the engine's
+questions, as ``Dominion-v0`` does. Every seat has a decision in every game (at least the buy of its
+first turn).
 
 ## Spaces
 Action: ``Discrete(18)``, as in ``Dominion-v0``: 0..16 a card id, 17 done / pass, read by the
@@ -22,8 +28,9 @@ draw pile as a multiset and discard pile; then the player blocks with the seat f
 in turn order), so one policy plays any seat, and ``action_mask`` (``np.int8``, 18) marks the legal
 answers (none when the seat is not to move). Read a seat's observation at its own turn (``last()``),
 as PettingZoo's loop does: while another player answers a Militia, the pending question is on every
-seat's observation, and that a player is asked about Moat at all (as the order of agents shows too)
-says that it holds one.
+seat's observation, as it is said aloud at the table. One hidden thing still shows in the order of
+agents: a player with no Action card in hand (and Actions left) goes straight to its buy, without
+an action step.
 
 ## Rewards
 +1 to a sole winner, 0 to each of those sharing a win (most VP, then fewest turns, then shared),
@@ -70,7 +77,9 @@ observation and info) takes for the agent to move; step it::
 A bot that draws at random is seeded by its ``reset(seed)``; ``Dominion-v0`` seeds its i-th
 opponent (0-based, in seat order) with ``game_seed(int(deal), i + 1)``.
 
-No parallel environment: one player decides at a time.
+No parallel environment: one player decides at a time. With ``ask_hidden_choices`` (the default)
+a seat takes the forced pass steps ``Dominion-v0`` does not show its agent; without it, the learner's
+steps are ``Dominion-v0``'s one for one.
 """
 
 from __future__ import annotations
@@ -97,8 +106,9 @@ class DominionAECEnv(TableEnv):
         vp_shaping: float = 0.0,
         reveal_deal: bool = False,
         render_mode: str | None = None,
+        ask_hidden_choices: bool = True,
     ) -> None:
-        table = DominionTable(num_players, kingdom, turn_limit, vp_shaping, reveal_deal)
+        table = DominionTable(num_players, kingdom, turn_limit, vp_shaping, reveal_deal, ask_hidden_choices)
         super().__init__(table, render_mode)
 
     def act(self, agent: str, player: Agent) -> int:

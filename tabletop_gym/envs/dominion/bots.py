@@ -147,7 +147,8 @@ class DominionBot:
         if d == rules.ACTION:
             return self.play(view)
         if d == MOAT_REVEAL:
-            return MOAT
+            # dominion_v0 asks every attacked seat, so a seat with no Moat may be asked too.
+            return MOAT if hand[MOAT] else PASS
         if d == MILITIA_DISCARD:
             return next(c for c in _DISCARD_ORDER if hand[c])
         if d == CELLAR_DISCARD:

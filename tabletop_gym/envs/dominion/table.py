@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.core import Agent, GameOverError, Table, check_float, check_int
+from tabletop_gym.core import Agent, GameOverError, IllegalActionError, Table, check_float, check_int
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.bots import DominionBot, PlayerView
 from tabletop_gym.envs.dominion.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, observe
@@ -90,12 +90,27 @@ class DominionTable(Table):
     start, so each step's change of it is the single-agent environment's shaping reward.
     ``act(seat, agent)`` lets a rule bot (``DominionBot``) choose from the engine's view of its seat
     (``PlayerView``) and any other Agent from the seat's observation and info.
+
+    ``ask_hidden_choices``: the engine asks a "may" question only of a player whose hidden hand
+    gives it a choice (reveal Moat to a Militia only with a Moat in hand; Mine's trash only with a
+    Treasure in hand), so that a question is asked at all tells every other seat about that hand.
+    With this option the table asks it anyway where the engine skipped it, with only "pass" legal,
+    and applies nothing to the engine for the answer: every attacked player with more than three
+    cards is asked about Moat in turn order before discarding, and every player of a Mine about its
+    trash. The seat's observation and info show the question as the engine's own would, so the
+    order of seats to move and what they show are the same whatever the hands hold. Off, the table
+    asks exactly the engine's questions (the single-agent environment, whose agent never sees the
+    other seats' questions). Questions skipped for what is public (a Militia victim with three
+    cards or fewer, Cellar or Remodel with an empty hand, a gain with nothing affordable) stay
+    skipped. Still skipped though hidden: the action phase of a hand without an Action card (the
+    seat to move goes straight to its buy).
     """
 
     num_actions = R.NUM_ACTIONS
 
     def __init__(self, num_players: int = 2, kingdom: Any = None, turn_limit: int = VERSUS_TURN_LIMIT,
-                 vp_shaping: float = 0.0, reveal_deal: bool = False) -> None:
+                 vp_shaping: float = 0.0, reveal_deal: bool = False,
+                 ask_hidden_choices: bool = False) -> None:
         self.num_seats = check_int("num_players", num_players, 2, R.MAX_PLAYERS)
         self.kingdom = R.parse_kingdom(kingdom)
         # Always a limit: without one, players who never buy would make an endless game.
@@ -104,6 +119,12 @@ class DominionTable(Table):
         if not isinstance(reveal_deal, (bool, np.bool_)):
             raise ValueError(f"reveal_deal must be True or False, got {reveal_deal!r}")
         self.reveal_deal = bool(reveal_deal)
+        if not isinstance(ask_hidden_choices, (bool, np.bool_)):
+            raise ValueError(f"ask_hidden_choices must be True or False, got {ask_hidden_choices!r}")
+        self.ask_hidden_choices = bool(ask_hidden_choices)
+        # The question the engine skipped that the seat to move is asked now (only "pass" legal), or
+        # None: then the engine's own question is the one shown.
+        self.forced_question: int | None = None
         # Each table its own space: a space carries its own random generator for sample().
         self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.state: R.DominionState | None = None
@@ -113,6 +134,7 @@ class DominionTable(Table):
         seed = R.parse_seed(deal) if deal is not None else draw_deal(rng)
         self.state = R.DominionState(self.num_seats, self.kingdom, seed, None, self.turn_limit)
         self._views = [PlayerView(self.state, p) for p in range(self.num_seats)]
+        self.forced_question = None
 
     def _game(self) -> R.DominionState:
         if self.state is None:
@@ -136,13 +158,28 @@ class DominionTable(Table):
     def deal(self) -> str:
         return str(self._game().seed)
 
+    def _shown(self) -> R.DominionState:
+        """The position as the seats see it: the engine's, asking the forced question if one is due."""
+        state = self._game()
+        if self.forced_question is None:
+            return state
+        # The engine is already past the question (the victim's first discard, the next phase), but
+        # nothing the seats see has changed since it would have been asked, save the question.
+        shown = state.copy()
+        shown.decision = self.forced_question
+        return shown
+
     def observe(self, seat: int) -> np.ndarray:
-        return observe(self._game(), seat)
+        return observe(self._shown(), seat)
 
     def action_mask(self, seat: int) -> np.ndarray:
         state = self._game()
         if state.done or state.decider != seat:
             return np.zeros(R.NUM_ACTIONS, dtype=bool)
+        if self.forced_question is not None:
+            mask = np.zeros(R.NUM_ACTIONS, dtype=bool)
+            mask[R.PASS] = True
+            return mask
         return state.action_mask()
 
     def info(self, seat: int) -> dict[str, Any]:
@@ -153,7 +190,7 @@ class DominionTable(Table):
         # The seed fixes every shuffle to come, so the others' hands: hidden until the game ends.
         return {
             "action_mask": self.action_mask(seat).astype(np.int8),
-            "decision": R.DECISION_NAMES[state.decision],
+            "decision": R.DECISION_NAMES[self._shown().decision],
             "turns": state.turns[seat],
             "vp": state.vp(seat),
             "deal": self.deal if state.done or self.reveal_deal else "",
@@ -163,7 +200,33 @@ class DominionTable(Table):
         }
 
     def apply(self, action: int) -> None:
-        self._game().apply(action)
+        state = self._game()
+        if self.forced_question is not None:
+            if not (isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+                    and int(action) == R.PASS):
+                raise IllegalActionError(action, [R.PASS], f"with no {self._forced_card()} in hand, "
+                                         "the only answer is pass")
+            self.forced_question = None
+            return
+        asked, asker, card = state.decision, state.decider, action
+        state.apply(action)
+        if self.ask_hidden_choices and not state.done:
+            self.forced_question = self._skipped_question(asked, asker, card)
+
+    def _skipped_question(self, asked: int, asker: int, card: Any) -> int | None:
+        """The question the engine skipped for a hidden reason in answering ``card`` to ``asked``
+        (by ``asker``), if any."""
+        state = self._game()
+        if state.decision == R.MILITIA_DISCARD and not (
+                state.decider == asker and asked in (R.MILITIA_DISCARD, R.MOAT_REVEAL)):
+            # A victim's first discard: the engine asks about Moat first only where there is one.
+            return R.MOAT_REVEAL
+        if asked == R.ACTION and card == R.MINE and state.decision != R.MINE_TRASH:
+            return R.MINE_TRASH  # Mine found no Treasure in hand to trash
+        return None
+
+    def _forced_card(self) -> str:
+        return "Moat" if self.forced_question == R.MOAT_REVEAL else "Treasure"
 
     def vp_margin(self, seat: int) -> int:
         """The seat's VP minus the best VP among the other players."""
@@ -179,12 +242,20 @@ class DominionTable(Table):
         return [r + self.vp_shaping * self.vp_margin(p) for p, r in enumerate(results)]
 
     def render(self, seat: int | None = None) -> str:
-        return self._game().describe(viewer=seat)
+        text = self._shown().describe(viewer=seat)
+        if self.forced_question is not None:
+            # The question's usual answers, less the card the hand lacks.
+            head, sep, _ = text.rpartition("\nlegal: ")
+            if sep:
+                text = f"{head}{sep}pass"
+        return text
 
     def act(self, seat: int, agent: Agent) -> int:
         """A rule bot chooses from the engine's view of its seat (what that player may know, read
         live), as in the bots' own games; any other Agent from the seat's observation and info."""
         if isinstance(agent, DominionBot):
+            if self.forced_question is not None:
+                return R.PASS  # the only answer; the bot's view shows the engine, past the question
             return agent.choose(self._views[seat])
         return super().act(seat, agent)
 
