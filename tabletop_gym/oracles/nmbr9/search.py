@@ -409,10 +409,23 @@ def _new_stack(depths, width):
     return cand, cand_level, ncand, nxt, chosen, chosen_level
 
 
+_STOPPED = -2  # what a kernel's next-candidate helper returns when no more work may be charged
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def _out_of_work(nodes, node_limit, stop):
     """No node may be charged: the limit is spent or Ctrl-C asked to stop."""
     return nodes >= node_limit or _stop_requested(stop)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _record(score, best, best_len, d, chosen, plan_out):
+    """Keep the play on the stack (its first ``d`` tiles) when it beats the best; returns the best score
+    and its tile count after it."""
+    if score > best:
+        plan_out[:d] = chosen[:d]
+        return score, d
+    return best, best_len
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -500,14 +513,28 @@ def _known_candidates(
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _known_next(d, cand_level, ncand, nxt, child_bound, best):
-    """The next candidate of card ``d`` whose bound beats ``best`` (-1: none), skipping the others."""
+def _known_next(d, cand_level, ncand, nxt, child_bound, best, nodes, node_limit, stop):
+    """The next candidate of card ``d`` whose bound beats ``best``, charged a node; returns it (-1: none
+    left, ``_STOPPED``: out of work, though never before the first play is finished) and the nodes."""
     while nxt[d] < ncand[d]:
         i = nxt[d]
         if child_bound[d, cand_level[d, i] + 1] > best:
-            return i
+            if best >= 0 and _out_of_work(nodes, node_limit, stop):
+                return _STOPPED, nodes
+            nxt[d] += 1
+            return i, nodes + 1
         nxt[d] += 1
-    return -1
+    return -1, nodes
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _known_open_bound(d, cand_level, ncand, nxt, child_bound):
+    """The best bound of the candidates left untried at depths ``0..d``."""
+    open_bound = -1
+    for t in range(d + 1):
+        for i in range(nxt[t], ncand[t]):
+            open_bound = max(open_bound, child_bound[t, cand_level[t, i] + 1])
+    return open_bound
 
 
 @numba.njit(cache=True, nogil=True)
@@ -531,18 +558,13 @@ def _known_dfs(
     table_free = grid_cells  # table cells not under a tile
     work_level = np.empty(n, np.int64)
     work_option = np.empty(n, np.int64)
-    stacked = 0  # levels holding tiles
-    score = 0
+    stacked = score = nodes = 0  # stacked: levels holding tiles
     best = -1
-    nodes = 0
-    stopped = False
     d = 0
     fresh = True  # depth d was just entered: list its candidates
     while True:
         if d == n:  # every card dealt: a finished play
-            if score > best:
-                best = score
-                plan_out[:] = chosen
+            best, _ = _record(score, best, 0, d, chosen, plan_out)
             d -= 1
         elif fresh:
             top_level, top_count = _top_of(stacked, count)
@@ -565,13 +587,10 @@ def _known_dfs(
                 d, v, p, stacked, score, height, top, cover, saved_top, count, cells, area, bits, chosen,
                 chosen_level
             )
-        i = _known_next(d, cand_level, ncand, nxt, child_bound, best)
-        if i >= 0 and best >= 0 and _out_of_work(nodes, node_limit, stop):
-            stopped = True
-            break
+        i, nodes = _known_next(d, cand_level, ncand, nxt, child_bound, best, nodes, node_limit, stop)
+        if i == _STOPPED:
+            return best, nodes, _known_open_bound(d, cand_level, ncand, nxt, child_bound)
         if i >= 0:
-            nodes += 1
-            nxt[d] += 1
             p = cand[d, i]
             lv = cand_level[d, i]
             stacked, score = _play(
@@ -584,13 +603,7 @@ def _known_dfs(
         else:
             d -= 1
             if d < 0:
-                break
-    open_bound = -1
-    if stopped:
-        for t in range(d + 1):
-            for i in range(nxt[t], ncand[t]):
-                open_bound = max(open_bound, child_bound[t, cand_level[t, i] + 1])
-    return best, nodes, open_bound
+                return best, nodes, -1
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -646,29 +659,6 @@ def _free_candidates(
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _free_next(
-    d, k, score, best, avail, top_level, top_count, levels, most, cand, cand_level, ncand, nxt, child_bound
-):
-    """The next candidate of depth ``d`` whose bound beats ``best`` (-1: none), skipping the others;
-    bounds by value and level are computed on first need."""
-    while nxt[d] < ncand[d]:
-        i = nxt[d]
-        v = cand[d, i] // most
-        lv = cand_level[d, i]
-        b = child_bound[d, v, lv]
-        if b < 0:
-            tl, tc = _child_top(lv, top_level, top_count)
-            avail[v] -= 1
-            b = score + v * lv + _free_rest(avail, k - d - 1, tl, tc, levels)
-            avail[v] += 1
-            child_bound[d, v, lv] = b
-        if b > best:
-            return i
-        nxt[d] += 1
-    return -1
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
 def _seen_before(k1, k2, seen1, seen2, mask):
     """Is the layout of keys ``k1``, ``k2`` in the table? Stores it when not (in its first empty slot
     of eight, else over the first)."""
@@ -684,6 +674,53 @@ def _seen_before(k1, k2, seen1, seen2, mask):
     seen1[slot] = k1  # a full run of slots: the newest key replaces the first
     seen2[slot] = k2
     return False
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _free_next(
+    d, k, score, best, avail, top_level, top_count, levels, cand, cand_level, ncand, nxt, child_bound,
+    nodes, node_limit, stop, key1, key2, zob1, zob2, seen1, seen2, mask
+):
+    """The next candidate of depth ``d`` whose bound beats ``best`` and whose layout is new, charged a
+    node (so is each known layout passed); returns it (-1: none left, ``_STOPPED``: out of work), the
+    nodes and the known layouts passed. Bounds by value and level are computed on first need."""
+    most = zob1.shape[1]
+    cuts = 0
+    while nxt[d] < ncand[d]:
+        i = nxt[d]
+        v = cand[d, i] // most
+        p = cand[d, i] % most
+        lv = cand_level[d, i]
+        b = child_bound[d, v, lv]
+        if b < 0:
+            tl, tc = _child_top(lv, top_level, top_count)
+            avail[v] -= 1
+            b = score + v * lv + _free_rest(avail, k - d - 1, tl, tc, levels)
+            avail[v] += 1
+            child_bound[d, v, lv] = b
+        if b <= best:
+            nxt[d] += 1
+            continue
+        if _out_of_work(nodes, node_limit, stop):
+            return _STOPPED, nodes, cuts
+        nodes += 1
+        nxt[d] += 1
+        if not _seen_before(key1 ^ zob1[v, p], key2 ^ zob2[v, p], seen1, seen2, mask):
+            return i, nodes, cuts
+        cuts += 1  # the same layout in another order: explored already (or on the path)
+    return -1, nodes, cuts
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _free_open_bound(d, most, cand, cand_level, ncand, nxt, child_bound, node_bound):
+    """The best bound of the candidates left untried at depths ``0..d`` (a bound not computed yet is
+    covered by its depth's own)."""
+    open_bound = -1
+    for t in range(d + 1):
+        for i in range(nxt[t], ncand[t]):
+            b = child_bound[t, cand[t, i] // most, cand_level[t, i]]
+            open_bound = max(open_bound, b if b >= 0 else node_bound[t])
+    return open_bound
 
 
 @numba.njit(cache=True, nogil=True)
@@ -706,24 +743,14 @@ def _free_dfs(
     mask = (1 << table_bits) - 1
     seen1 = np.zeros(mask + 1, np.uint64)
     seen2 = np.zeros(mask + 1, np.uint64)  # 0 marks an empty slot (a key of 0 is simply never stored)
-    key1 = np.uint64(0)
-    key2 = np.uint64(0)
-    stacked = 0
-    score = 0
-    best = 0
-    best_len = 0
-    nodes = 0
-    cuts = 0
-    stopped = False
+    key1 = key2 = np.uint64(0)
+    stacked = score = best = best_len = nodes = cuts = 0
     d = 0  # tiles placed
     fresh = True
     while True:
         if fresh:  # every play is finished: fewer cards are dealt at the end
             fresh = False
-            if score > best:
-                best = score
-                best_len = d
-                plan_out[:d] = chosen[:d]
+            best, best_len = _record(score, best, best_len, d, chosen, plan_out)
             if d == k:
                 d -= 1
             else:
@@ -746,25 +773,18 @@ def _free_dfs(
             key1 ^= zob1[v, p]
             key2 ^= zob2[v, p]
         top_level, top_count = _top_of(stacked, count)
-        advanced = False
-        while True:
-            i = _free_next(
-                d, k, score, best, avail, top_level, top_count, levels, most, cand, cand_level, ncand, nxt,
-                child_bound
-            )
-            if i < 0:
-                break
-            if _out_of_work(nodes, node_limit, stop):
-                stopped = True
-                break
-            nodes += 1
-            nxt[d] += 1
+        i, nodes, passed = _free_next(
+            d, k, score, best, avail, top_level, top_count, levels, cand, cand_level, ncand, nxt, child_bound,
+            nodes, node_limit, stop, key1, key2, zob1, zob2, seen1, seen2, mask
+        )
+        cuts += passed
+        if i == _STOPPED:
+            open_bound = _free_open_bound(d, most, cand, cand_level, ncand, nxt, child_bound, node_bound)
+            return best, best_len, nodes, open_bound, cuts
+        if i >= 0:
             code = cand[d, i]
             v = code // most
             p = code % most
-            if _seen_before(key1 ^ zob1[v, p], key2 ^ zob2[v, p], seen1, seen2, mask):
-                cuts += 1
-                continue  # the same layout in another order: explored already (or on the path)
             stacked, score = _play(
                 d, code, v, p, cand_level[d, i], stacked, score, height, top, cover, tile_bits, saved_top,
                 count, cells, area, bits, chosen, chosen_level
@@ -772,26 +792,12 @@ def _free_dfs(
             avail[v] -= 1
             key1 ^= zob1[v, p]
             key2 ^= zob2[v, p]
-            advanced = True
-            break
-        if stopped:
-            break
-        if advanced:
             d += 1
             fresh = True
         else:
             d -= 1
             if d < 0:
-                break
-    open_bound = -1
-    if stopped:
-        for t in range(d + 1):
-            for i in range(nxt[t], ncand[t]):
-                b = child_bound[t, cand[t, i] // most, cand_level[t, i]]
-                if b < 0:  # not computed yet: the node's own bound covers it
-                    b = node_bound[t]
-                open_bound = max(open_bound, b)
-    return best, best_len, nodes, open_bound, cuts
+                return best, best_len, nodes, -1, cuts
 
 
 # ---------------------------------------------------------------------------------------------------
