@@ -433,8 +433,8 @@ def _play(
     d, code, v, p, lv, stacked, score, height, top, cover, tile_bits, saved_top, count, cells, area, bits,
     chosen, chosen_level
 ):
-    """Put the candidate ``code`` (tile ``v``, placement ``p``, -1: none) of depth ``d`` on ``lv``;
-    returns the levels holding tiles and the score after it."""
+    """Make candidate ``code`` of depth ``d`` the one on the board: tile ``v`` in placement ``p`` on
+    ``lv`` (``p`` -1: a discard, nothing placed); returns the levels holding tiles and the score after."""
     if p >= 0:
         stacked = _put(
             d, v, p, lv, stacked, height, top, cover, tile_bits, saved_top, count, cells, area, bits
@@ -748,7 +748,7 @@ def _free_dfs(
     d = 0  # tiles placed
     fresh = True
     while True:
-        if fresh:  # every play is finished: fewer cards are dealt at the end
+        if fresh:  # every node is a play: the cards it leaves out are dealt at the end
             fresh = False
             best, best_len = _record(score, best, best_len, d, chosen, plan_out)
             if d == k:
