@@ -190,33 +190,45 @@ def _top_of(stacked, count):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _put(t, v, p, level, stacked, height, top, cover, tile_bits, saved_top, count, cells, area, bits):
-    """Place tile ``t`` (value ``v``, placement ``p``) on ``level``; its cells' old tops go to
-    ``saved_top[t]``. Returns the levels holding tiles after it."""
-    count[level] += 1
+def _play(
+    d, code, v, p, lv, stacked, score, height, top, cover, tile_bits, saved_top, count, cells, area, bits,
+    chosen, chosen_level
+):
+    """Make candidate ``code`` the one on the board at depth ``d`` (tile ``d``): tile ``v`` in placement
+    ``p`` on level ``lv`` (``p`` -1: a discard, nothing placed), its cells' old tops kept in
+    ``saved_top[d]``. Returns the levels holding tiles and the score after it."""
+    chosen[d] = code
+    chosen_level[d] = lv
+    if p < 0:
+        return stacked, score
+    count[lv] += 1
     for i in range(area[v]):
         cell = cells[v, p, i]
-        saved_top[t, i] = top[cell]
-        top[cell] = t
+        saved_top[d, i] = top[cell]
+        top[cell] = d
         height[cell] += 1
     for w in range(bits.shape[2]):
-        cover[level + 1, w] |= bits[v, p, w]
-        tile_bits[t, w] = bits[v, p, w]
-    return max(stacked, level + 1)
+        cover[lv + 1, w] |= bits[v, p, w]
+        tile_bits[d, w] = bits[v, p, w]
+    return max(stacked, lv + 1), score + v * lv
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _lift(t, v, p, level, stacked, height, top, cover, saved_top, count, cells, area, bits):
-    """Take tile ``t`` back off the board (the reverse of ``_put``); returns the levels holding tiles
-    after it (only the top level can empty)."""
+def _take_back(
+    d, v, p, stacked, score, height, top, cover, saved_top, count, cells, area, bits, chosen, chosen_level
+):
+    """Lift tile ``d`` (tile ``v`` in placement ``p``) off the board, the reverse of ``_play``; returns
+    the levels holding tiles (only the top level can empty) and the score after it."""
+    lv = chosen_level[d]
+    chosen[d] = -1
     for i in range(area[v]):
         cell = cells[v, p, i]
-        top[cell] = saved_top[t, i]
+        top[cell] = saved_top[d, i]
         height[cell] -= 1
     for w in range(bits.shape[2]):
-        cover[level + 1, w] &= ~bits[v, p, w]
-    count[level] -= 1
-    return level if count[level] == 0 else stacked
+        cover[lv + 1, w] &= ~bits[v, p, w]
+    count[lv] -= 1
+    return (lv if count[lv] == 0 else stacked), score - v * lv
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -276,7 +288,7 @@ def _account(level, tile_area, sign, count, exposed, table_free):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _account_area(level, tile_area, sign, exposed, table_free):
-    """``_account`` without the tile counts (``_put`` and ``_lift`` keep those)."""
+    """``_account`` without the tile counts (``_play`` and ``_take_back`` keep those)."""
     if level < 0:
         return table_free
     exposed[level] += sign * tile_area
@@ -384,7 +396,10 @@ def _interruptible(kernel: Any, *args: Any) -> Any:
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _new_board(tiles, levels, words):
-    """An empty board for up to ``tiles`` tiles: height, top, cover, tile_bits, saved_top, count."""
+    """An empty board for up to ``tiles`` tiles: height, top, cover, tile_bits, saved_top, count.
+
+    Inlined on purpose: the same arrays returned by a call made the known-draft search 7-10% slower
+    (and the free one 7% in an earlier measure)."""
     ncell = words * 64
     height = np.zeros(ncell, np.int32)
     top = np.full(ncell, -1, np.int32)
@@ -423,38 +438,10 @@ def _record(score, best, best_len, d, chosen, plan_out):
     """Keep the play on the stack (its first ``d`` tiles) when it beats the best; returns the best score
     and its tile count after it."""
     if score > best:
-        plan_out[:d] = chosen[:d]
+        for t in range(d):
+            plan_out[t] = chosen[t]
         return score, d
     return best, best_len
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _play(
-    d, code, v, p, lv, stacked, score, height, top, cover, tile_bits, saved_top, count, cells, area, bits,
-    chosen, chosen_level
-):
-    """Make candidate ``code`` of depth ``d`` the one on the board: tile ``v`` in placement ``p`` on
-    ``lv`` (``p`` -1: a discard, nothing placed); returns the levels holding tiles and the score after."""
-    if p >= 0:
-        stacked = _put(
-            d, v, p, lv, stacked, height, top, cover, tile_bits, saved_top, count, cells, area, bits
-        )
-        score += v * lv
-    chosen[d] = code
-    chosen_level[d] = lv
-    return stacked, score
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _take_back(
-    d, v, p, stacked, score, height, top, cover, saved_top, count, cells, area, bits, chosen, chosen_level
-):
-    """Lift the tile depth ``d`` placed (tile ``v``, placement ``p``), the reverse of ``_play``; returns
-    the levels holding tiles and the score after it."""
-    lv = chosen_level[d]
-    stacked = _lift(d, v, p, lv, stacked, height, top, cover, saved_top, count, cells, area, bits)
-    chosen[d] = -1
-    return stacked, score - v * lv
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -527,7 +514,7 @@ def _known_next(d, cand_level, ncand, nxt, child_bound, best, nodes, node_limit,
     return -1, nodes
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def _known_open_bound(d, cand_level, ncand, nxt, child_bound):
     """The best bound of the candidates left untried at depths ``0..d``."""
     open_bound = -1
@@ -711,7 +698,7 @@ def _free_next(
     return -1, nodes, cuts
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def _free_open_bound(d, most, cand, cand_level, ncand, nxt, child_bound, node_bound):
     """The best bound of the candidates left untried at depths ``0..d`` (a bound not computed yet is
     covered by its depth's own)."""
