@@ -190,33 +190,45 @@ def _top_of(stacked, count):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _put(t, v, p, level, stacked, height, top, cover, tile_bits, saved_top, count, cells, area, bits):
-    """Place tile ``t`` (value ``v``, placement ``p``) on ``level``; its cells' old tops go to
-    ``saved_top[t]``. Returns the levels holding tiles after it."""
-    count[level] += 1
+def _play(
+    d, code, v, p, lv, stacked, score, height, top, cover, tile_bits, saved_top, count, cells, area, bits,
+    chosen, chosen_level
+):
+    """Make candidate ``code`` the one on the board at depth ``d`` (tile ``d``): tile ``v`` in placement
+    ``p`` on level ``lv`` (``p`` -1: a discard, nothing placed), its cells' old tops kept in
+    ``saved_top[d]``. Returns the levels holding tiles and the score after it."""
+    chosen[d] = code
+    chosen_level[d] = lv
+    if p < 0:
+        return stacked, score
+    count[lv] += 1
     for i in range(area[v]):
         cell = cells[v, p, i]
-        saved_top[t, i] = top[cell]
-        top[cell] = t
+        saved_top[d, i] = top[cell]
+        top[cell] = d
         height[cell] += 1
     for w in range(bits.shape[2]):
-        cover[level + 1, w] |= bits[v, p, w]
-        tile_bits[t, w] = bits[v, p, w]
-    return max(stacked, level + 1)
+        cover[lv + 1, w] |= bits[v, p, w]
+        tile_bits[d, w] = bits[v, p, w]
+    return max(stacked, lv + 1), score + v * lv
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _lift(t, v, p, level, stacked, height, top, cover, saved_top, count, cells, area, bits):
-    """Take tile ``t`` back off the board (the reverse of ``_put``); returns the levels holding tiles
-    after it (only the top level can empty)."""
+def _take_back(
+    d, v, p, stacked, score, height, top, cover, saved_top, count, cells, area, bits, chosen, chosen_level
+):
+    """Lift tile ``d`` (tile ``v`` in placement ``p``) off the board, the reverse of ``_play``; returns
+    the levels holding tiles (only the top level can empty) and the score after it."""
+    lv = chosen_level[d]
+    chosen[d] = -1
     for i in range(area[v]):
         cell = cells[v, p, i]
-        top[cell] = saved_top[t, i]
+        top[cell] = saved_top[d, i]
         height[cell] -= 1
     for w in range(bits.shape[2]):
-        cover[level + 1, w] &= ~bits[v, p, w]
-    count[level] -= 1
-    return level if count[level] == 0 else stacked
+        cover[lv + 1, w] &= ~bits[v, p, w]
+    count[lv] -= 1
+    return (lv if count[lv] == 0 else stacked), score - v * lv
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -276,7 +288,7 @@ def _account(level, tile_area, sign, count, exposed, table_free):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _account_area(level, tile_area, sign, exposed, table_free):
-    """``_account`` without the tile counts (``_put`` and ``_lift`` keep those)."""
+    """``_account`` without the tile counts (``_play`` and ``_take_back`` keep those)."""
     if level < 0:
         return table_free
     exposed[level] += sign * tile_area
@@ -372,14 +384,79 @@ def _interruptible(kernel: Any, *args: Any) -> Any:
     return run_interruptibly(lambda: kernel(*args, stop), request_stop)
 
 
+# ---------------------------------------------------------------------------------------------------
+# The skeleton both searches share: an explicit stack of depths (a depth is a tile about to be placed),
+# each with its candidates best first (``cand`` codes, ``cand_level`` levels), how many (``ncand``),
+# the next to try (``nxt``) and the one on the board (``chosen``, -1 none, on ``chosen_level``).
+# A kernel loops: entering a depth it lists the candidates; at a depth it lifts the tile it placed
+# there, then places the next candidate whose bound beats the best play (charging one node of work)
+# and goes deeper, or, none left, goes back up. Stopped early, its bound is the best of the bounds of
+# the candidates left untried on the stack.
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _new_board(tiles, levels, words):
+    """An empty board for up to ``tiles`` tiles: height, top, cover, tile_bits, saved_top, count.
+
+    Inlined on purpose: the same arrays returned by a call made the known-draft search 7-10% slower
+    (and the free one 7% in an earlier measure)."""
+    ncell = words * 64
+    height = np.zeros(ncell, np.int32)
+    top = np.full(ncell, -1, np.int32)
+    cover = np.zeros((levels + 2, words), np.uint64)
+    cover[0, :] = ~np.uint64(0)
+    tile_bits = np.zeros((tiles, words), np.uint64)
+    saved_top = np.zeros((tiles, _MAX_AREA), np.int32)
+    count = np.zeros(levels + 1, np.int32)  # tiles per level
+    return height, top, cover, tile_bits, saved_top, count
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _new_stack(depths, width):
+    """An empty stack of ``depths`` depths of up to ``width`` candidates: cand, cand_level, ncand,
+    nxt, chosen, chosen_level."""
+    cand = np.empty((depths, width), np.int32)
+    cand_level = np.empty((depths, width), np.int32)
+    ncand = np.zeros(depths, np.int32)
+    nxt = np.zeros(depths, np.int32)
+    chosen = np.full(depths, -1, np.int32)
+    chosen_level = np.zeros(depths, np.int32)
+    return cand, cand_level, ncand, nxt, chosen, chosen_level
+
+
+_STOPPED = -2  # what a kernel's next-candidate helper returns when no more work may be charged
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _out_of_work(nodes, node_limit, stop):
+    """No node may be charged: the limit is spent or Ctrl-C asked to stop."""
+    return nodes >= node_limit or _stop_requested(stop)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _record(score, best, best_len, d, chosen, plan_out):
+    """Keep the play on the stack (its first ``d`` tiles) when it beats the best; returns the best score
+    and its tile count after it."""
+    if score > best:
+        for t in range(d):
+            plan_out[t] = chosen[t]
+        return score, d
+    return best, best_len
+
+
+# ---------------------------------------------------------------------------------------------------
+# Known draft: depth d is card d; its candidates are its placements, or, when it fits nowhere, one
+# discard (code -1, level -1). Bounds come by the level the card lands on, computed on entering.
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def _known_child_bounds(
     values, d, highest, top_level, top_count, score, best, area, count, exposed, table_free, levels,
-    work_level, work_option, child_bound, discard_bound
+    work_level, work_option, child_bound
 ):
-    """Bounds on the plays below card ``d`` by the level its tile lands on (``highest`` down to 0, or
-    -1 alone when it fits nowhere and is discarded): the count caps first (cheap), then, where they
-    do not prune, the counts and areas together."""
+    """``child_bound[d, lv + 1]``: bounds on the plays below card ``d`` by the level its tile lands on
+    (``highest`` down to 0, or -1 alone when it fits nowhere and is discarded): the count caps first
+    (cheap), then, where they do not prune, the counts and areas together."""
     n = values.shape[0]
     v = values[d]
     lowest = 0 if highest >= 0 else -1
@@ -396,10 +473,55 @@ def _known_child_bounds(
             if found <= need:
                 b = best  # nothing in this subtree beats the best play
             _account(lv, area[v], -1, count, exposed, free)
-        if lv >= 0:
-            child_bound[d, lv] = b
-        else:
-            discard_bound[d] = b
+        child_bound[d, lv + 1] = b
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _known_candidates(
+    d, values, levels, height, top, cover, tile_bits, stacked, count, cells, bits, ring, nplace, canonical,
+    placements, scratch, cand, cand_level
+):
+    """List card ``d``'s candidates, highest level first (the first card in one placement per orbit);
+    returns their number and the highest level (-1: it fits nowhere, the one candidate a discard)."""
+    v = values[d]
+    highest = -1
+    for p in range(nplace[v]):
+        lv = -1
+        if d > 0 or canonical[v, p]:
+            lv = _level_of(v, p, height, top, cover, tile_bits, stacked, levels, cells, bits, ring)
+        scratch[p] = lv
+        if lv > highest:
+            highest = lv
+    if highest < 0:
+        cand[d, 0] = -1
+        cand_level[d, 0] = -1
+        return 1, highest
+    return _by_level(placements, scratch, nplace[v], highest, 0, cand, cand_level, d), highest
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _known_next(d, cand_level, ncand, nxt, child_bound, best, nodes, node_limit, stop):
+    """The next candidate of card ``d`` whose bound beats ``best``, charged a node; returns it (-1: none
+    left, ``_STOPPED``: out of work, though never before the first play is finished) and the nodes."""
+    while nxt[d] < ncand[d]:
+        i = nxt[d]
+        if child_bound[d, cand_level[d, i] + 1] > best:
+            if best >= 0 and _out_of_work(nodes, node_limit, stop):
+                return _STOPPED, nodes
+            nxt[d] += 1
+            return i, nodes + 1
+        nxt[d] += 1
+    return -1, nodes
+
+
+@numba.njit(cache=True, nogil=True)
+def _known_open_bound(d, cand_level, ncand, nxt, child_bound):
+    """The best bound of the candidates left untried at depths ``0..d``."""
+    open_bound = -1
+    for t in range(d + 1):
+        for i in range(nxt[t], ncand[t]):
+            open_bound = max(open_bound, child_bound[t, cand_level[t, i] + 1])
+    return open_bound
 
 
 @numba.njit(cache=True, nogil=True)
@@ -414,127 +536,67 @@ def _known_dfs(
     finished, whatever the node limit, so there is a plan to return."""
     n = values.shape[0]
     most = cells.shape[1]
-    words = bits.shape[2]
-    ncell = words * 64
-    # The board, allocated here: the same arrays returned by a helper made the free search 7% slower.
-    height = np.zeros(ncell, np.int32)
-    top = np.full(ncell, -1, np.int32)
-    cover = np.zeros((levels + 2, words), np.uint64)
-    cover[0, :] = ~np.uint64(0)
-    tile_bits = np.zeros((n, words), np.uint64)
-    saved_top = np.zeros((n, _MAX_AREA), np.int32)
-    count = np.zeros(levels + 1, np.int32)  # tiles per level
-    cand = np.empty((n, most), np.int32)
-    cand_level = np.empty((n, most), np.int32)
-    ncand = np.zeros(n, np.int32)
-    nxt = np.zeros(n, np.int32)
-    child_bound = np.zeros((n, levels + 1), np.int64)  # by the level the card's tile lands on
-    discard_bound = np.zeros(n, np.int64)
-    chosen = np.full(n, -1, np.int32)
-    chosen_level = np.zeros(n, np.int32)
+    height, top, cover, tile_bits, saved_top, count = _new_board(n, levels, bits.shape[2])
+    cand, cand_level, ncand, nxt, chosen, chosen_level = _new_stack(n, most)
+    child_bound = np.zeros((n, levels + 2), np.int64)  # by the level the card's tile lands on, + 1
     placements = np.arange(most).astype(np.int32)  # the candidates' codes: placement indices
     scratch = np.empty(most, np.int32)
     exposed = np.zeros(levels + 1, np.int64)  # cells of each level's tiles not covered from above
     table_free = grid_cells  # table cells not under a tile
     work_level = np.empty(n, np.int64)
     work_option = np.empty(n, np.int64)
-    stacked = 0  # levels holding tiles
-    score = 0
+    stacked = score = nodes = 0  # stacked: levels holding tiles
     best = -1
-    nodes = 0
-    stopped = False
     d = 0
-    fresh = True  # depth d was just entered: list its placements
+    fresh = True  # depth d was just entered: list its candidates
     while True:
-        if d == n:
-            if score > best:
-                best = score
-                for t in range(n):
-                    plan_out[t] = chosen[t]
+        if d == n:  # every card dealt: a finished play
+            best, _ = _record(score, best, 0, d, chosen, plan_out)
             d -= 1
-            fresh = False
         elif fresh:
-            v = values[d]
             top_level, top_count = _top_of(stacked, count)
-            highest = -1
-            for p in range(nplace[v]):
-                lv = -1
-                if d > 0 or canonical[v, p]:
-                    lv = _level_of(v, p, height, top, cover, tile_bits, stacked, levels, cells, bits, ring)
-                scratch[p] = lv
-                if lv > highest:
-                    highest = lv
+            found, highest = _known_candidates(
+                d, values, levels, height, top, cover, tile_bits, stacked, count, cells, bits, ring, nplace,
+                canonical, placements, scratch, cand, cand_level
+            )
             _known_child_bounds(
                 values, d, highest, top_level, top_count, score, best, area, count, exposed, table_free,
-                levels, work_level, work_option, child_bound, discard_bound
+                levels, work_level, work_option, child_bound
             )
-            ncand[d] = _by_level(placements, scratch, nplace[v], highest, 0, cand, cand_level, d)
+            ncand[d] = found
             nxt[d] = 0
-            fresh = False
+        fresh = False
+        v = values[d]
         p = chosen[d]
         if p >= 0:  # back at depth d: lift its tile before its next alternative
-            v = values[d]
-            lv = chosen_level[d]
-            stacked = _lift(d, v, p, lv, stacked, height, top, cover, saved_top, count, cells, area, bits)
-            table_free = _account_area(lv, area[v], -1, exposed, table_free)
-            score -= v * lv
-            chosen[d] = -1
-        advanced = False
-        if ncand[d] == 0:
-            # The card fits nowhere: the rules discard it.
-            if nxt[d] == 0:
-                nxt[d] = 1
-                if discard_bound[d] > best:
-                    if (nodes >= node_limit or _stop_requested(stop)) and best >= 0:
-                        nxt[d] = 0
-                        stopped = True
-                        break
-                    nodes += 1
-                    advanced = True
-        else:
-            while nxt[d] < ncand[d]:
-                i = nxt[d]
-                lv = cand_level[d, i]
-                if child_bound[d, lv] <= best:
-                    nxt[d] += 1
-                    continue
-                if (nodes >= node_limit or _stop_requested(stop)) and best >= 0:
-                    stopped = True
-                    break
-                nodes += 1
-                nxt[d] += 1
-                p = cand[d, i]
-                v = values[d]
-                stacked = _put(
-                    d, v, p, lv, stacked, height, top, cover, tile_bits, saved_top, count, cells, area, bits
-                )
-                table_free = _account_area(lv, area[v], 1, exposed, table_free)
-                score += v * lv
-                chosen[d] = p
-                chosen_level[d] = lv
-                advanced = True
-                break
-            if stopped:
-                break
-        if advanced:
+            table_free = _account_area(chosen_level[d], area[v], -1, exposed, table_free)
+            stacked, score = _take_back(
+                d, v, p, stacked, score, height, top, cover, saved_top, count, cells, area, bits, chosen,
+                chosen_level
+            )
+        i, nodes = _known_next(d, cand_level, ncand, nxt, child_bound, best, nodes, node_limit, stop)
+        if i == _STOPPED:
+            return best, nodes, _known_open_bound(d, cand_level, ncand, nxt, child_bound)
+        if i >= 0:
+            p = cand[d, i]
+            lv = cand_level[d, i]
+            stacked, score = _play(
+                d, p, v, p, lv, stacked, score, height, top, cover, tile_bits, saved_top, count, cells,
+                area, bits, chosen, chosen_level
+            )
+            table_free = _account_area(lv, area[v], 1, exposed, table_free)
             d += 1
             fresh = True
         else:
             d -= 1
             if d < 0:
-                break
-    open_bound = -1
-    if stopped:
-        for t in range(d + 1):
-            if ncand[t] == 0:
-                if nxt[t] == 0 and discard_bound[t] > open_bound:
-                    open_bound = discard_bound[t]
-            else:
-                for i in range(nxt[t], ncand[t]):
-                    b = child_bound[t, cand_level[t, i]]
-                    if b > open_bound:
-                        open_bound = b
-    return best, nodes, open_bound
+                return best, nodes, -1
+
+
+# ---------------------------------------------------------------------------------------------------
+# Free draft: depth d is the d-th tile placed, any value still available; a candidate's code is
+# value * P + placement. Bounds come by value and level, computed when first needed; layouts already
+# explored in another order are cut by a transposition table.
 
 
 @numba.njit(cache=True, nogil=True)
@@ -557,184 +619,172 @@ def _free_rest(avail, remaining, top_level, top_count, levels):
     return total
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _free_candidates(
+    d, avail, levels, height, top, cover, tile_bits, stacked, lowest, cells, bits, ring, nplace, canonical,
+    child_bound, scratch, scratch_level, cand, cand_level
+):
+    """List depth ``d``'s candidates, level-major (on the top level ``lowest``, touching it, or
+    starting the next), highest level first, high values first; clears their bounds."""
+    most = cells.shape[1]
+    found = 0
+    for v in range(avail.shape[0] - 1, -1, -1):  # high values first where they score
+        if avail[v] == 0:
+            continue
+        for lv in range(lowest, levels):
+            child_bound[d, v, lv] = -1
+        for p in range(nplace[v]):
+            if d == 0 and not canonical[v, p]:
+                continue
+            lv = _level_of(v, p, height, top, cover, tile_bits, stacked, levels, cells, bits, ring)
+            if lv >= lowest:
+                scratch[found] = v * most + p
+                scratch_level[found] = lv
+                found += 1
+    high = min(stacked, levels - 1)
+    return _by_level(scratch, scratch_level, found, high, lowest, cand, cand_level, d)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _seen_before(k1, k2, seen1, seen2, mask):
+    """Is the layout of keys ``k1``, ``k2`` in the table? Stores it when not (in its first empty slot
+    of eight, else over the first)."""
+    slot = np.int64(k1 & np.uint64(mask))
+    for probe in range(8):
+        s = (slot + probe) & mask
+        if seen1[s] == k1 and seen2[s] == k2:
+            return True
+        if seen2[s] == 0:
+            seen1[s] = k1
+            seen2[s] = k2
+            return False
+    seen1[slot] = k1  # a full run of slots: the newest key replaces the first
+    seen2[slot] = k2
+    return False
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _free_next(
+    d, k, score, best, avail, top_level, top_count, levels, cand, cand_level, ncand, nxt, child_bound,
+    nodes, node_limit, stop, key1, key2, zob1, zob2, seen1, seen2, mask
+):
+    """The next candidate of depth ``d`` whose bound beats ``best`` and whose layout is new, charged a
+    node (so is each known layout passed); returns it (-1: none left, ``_STOPPED``: out of work), the
+    nodes and the known layouts passed. Bounds by value and level are computed on first need."""
+    most = zob1.shape[1]
+    cuts = 0
+    while nxt[d] < ncand[d]:
+        i = nxt[d]
+        v = cand[d, i] // most
+        p = cand[d, i] % most
+        lv = cand_level[d, i]
+        b = child_bound[d, v, lv]
+        if b < 0:
+            tl, tc = _child_top(lv, top_level, top_count)
+            avail[v] -= 1
+            b = score + v * lv + _free_rest(avail, k - d - 1, tl, tc, levels)
+            avail[v] += 1
+            child_bound[d, v, lv] = b
+        if b <= best:
+            nxt[d] += 1
+            continue
+        if _out_of_work(nodes, node_limit, stop):
+            return _STOPPED, nodes, cuts
+        nodes += 1
+        nxt[d] += 1
+        if not _seen_before(key1 ^ zob1[v, p], key2 ^ zob2[v, p], seen1, seen2, mask):
+            return i, nodes, cuts
+        cuts += 1  # the same layout in another order: explored already (or on the path)
+    return -1, nodes, cuts
+
+
+@numba.njit(cache=True, nogil=True)
+def _free_open_bound(d, most, cand, cand_level, ncand, nxt, child_bound, node_bound):
+    """The best bound of the candidates left untried at depths ``0..d`` (a bound not computed yet is
+    covered by its depth's own)."""
+    open_bound = -1
+    for t in range(d + 1):
+        for i in range(nxt[t], ncand[t]):
+            b = child_bound[t, cand[t, i] // most, cand_level[t, i]]
+            open_bound = max(open_bound, b if b >= 0 else node_bound[t])
+    return open_bound
+
+
 @numba.njit(cache=True, nogil=True)
 def _free_dfs(
-    avail0,
-    k,
-    levels,
-    cells,
-    area,
-    bits,
-    ring,
-    nplace,
-    canonical,
-    zob1,
-    zob2,
-    table_bits,
-    node_limit,
-    plan_out,
-    stop,
+    avail0, k, levels, cells, area, bits, ring, nplace, canonical, zob1, zob2, table_bits, node_limit,
+    plan_out, stop
 ):
     """Branch and bound over level-major sequences of at most ``k`` placements, values drawn from
     ``avail0``. Returns (best score, tiles in the best play, nodes, open bound (-1 when finished),
     transpositions cut). ``plan_out[t]`` = value * P + placement of the best play's tile t."""
     most = cells.shape[1]
-    words = bits.shape[2]
     nv = avail0.shape[0]
     avail = avail0.copy()
-    ncell = words * 64
-    # The board, allocated here: the same arrays returned by a helper made the free search 7% slower.
-    height = np.zeros(ncell, np.int32)
-    top = np.full(ncell, -1, np.int32)
-    cover = np.zeros((levels + 2, words), np.uint64)
-    cover[0, :] = ~np.uint64(0)
-    tile_bits = np.zeros((k, words), np.uint64)
-    saved_top = np.zeros((k, _MAX_AREA), np.int32)
-    count = np.zeros(levels + 1, np.int32)  # tiles per level
-    width = nv * most
-    cand = np.empty((k, width), np.int32)
-    cand_level = np.empty((k, width), np.int32)
-    ncand = np.zeros(k, np.int32)
-    nxt = np.zeros(k, np.int32)
+    height, top, cover, tile_bits, saved_top, count = _new_board(k, levels, bits.shape[2])
+    cand, cand_level, ncand, nxt, chosen, chosen_level = _new_stack(k, nv * most)
     child_bound = np.full((k, nv, levels + 1), -1, np.int64)  # by value and level, when needed
     node_bound = np.zeros(k, np.int64)
-    chosen = np.full(k, -1, np.int32)
-    chosen_level = np.zeros(k, np.int32)
-    scratch = np.empty(width, np.int32)
-    scratch_level = np.empty(width, np.int32)
-    size = 1 << table_bits
-    mask = size - 1
-    seen1 = np.zeros(size, np.uint64)
-    seen2 = np.zeros(size, np.uint64)  # 0 marks an empty slot (a key of 0 is simply never stored)
-    key1 = np.uint64(0)
-    key2 = np.uint64(0)
-    stacked = 0
-    score = 0
-    best = 0
-    best_len = 0
-    nodes = 0
-    cuts = 0
-    stopped = False
+    scratch = np.empty(nv * most, np.int32)
+    scratch_level = np.empty(nv * most, np.int32)
+    mask = (1 << table_bits) - 1
+    seen1 = np.zeros(mask + 1, np.uint64)
+    seen2 = np.zeros(mask + 1, np.uint64)  # 0 marks an empty slot (a key of 0 is simply never stored)
+    key1 = key2 = np.uint64(0)
+    stacked = score = best = best_len = nodes = cuts = 0
     d = 0  # tiles placed
     fresh = True
     while True:
-        if fresh:
+        if fresh:  # every node is a play: the cards it leaves out are dealt at the end
             fresh = False
-            if score > best:
-                best = score
-                best_len = d
-                for t in range(d):
-                    plan_out[t] = chosen[t]
+            best, best_len = _record(score, best, best_len, d, chosen, plan_out)
             if d == k:
                 d -= 1
             else:
                 top_level, top_count = _top_of(stacked, count)
                 node_bound[d] = score + _free_rest(avail, k - d, top_level, top_count, levels)
-                # Level-major: the next tile goes on the top level (touching it) or starts the next.
-                lowest = max(top_level, 0)
-                found = 0
-                for v in range(nv - 1, -1, -1):  # high values first where they score
-                    if avail[v] == 0:
-                        continue
-                    for lv in range(lowest, levels):
-                        child_bound[d, v, lv] = -1
-                    for p in range(nplace[v]):
-                        if d == 0 and not canonical[v, p]:
-                            continue
-                        lv = _level_of(
-                            v, p, height, top, cover, tile_bits, stacked, levels, cells, bits, ring
-                        )
-                        if lv >= lowest:
-                            scratch[found] = v * most + p
-                            scratch_level[found] = lv
-                            found += 1
-                high = min(stacked, levels - 1)
-                ncand[d] = _by_level(scratch, scratch_level, found, high, lowest, cand, cand_level, d)
+                ncand[d] = _free_candidates(
+                    d, avail, levels, height, top, cover, tile_bits, stacked, max(top_level, 0), cells, bits,
+                    ring, nplace, canonical, child_bound, scratch, scratch_level, cand, cand_level
+                )
                 nxt[d] = 0
         code = chosen[d]
         if code >= 0:  # back at depth d: lift its tile before its next alternative
             v = code // most
             p = code % most
-            lv = chosen_level[d]
-            stacked = _lift(d, v, p, lv, stacked, height, top, cover, saved_top, count, cells, area, bits)
-            score -= v * lv
+            stacked, score = _take_back(
+                d, v, p, stacked, score, height, top, cover, saved_top, count, cells, area, bits, chosen,
+                chosen_level
+            )
             avail[v] += 1
             key1 ^= zob1[v, p]
             key2 ^= zob2[v, p]
-            chosen[d] = -1
-        advanced = False
         top_level, top_count = _top_of(stacked, count)
-        while nxt[d] < ncand[d]:
-            i = nxt[d]
+        i, nodes, passed = _free_next(
+            d, k, score, best, avail, top_level, top_count, levels, cand, cand_level, ncand, nxt, child_bound,
+            nodes, node_limit, stop, key1, key2, zob1, zob2, seen1, seen2, mask
+        )
+        cuts += passed
+        if i == _STOPPED:
+            open_bound = _free_open_bound(d, most, cand, cand_level, ncand, nxt, child_bound, node_bound)
+            return best, best_len, nodes, open_bound, cuts
+        if i >= 0:
             code = cand[d, i]
             v = code // most
             p = code % most
-            lv = cand_level[d, i]
-            b = child_bound[d, v, lv]
-            if b < 0:
-                tl, tc = _child_top(lv, top_level, top_count)
-                avail[v] -= 1
-                b = score + v * lv + _free_rest(avail, k - d - 1, tl, tc, levels)
-                avail[v] += 1
-                child_bound[d, v, lv] = b
-            if b <= best:
-                nxt[d] += 1
-                continue
-            if nodes >= node_limit or _stop_requested(stop):
-                stopped = True
-                break
-            nodes += 1
-            nxt[d] += 1
-            k1 = key1 ^ zob1[v, p]
-            k2 = key2 ^ zob2[v, p]
-            slot = np.int64(k1 & np.uint64(mask))
-            repeat = False
-            for probe in range(8):
-                s = (slot + probe) & mask
-                if seen1[s] == k1 and seen2[s] == k2:
-                    repeat = True
-                    break
-                if seen2[s] == 0:
-                    seen1[s] = k1
-                    seen2[s] = k2
-                    break
-                if probe == 7:  # a full run of slots: the newest key replaces the first
-                    seen1[slot] = k1
-                    seen2[slot] = k2
-            if repeat:
-                cuts += 1
-                continue  # the same layout in another order: explored already (or on the path)
-            stacked = _put(
-                d, v, p, lv, stacked, height, top, cover, tile_bits, saved_top, count, cells, area, bits
+            stacked, score = _play(
+                d, code, v, p, cand_level[d, i], stacked, score, height, top, cover, tile_bits, saved_top,
+                count, cells, area, bits, chosen, chosen_level
             )
-            score += v * lv
             avail[v] -= 1
-            key1 = k1
-            key2 = k2
-            chosen[d] = code
-            chosen_level[d] = lv
-            advanced = True
-            break
-        if stopped:
-            break
-        if advanced:
+            key1 ^= zob1[v, p]
+            key2 ^= zob2[v, p]
             d += 1
             fresh = True
         else:
             d -= 1
             if d < 0:
-                break
-    open_bound = -1
-    if stopped:
-        for t in range(d + 1):
-            for i in range(nxt[t], ncand[t]):
-                code = cand[t, i]
-                b = child_bound[t, code // most, cand_level[t, i]]
-                if b < 0:  # not computed yet: the node's own bound covers it
-                    b = node_bound[t]
-                if b > open_bound:
-                    open_bound = b
-    return best, best_len, nodes, open_bound, cuts
+                return best, best_len, nodes, -1, cuts
 
 
 # ---------------------------------------------------------------------------------------------------
