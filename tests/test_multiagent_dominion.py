@@ -283,7 +283,7 @@ def _aec_episode(settings: dict[str, Any], opponents: list[Any], seat: int, seed
         if agent == learner:
             assert np.array_equal(obs["action_mask"], info["action_mask"])
             if forced:
-                assert ask_hidden_choices and info["decision"] in ("moat_reveal", "mine_trash")
+                assert ask_hidden_choices and info["decision"] in ("moat_reveal", "mine_trash", "action")
                 assert legal_actions(obs["action_mask"]) == [R.PASS]
                 unpaid += reward
             else:

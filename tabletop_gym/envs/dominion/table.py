@@ -78,6 +78,20 @@ def _swap(p: int, hand_card: int, at: int) -> Callable[[R.DominionState], None]:
     return swap
 
 
+def _unplay_treasures(state: R.DominionState) -> None:
+    """Undo what the engine's buy phase does on entry (``DominionState._buy_phase``): the Treasures
+    played from the hand go back to it, with their coins (and the Merchants' coins on a Silver).
+    Treasures are in play only once the buy phase has played them, so these are all of them."""
+    p = state.player
+    hand, play = state.hand[p], state.in_play[p]
+    if play[R.SILVER] and state.merchants:
+        state.coins -= R.MERCHANT_COINS * state.merchants
+    for t in R.TREASURES:
+        state.coins -= R.COINS[t] * play[t]
+        hand[t] += play[t]
+        play[t] = 0
+
+
 class DominionTable(Table):
     """Dominion's versus game for 2-4 seats, behind one ``DominionState``.
 
@@ -91,19 +105,21 @@ class DominionTable(Table):
     ``act(seat, agent)`` lets a rule bot (``DominionBot``) choose from the engine's view of its seat
     (``PlayerView``) and any other Agent from the seat's observation and info.
 
-    ``ask_hidden_choices``: the engine asks a "may" question only of a player whose hidden hand
-    gives it a choice (reveal Moat to a Militia only with a Moat in hand; Mine's trash only with a
-    Treasure in hand), so that a question is asked at all tells every other seat about that hand.
-    With this option the table asks it anyway where the engine skipped it, with only "pass" legal,
-    and applies nothing to the engine for the answer: every attacked player with more than three
-    cards is asked about Moat in turn order before discarding, and every player of a Mine about its
-    trash. The seat's observation and info show the question as the engine's own would, so the
-    order of seats to move and what they show are the same whatever the hands hold. Off, the table
-    asks exactly the engine's questions (the single-agent environment, whose agent never sees the
-    other seats' questions). Questions skipped for what is public (a Militia victim with three
-    cards or fewer, Cellar or Remodel with an empty hand, a gain with nothing affordable) stay
-    skipped. Still skipped though hidden: the action phase of a hand without an Action card (the
-    seat to move goes straight to its buy).
+    ``ask_hidden_choices``: the engine asks a question only of a player whose hidden hand gives it a
+    choice (reveal Moat to a Militia only with a Moat in hand; Mine's trash only with a Treasure in
+    hand; which Action to play only with an Action card in hand), so that a question is asked at all
+    tells every other seat about that hand. With this option the table asks it anyway where the
+    engine skipped it, with only "pass" legal, and applies nothing to the engine for the answer:
+    every attacked player with more than three cards is asked about Moat in turn order before
+    discarding, every player of a Mine about its trash, and every player with Actions left about
+    its next Action (at the start of its turn, or after an Action resolves) before its buy. The
+    seat's observation and info show the question as the engine's own would (the action question
+    before the Treasures are played for the buy), so the order of seats to move and what they show
+    are the same whatever the hands hold. Off, the table asks exactly the engine's questions (the
+    single-agent environment, whose agent never sees the other seats' questions). Questions skipped
+    for what is public stay skipped: a Militia victim with three cards or fewer, Cellar or Remodel
+    with an empty hand, a gain with nothing affordable, the action question with no Action left, an
+    empty hand, or no Action card owned outside play (so no player is asked it before buying one).
     """
 
     num_actions = R.NUM_ACTIONS
@@ -122,9 +138,9 @@ class DominionTable(Table):
         if not isinstance(ask_hidden_choices, (bool, np.bool_)):
             raise ValueError(f"ask_hidden_choices must be True or False, got {ask_hidden_choices!r}")
         self.ask_hidden_choices = bool(ask_hidden_choices)
-        # The question the engine skipped that the seat to move is asked now (only "pass" legal), or
-        # None: then the engine's own question is the one shown.
-        self.forced_question: int | None = None
+        # The questions the engine skipped that the seat to move is asked (only "pass" legal), first
+        # the one asked now; none: the engine's own question is the one shown.
+        self._forced: list[int] = []
         # Each table its own space: a space carries its own random generator for sample().
         self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.state: R.DominionState | None = None
@@ -134,7 +150,14 @@ class DominionTable(Table):
         seed = R.parse_seed(deal) if deal is not None else draw_deal(rng)
         self.state = R.DominionState(self.num_seats, self.kingdom, seed, None, self.turn_limit)
         self._views = [PlayerView(self.state, p) for p in range(self.num_seats)]
-        self.forced_question = None
+        # The first player's turn may start without an action question (not with the starting deck).
+        self._forced = [R.ACTION] if self.ask_hidden_choices and self._action_skipped() else []
+
+    @property
+    def forced_question(self) -> int | None:
+        """The question the engine skipped that the seat to move is asked now (only "pass" legal),
+        or None: then the engine's own question is the one shown."""
+        return self._forced[0] if self._forced else None
 
     def _game(self) -> R.DominionState:
         if self.state is None:
@@ -164,8 +187,11 @@ class DominionTable(Table):
         if self.forced_question is None:
             return state
         # The engine is already past the question (the victim's first discard, the next phase), but
-        # nothing the seats see has changed since it would have been asked, save the question.
+        # nothing the seats see has changed since it would have been asked, save the question and, at
+        # the buy, the Treasures the engine played for it.
         shown = state.copy()
+        if shown.decision == R.BUY:
+            _unplay_treasures(shown)
         shown.decision = self.forced_question
         return shown
 
@@ -206,27 +232,46 @@ class DominionTable(Table):
                     and int(action) == R.PASS):
                 raise IllegalActionError(action, [R.PASS], f"with no {self._forced_card()} in hand, "
                                          "the only answer is pass")
-            self.forced_question = None
+            self._forced.pop(0)
             return
-        asked, asker, card = state.decision, state.decider, action
+        asked, asker, card, player = state.decision, state.decider, action, state.player
         state.apply(action)
         if self.ask_hidden_choices and not state.done:
-            self.forced_question = self._skipped_question(asked, asker, card)
+            self._forced = self._skipped_questions(asked, asker, card, player)
 
-    def _skipped_question(self, asked: int, asker: int, card: Any) -> int | None:
-        """The question the engine skipped for a hidden reason in answering ``card`` to ``asked``
-        (by ``asker``), if any."""
+    def _skipped_questions(self, asked: int, asker: int, card: Any, player: int) -> list[int]:
+        """The questions the engine skipped for a hidden reason in answering ``card`` to ``asked``
+        (by ``asker``, in ``player``'s turn), in the order it would have asked them."""
         state = self._game()
         if state.decision == R.MILITIA_DISCARD and not (
                 state.decider == asker and asked in (R.MILITIA_DISCARD, R.MOAT_REVEAL)):
             # A victim's first discard: the engine asks about Moat first only where there is one.
-            return R.MOAT_REVEAL
+            return [R.MOAT_REVEAL]
+        skipped = []
         if asked == R.ACTION and card == R.MINE and state.decision != R.MINE_TRASH:
-            return R.MINE_TRASH  # Mine found no Treasure in hand to trash
-        return None
+            skipped.append(R.MINE_TRASH)  # Mine found no Treasure in hand to trash
+        # A buy goes on after a buy with Buys left, and passing the action question is the player's
+        # own answer; any other way into the buy phase skipped the action question.
+        buying_on = asked == R.BUY and state.player == player
+        if not buying_on and not (asked == R.ACTION and card == R.PASS) and self._action_skipped():
+            skipped.append(R.ACTION)
+        return skipped
+
+    def _action_skipped(self) -> bool:
+        """Whether the engine has just gone into the buy phase past an action question it skipped
+        for want of an Action card in hand only, which is hidden: with Actions left, cards in hand,
+        and an Action card owned outside play (all public)."""
+        state = self._game()
+        if state.decision != R.BUY or state.actions <= 0:
+            return False
+        p = state.player
+        owned, in_play = state.owned[p], state.in_play[p]
+        if state.hand_size(p) + sum(in_play[t] for t in R.TREASURES) == 0:
+            return False
+        return any(owned[c] > in_play[c] for c in R.ACTION_CARDS)
 
     def _forced_card(self) -> str:
-        return "Moat" if self.forced_question == R.MOAT_REVEAL else "Treasure"
+        return {R.MOAT_REVEAL: "Moat", R.MINE_TRASH: "Treasure"}.get(self.forced_question, "Action card")
 
     def vp_margin(self, seat: int) -> int:
         """The seat's VP minus the best VP among the other players."""
