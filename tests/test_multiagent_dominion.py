@@ -20,6 +20,7 @@ from tabletop_gym.core import GameOverError, IllegalActionError, InvalidDealErro
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.bots import DominionBot, game_seed, make_bot
 from tabletop_gym.envs.dominion.env import PLAYER_SIZE, PLAYERS, DominionEnv, deal_of_seed
+from tabletop_gym.envs.dominion.observation import DECISION, HAND
 from tabletop_gym.envs.dominion.table import _swap
 from tabletop_gym.multiagent import dominion_v0
 from tabletop_gym.testing import check_hidden_information
@@ -658,3 +659,131 @@ def test_a_forced_pass_changes_nothing_in_the_game() -> None:
             else:
                 aec.step(_legal(aec.observe(agent)["action_mask"], rng))
     assert forced > 0
+
+
+
+def _play_on(aec: Any) -> int:
+    """Village and Mine are played, any other Action card is not; otherwise as ``_choose``."""
+    legal = legal_actions(aec.observe(aec.agent_selection)["action_mask"])
+    for card in (R.VILLAGE, R.MINE, R.PASS):
+        if card in legal:
+            return card
+    return legal[0]
+
+
+def _seen_until(aec: Any, observers: list[int], stop: Any) -> list[tuple]:
+    """The agent to move and its decision, and what each of ``observers`` sees, at every step until
+    ``stop(aec)``; every seat answers as ``_play_on`` does."""
+    seen = []
+    while not aec.table.done and not stop(aec):
+        seen.append((aec.agent_selection, aec.infos[aec.agent_selection]["decision"]))
+        for seat in observers:
+            agent = f"player_{seat}"
+            seen.append((aec.observe(agent), aec.infos[agent]))
+        aec.step(_play_on(aec))
+    return seen
+
+
+def _movers(aec: Any, stop: Any) -> list[tuple[str, str]]:
+    return [step for step in _seen_until(aec, [], stop) if isinstance(step[0], str)]
+
+
+ACTION_CASES = {
+    # where: (seat, its hand, the Action card at the bottom of its draw pile, the hand card the twin
+    # swaps for it, the questions of the seat's turn before its buy)
+    "turn start": (1, {}, R.VILLAGE, R.COPPER, ["action"]),
+    "after village": (0, {R.VILLAGE: 1}, R.SMITHY, R.COPPER, ["action", "action"]),
+    "mine after village": (0, {R.VILLAGE: 1, R.MINE: 1, R.ESTATE: 3}, R.MARKET, R.ESTATE,
+                           ["action", "action", "mine_trash", "action"]),
+}
+
+
+def _action_position(where: str, ask_hidden_choices: bool = True) -> Any:
+    """Player 0 to move, the seat of ``ACTION_CASES[where]`` holding no Action card, and owning one at
+    the bottom of its draw pile (so the action question is hidden). A Village draws an Estate, so
+    that nothing but the swap differs."""
+    seat, hand, in_draw, _, _ = ACTION_CASES[where]
+    aec = _position(3, {seat: hand}, {seat: in_draw}, ask_hidden_choices)
+    state = aec.table.state
+    top = state.draw[seat][-1]
+    state.owned[seat][top] -= 1
+    state.owned[seat][R.ESTATE] += 1
+    state.draw[seat][-1] = R.ESTATE
+    return aec
+
+
+@pytest.mark.parametrize("where", list(ACTION_CASES))
+def test_whether_a_player_holds_an_action_card_shows_to_no_other_seat(where: str) -> None:
+    # The seat's hand holds an Action card in one game (the engine asks which to play; the player
+    # passes) and not in its hidden twin (the engine goes straight to the buy; the table asks anyway).
+    # Until its buy, where the Treasures played are public, the other seats see the same; and the
+    # agents to move are the same to the end of its turn. "turn start" is player 1's turn, once
+    # player 0 (the starting deck, nothing to play) has passed its buy.
+    seat, _, in_draw, hand_card, questions = ACTION_CASES[where]
+    without = _action_position(where)
+    holding = _swapped(without, seat, hand_card, in_draw)
+    assert holding.table.state.hand[seat][in_draw]
+    assert not any(without.table.state.hand[seat][c] for c in (R.SMITHY, R.MARKET))
+    agent = f"player_{seat}"
+    others = [s for s in range(3) if s != seat]
+    turns = without.table.state.turns[seat]
+
+    def at_buy(aec: Any) -> bool:
+        return aec.table.state.player == seat and aec.infos[agent]["decision"] == "buy"
+
+    def turn_over(aec: Any) -> bool:
+        return aec.table.state.turns[seat] > turns
+
+    seen = [_seen_until(copy.deepcopy(env), others, at_buy) for env in (holding, without)]
+    assert _same_views(*seen)
+    movers = [_movers(copy.deepcopy(env), turn_over) for env in (holding, without)]
+    assert movers[0] == movers[1]
+    assert [d for a, d in movers[0] if a == agent] == [*questions, "buy"]
+    # The forced action question: only pass legal, and the player's own view is the engine's at an
+    # action question (its Treasures still in hand).
+    forced = copy.deepcopy(without)
+    _seen_until(forced, [], lambda aec: aec.table.forced_question == R.ACTION)
+    assert legal_actions(forced.observe(agent)["action_mask"]) == [R.PASS]
+    text = forced.table.render(seat)
+    assert text.endswith("legal: pass") and "decision: action" in text
+    hand = forced.observe(agent)["observation"][HAND]
+    assert hand[R.COPPER] + hand[R.ESTATE] == sum(hand) > 0
+    # Asked only where the engine asks, the hand without an Action card has fewer steps.
+    bare = _action_position(where, ask_hidden_choices=False)
+    bare_movers = [_movers(copy.deepcopy(env), turn_over)
+                   for env in (_swapped(bare, seat, hand_card, in_draw), bare)]
+    assert len(bare_movers[1]) < len(bare_movers[0])
+
+
+def test_the_forced_action_question_is_the_engines_own_before_the_treasures() -> None:
+    # Random 3-player games with the first-game kingdom: at every action question the engine skipped,
+    # the position shown is one at which the engine itself would ask it (pass alone legal, no
+    # Treasure played yet), and passing there gives the engine's own position, Treasures played. It
+    # is asked at the start of turns and after Actions resolve, never with no Action left or none
+    # owned outside play.
+    aec = dominion_v0.raw_env(num_players=3, turn_limit=15)
+    starts = after_actions = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        aec.reset(seed=seed)
+        while not aec.table.done:
+            table, agent = aec.table, aec.agent_selection
+            state = table.state
+            if table.forced_question == R.ACTION:
+                shown = table._shown()
+                assert shown.legal_actions() == [R.PASS] and shown.actions > 0
+                assert not any(shown.in_play[shown.player][t] for t in R.TREASURES)
+                owned, in_play = state.owned[state.player], state.in_play[state.player]
+                assert any(owned[c] > in_play[c] for c in R.ACTION_CARDS)
+                assert aec.observe(agent)["observation"][DECISION.start + R.ACTION] == 1
+                shown.apply(R.PASS)
+                engine = {k: v for k, v in vars(state).items() if k != "history"}
+                assert _same({k: v for k, v in vars(shown).items() if k != "history"}, engine)
+                played = any(state.in_play[state.player][c] for c in R.ACTION_CARDS)
+                after_actions += played
+                starts += not played
+            if table.forced_question is not None:
+                aec.step(R.PASS)
+            else:
+                aec.step(_legal(aec.observe(agent)["action_mask"], rng))
+    assert starts > 0 and after_actions > 0, (starts, after_actions)
