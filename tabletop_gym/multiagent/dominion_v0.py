@@ -13,10 +13,14 @@ and ``vp_shaping`` (default 0), ``reveal_deal`` (default False) and ``render_mod
 move (``agent_selection``) is whoever the engine asks, which is not always the player whose turn it
 is: an opponent's Militia asks each other player with more than three cards (in turn order)
 whether to reveal Moat, then to discard down to three unless it did. Every player so attacked is
-asked about Moat, with only pass legal when it holds none, and every player of a Mine is asked what
-to trash, with only pass legal when it holds no Treasure: so the order of agents and what each seat
-sees say nothing of those hands (the engine alone asks only the hands that have the card; the
-forced pass changes nothing in the game). ``ask_hidden_choices=False`` asks only the engine's
+asked about Moat, with only pass legal when it holds none; every player of a Mine is asked what
+to trash, with only pass legal when it holds no Treasure; and a player with Actions left is asked
+which Action to play (at the start of its turn and after each Action resolves) with only pass legal
+when it holds no Action card, its Treasures still in hand as at any action question: so the order
+of agents and what each seat sees say nothing of those hands (the engine alone asks only the hands
+that have the card; the forced pass changes nothing in the game). The action question stays
+unasked where what is public rules an Action out: no Action left, an empty hand, or no Action card
+owned outside play (the first turns). ``ask_hidden_choices=False`` asks only the engine's
 questions, as ``Dominion-v0`` does. Every seat has a decision in every game (at least the buy of its
 first turn).
 
@@ -28,9 +32,7 @@ draw pile as a multiset and discard pile; then the player blocks with the seat f
 in turn order), so one policy plays any seat, and ``action_mask`` (``np.int8``, 18) marks the legal
 answers (none when the seat is not to move). Read a seat's observation at its own turn (``last()``),
 as PettingZoo's loop does: while another player answers a Militia, the pending question is on every
-seat's observation, as it is said aloud at the table. One hidden thing still shows in the order of
-agents: a player with no Action card in hand (and Actions left) goes straight to its buy, without
-an action step.
+seat's observation, as it is said aloud at the table.
 
 ## Rewards
 +1 to a sole winner, 0 to each of those sharing a win (most VP, then fewest turns, then shared),
@@ -78,8 +80,9 @@ A bot that draws at random is seeded by its ``reset(seed)``; ``Dominion-v0`` see
 opponent (0-based, in seat order) with ``game_seed(int(deal), i + 1)``.
 
 No parallel environment: one player decides at a time. With ``ask_hidden_choices`` (the default)
-a seat takes the forced pass steps ``Dominion-v0`` does not show its agent; without it, the learner's
-steps are ``Dominion-v0``'s one for one.
+a seat takes the forced pass steps ``Dominion-v0`` does not show its agent (random play: about 11%
+more steps a game for 2 players, 14% for 3, 16% for 4, nearly all of them action questions); without
+it, the learner's steps are ``Dominion-v0``'s one for one.
 """
 
 from __future__ import annotations
