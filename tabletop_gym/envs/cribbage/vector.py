@@ -25,7 +25,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from tabletop_gym.core import IllegalActionError, call_kernel, check_int, compile_kernel
+from tabletop_gym.core import IllegalActionError, call_kernel, check_int, compile_kernel, sigint_deferred
 from tabletop_gym.envs.cribbage.env import OBS_SIZE, CribbageEnv
 from tabletop_gym.envs.cribbage.rules import (
     COPIES,
@@ -354,6 +354,16 @@ class CribbageVectorEnv(VectorEnv):
                 self._texts[i, DEALS_AHEAD] = str(deal)
         self._deal_text[:] = self._texts[np.arange(n), slots]
         call_kernel(_start_all, slots, *self._kernel_state())
+        if not self._started:
+            compile_kernel(
+                _step,
+                slots,
+                *self._kernel_state(),
+                self._rewards,
+                self._terminated,
+                self._restarted,
+                self._fault,
+            )
         self._refill()
         self._started = True
         return self._out(self._obs), self._infos()
@@ -362,15 +372,10 @@ class CribbageVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         actions = self._actions(actions)
-        bad = call_kernel(
-            _step,
-            actions,
-            *self._kernel_state(),
-            self._rewards,
-            self._terminated,
-            self._restarted,
-            self._fault,
-        )
+        with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
+            bad = _step(
+                actions, *self._kernel_state(), self._rewards, self._terminated, self._restarted, self._fault
+            )
         if bad >= 0:
             self._raise_illegal(bad, actions[bad])
         restarted = np.flatnonzero(self._restarted)
