@@ -466,14 +466,17 @@ class CribbageVectorEnv(VectorEnv):
         environment draws its deals one reset after the other (``rules.random_deal``)."""
         deck = np.repeat(np.arange(1, len(RANK_CHARS) + 1, dtype=np.int8), COPIES)
         block = np.tile(deck, (DEALS_AHEAD, 1))
-        cards = NUM_PILES * self.pile_size
+        size = self.pile_size
+        cards = NUM_PILES * size
+        # The deal strings, built for the whole block at once: rank letters, a '/' after each pile.
         chars = np.frombuffer(RANK_CHARS.encode(), dtype=np.uint8)
+        letters = np.full((DEALS_AHEAD, NUM_PILES, size + 1), ord("/"), dtype=np.uint8)
         for i in which:
             shuffled = self._rngs[i].permuted(block, axis=1)[:, :cards]
             self._deals[i, :DEALS_AHEAD] = shuffled
-            letters = chars[shuffled.astype(np.int64) - 1].reshape(DEALS_AHEAD, NUM_PILES, self.pile_size)
-            for k in range(DEALS_AHEAD):
-                self._texts[i, k] = "/".join(row.tobytes().decode() for row in letters[k])
+            letters[:, :, :size] = chars[shuffled.reshape(DEALS_AHEAD, NUM_PILES, size) - 1]
+            text = letters.reshape(DEALS_AHEAD, -1)[:, :-1].copy().view(f"S{NUM_PILES * (size + 1) - 1}")
+            self._texts[i, :DEALS_AHEAD] = text[:, 0].astype(str)
         self._next_deal[which] = 0
 
     def _refill(self) -> None:
