@@ -200,6 +200,36 @@ def test_a_pickled_environment_goes_on_as_the_original() -> None:
         _assert_same(twin.step(actions), envs.step(actions), f"at step {t} after unpickling")
 
 
+def test_bench_vector_reports_the_vector_rate_beside_the_single_environment_and_cartpole(tmp_path) -> None:
+    from tabletop_gym.training.cli import main
+
+    args = [
+        "bench",
+        "cribbage",
+        "--vector",
+        "--num-envs",
+        "64",
+        "--vector-steps",
+        "1000",
+        "--env-steps",
+        "100",
+    ]
+    assert main(args + ["--out", str(tmp_path)]) == 0
+    report = json.loads((tmp_path / "cribbage-vector.json").read_text())
+    assert (
+        report["vector_num_envs"] == 64
+        and report["vector_steps_per_run"] == 960
+        and report["vector_runs"] == 3
+    )
+    for key in (
+        "vector_steps_per_second_median",
+        "vector_steps_per_cpu_second_median",
+        "single_env_steps_per_second_median",
+        "cartpole_plain_loop_steps_per_second_median",
+    ):
+        assert report[key] > 0, key
+
+
 if __name__ == "__main__":
     import time
 
