@@ -148,6 +148,24 @@ def test_autoreset_starts_the_next_deal_on_the_step_after_the_last_card() -> Non
     )
 
 
+def test_vector_action_masks_wraps_it_as_it_wraps_gymnasiums_own() -> None:
+    from tabletop_gym.wrappers import VectorActionMasks
+
+    native = VectorActionMasks(CribbageVectorEnv(num_envs=3, pile_size=1))
+    sync = VectorActionMasks(gym.make_vec(ENV_ID, num_envs=3, vectorization_mode="sync", pile_size=1))
+    native.reset(seed=4)
+    sync.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(12):  # two games and more, autoresets included
+        masks = native.action_masks()
+        assert np.array_equal(masks, sync.action_masks()) and masks.any(axis=1).all()
+        actions = _random_legal(masks, rng)
+        native.step(actions)
+        sync.step(actions)
+    with pytest.raises(AttributeError, match="only 'action_masks"):
+        native.env.call("render")
+
+
 def test_bad_input_is_refused_naming_the_sub_environment() -> None:
     with pytest.raises(ValueError, match="num_envs"):
         CribbageVectorEnv(num_envs=0)

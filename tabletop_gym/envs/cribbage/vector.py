@@ -397,6 +397,14 @@ class CribbageVectorEnv(VectorEnv):
         masks[self._over] = True
         return masks
 
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
+        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
+        per sub-environment (all False for a finished game, as its single environment says)."""
+        if name != "action_masks" or args or kwargs:
+            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
+        return tuple(self._mask.astype(np.bool_))
+
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
