@@ -53,7 +53,7 @@ def _value(rank):
     return rank if rank < 10 else 10
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _score(card, recent, before, total):
     """Points of ``card`` played on a stack whose ``before`` cards end with ``recent`` (most recent
     first), the stack total being ``total`` with the card. As ``rules.score_card``: runs are at most 7
@@ -90,7 +90,7 @@ def _score(card, recent, before, total):
     return points + run
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _observe(i, piles, heights, pile_size, recent, stack_len, total, played, obs, mask):
     """The observation's stack part, the points of every pile and the mask of sub-environment i."""
     obs[i, TOTAL] = total[i]
@@ -306,7 +306,7 @@ class CribbageVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         n = self.num_envs
-        self._piles = np.zeros((n, NUM_PILES, PILE_SIZE), dtype=np.int8)
+        self._piles = np.zeros((n, NUM_PILES, PILE_SIZE), dtype=np.int64)
         self._heights = np.zeros((n, NUM_PILES), dtype=np.int64)
         self._recent = np.zeros((n, RECENT), dtype=np.int64)
         self._stack_len = np.zeros(n, dtype=np.int64)
