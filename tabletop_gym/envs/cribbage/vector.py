@@ -260,6 +260,17 @@ def _step(
     return -1
 
 
+@numba.njit(cache=True, nogil=True)
+def _choices(mask, over):
+    """``action_masks()``: the legal piles as bools, every pile where a finished game waits for its
+    autoreset (one pass here: numpy's cast and boolean assignment cost as much as a step's kernel)."""
+    out = np.empty(mask.shape, dtype=np.bool_)
+    for i in range(mask.shape[0]):
+        for p in range(mask.shape[1]):
+            out[i, p] = over[i] or mask[i, p] != 0
+    return out
+
+
 class CribbageVectorEnv(VectorEnv):
     """``num_envs`` games of solitaire Cribbage stepped together in one compiled call.
 
@@ -355,6 +366,7 @@ class CribbageVectorEnv(VectorEnv):
         self._deal_text[:] = self._texts[np.arange(n), slots]
         call_kernel(_start_all, slots, *self._kernel_state())
         if not self._started:
+            compile_kernel(_choices, self._mask, self._over)
             compile_kernel(
                 _step,
                 slots,
@@ -393,9 +405,10 @@ class CribbageVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """``(num_envs, 4)`` bool: the legal piles of every sub-environment; every pile for one whose game
         has ended (the next step starts its next deal and ignores the action)."""
-        masks = self._mask.astype(np.bool_)
-        masks[self._over] = True
-        return masks
+        if not self._started:
+            raise RuntimeError("call reset() before action_masks()")
+        with sigint_deferred():
+            return _choices(self._mask, self._over)
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
@@ -512,12 +525,3 @@ class CribbageVectorEnv(VectorEnv):
             OVER_31: "the stack total would exceed 31",
         }[int(self._fault[0])]
         raise IllegalActionError(int(action), legal, f"in sub-environment {i}: {why}")
-
-
-def warm_up() -> None:
-    """Compile (or load from numba's cache) the kernels, so a first step is not a long one."""
-    env = CribbageVectorEnv(num_envs=1)
-    compile_kernel(_start_all, env._next_deal, *env._kernel_state())
-    compile_kernel(
-        _step, env._next_deal, *env._kernel_state(), env._rewards, env._terminated, env._restarted, env._fault
-    )
