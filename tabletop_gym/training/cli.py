@@ -519,8 +519,10 @@ def _add_self_play_arguments(parser: argparse.ArgumentParser, spec: GameSpec) ->
     group.add_argument("--sampling", choices=SAMPLINGS, default=None,
                        help="each opponent seat, every episode: the newest snapshot, any pool entry "
                        "alike, or a mix (the newest with probability --latest-share) (default mix)")
-    group.add_argument("--latest-share", type=float_arg(0, 1), default=None,
-                       help="with --sampling mix, the probability of the newest snapshot, 0-1 (default 0.5)")
+    # Above 0: a mix that never draws the newest snapshot is --sampling uniform.
+    group.add_argument("--latest-share", type=float_arg(0, 1, low_open=True), default=None,
+                       help="with --sampling mix, the probability of the newest snapshot, above 0 "
+                       "and at most 1 (default 0.5; 0 would be --sampling uniform)")
     group.add_argument("--pool-bots", type=_pool_bots(spec), default=None,
                        help="comma-separated bots kept in the pool beside the snapshots: "
                        + ", ".join(spec.agents))
