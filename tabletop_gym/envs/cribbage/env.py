@@ -143,9 +143,17 @@ class CribbageEnv(TabletopEnv):
         return self._obs.copy(), float(points), state.done, False, self._info()
 
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         return render_text(self._require_state())
+
+    def picture(self) -> Any:
+        """The position as a picture (``tabletop_gym.render.Picture``): every card is face up."""
+        from tabletop_gym.envs.cribbage.draw import draw
+
+        return draw(self._require_state())
 
     def action_masks(self) -> np.ndarray:
         return self._require_state().action_mask()

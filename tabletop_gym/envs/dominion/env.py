@@ -145,7 +145,16 @@ class _DominionBase(TabletopEnv):
             twins.append(twin)
         return [(twin, twin.observation(), twin._info()) for twin in twins]
 
+    def picture(self) -> Any:
+        """The position as a picture (``tabletop_gym.render.Picture``), drawn from the observation."""
+        from tabletop_gym.envs.dominion.draw import draw
+
+        self._require_state()
+        return draw(self.observation(), self.kingdom, self.num_players)
+
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         # What the agent may see: the other players' hands as their sizes.
@@ -261,6 +270,8 @@ class DominionEnv(_DominionBase):
         return self.table.observe(self.seat)
 
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         self._require_state()

@@ -190,10 +190,17 @@ class ModernArtEnv(TabletopEnv):
         return table.observe(seat), float(state.money[seat] - before), state.done, False, self._info()
 
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         self._require_state()
         return self.table.render(self.seat)
+
+    def picture(self) -> Any:
+        """The position as a picture (``tabletop_gym.render.Picture``), drawn from the observation."""
+        self._require_state()
+        return self.table.picture(self.seat)
 
     def action_masks(self) -> np.ndarray:
         state = self._require_state()

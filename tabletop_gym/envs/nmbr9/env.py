@@ -141,9 +141,17 @@ class Nmbr9Env(TabletopEnv):
         return self._observation(), float(points), state.done, False, self._info()
 
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         return self._require_state().render()
+
+    def picture(self) -> Any:
+        """The position as a picture (``tabletop_gym.render.Picture``): the board and the card turned."""
+        from tabletop_gym.envs.nmbr9.draw import draw
+
+        return draw(self._require_state())
 
     def action_masks(self) -> np.ndarray:
         return self._require_state().action_mask().copy()

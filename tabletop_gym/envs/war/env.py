@@ -246,6 +246,8 @@ class WarEnv(TabletopEnv):
         return self._observation(), reward, terminated, truncated, self._info()
 
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         self._require_game()
@@ -254,6 +256,11 @@ class WarEnv(TabletopEnv):
     def has_position(self) -> bool:
         """True while a pot waits to be ordered (``action_space.sample()`` then draws its ranks)."""
         return self.game is not None and self.game.awaiting
+
+    def picture(self) -> Any:
+        """The position as a picture (``tabletop_gym.render.Picture``), drawn from the observation."""
+        self._require_game()
+        return self.table.picture(0)
 
     def action_masks(self) -> np.ndarray:
         return self._require_game().action_mask()
