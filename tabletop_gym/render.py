@@ -120,7 +120,7 @@ def _pillow() -> tuple[Any, Any, Any]:
     frames do not depend on the fonts a machine has)."""
     try:
         from PIL import Image, ImageDraw, ImageFont
-    except ImportError as error:  # pragma: no cover - the extra is installed wherever tests run
+    except ImportError as error:
         raise ImportError(
             "render_mode='rgb_array' needs Pillow: pip install 'tabletop-gym[render]'"
         ) from error
