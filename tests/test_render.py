@@ -205,3 +205,25 @@ def test_without_pillow_the_frame_names_the_extra_and_the_svg_still_works() -> N
     )
     assert done.returncode == 0, done.stderr
     assert "pip install 'tabletop-gym[render]'" in done.stdout
+
+
+def test_the_docs_pictures_are_the_ones_the_docs_script_draws(tmp_path: Path, monkeypatch) -> None:
+    """docs/pictures.md shows one picture per game and the script that made them: the script runs,
+    and draws each picture at the size of the one in the docs (pixels may differ by font hinting
+    across platforms; sizes follow the layout alone)."""
+    import re
+
+    from PIL import Image
+
+    page = (ROOT / "docs" / "pictures.md").read_text(encoding="utf-8")
+    script = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    assert len(script) == 1
+    shown = re.findall(r"!\[[^\]]*\]\((pictures/[a-z0-9]+\.png)\)", page)
+    (tmp_path / "docs" / "pictures").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(script[0], "docs/pictures.md", "exec"), {})
+    made = sorted(f"pictures/{p.name}" for p in (tmp_path / "docs" / "pictures").iterdir())
+    assert made == sorted(shown) and len(made) == len(ALL_IDS)
+    for name in made:
+        with Image.open(tmp_path / "docs" / name) as new, Image.open(ROOT / "docs" / name) as committed:
+            assert new.size == committed.size and new.mode == committed.mode == "RGB", name
