@@ -92,6 +92,20 @@ def test_every_position_renders_as_a_frame_and_an_svg(env_id: str, kwargs: dict[
 
 
 @pytest.mark.parametrize(("env_id", "kwargs"), SETTINGS, ids=IDS)
+def test_every_frame_of_an_environment_has_one_size(env_id: str, kwargs: dict[str, Any]) -> None:
+    """A video's frames must agree in size (RecordVideo's encoder refuses others), so the layout
+    depends on the settings alone, never on how many cards a hand or a pile holds."""
+    env = gym.make(env_id, render_mode="rgb_array", **kwargs)
+    sizes = set()
+    for seed in (0, 1):
+        for _ in _positions(env, seed=seed):
+            root = ET.fromstring(env.unwrapped.svg())
+            sizes.add((int(root.get("height")), int(root.get("width"))))
+    assert len(sizes) == 1, sizes
+    assert env.render().shape == (*sizes.pop(), 3)
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), SETTINGS, ids=IDS)
 def test_the_same_position_gives_the_same_picture(env_id: str, kwargs: dict[str, Any]) -> None:
     first = gym.make(env_id, render_mode="rgb_array", **kwargs)
     second = gym.make(env_id, render_mode="rgb_array", **kwargs)

@@ -9,12 +9,15 @@ from tabletop_gym.envs.cribbage.rules import NUM_PILES, RANK_CHARS, CribbageStat
 from tabletop_gym.render import FELT, MUTED, PAPER, Picture
 
 _CARD_W, _CARD_H, _STEP = 30, 42, 34
+_LONGEST_STACK = 13
 
 
 def draw(state: CribbageState) -> Picture:
     """The position: each pile as a row of its cards left to play (the top card first, ringed in
     gold when it fits the stack, with the points it would score), then the stack and its total."""
-    longest = max(max((len(state.remaining(p)) for p in range(NUM_PILES)), default=0), len(state.stack), 8)
+    # One size for the whole game (a video's frames must agree): the longest pile as dealt, or the
+    # longest stack there can be (13 cards: four each of A, 2 and 3, then a 4, make 28).
+    longest = max(max(len(state.remaining(p)) + state.heights[p] for p in range(NUM_PILES)), _LONGEST_STACK)
     width = 110 + longest * _STEP + 50  # room for the points of a playable top card
     pic = Picture(width, 70 + (NUM_PILES + 1) * 56 + 20, background=FELT)
     pic.text(16, 28, f"score {state.score}", size=20, fill=PAPER)

@@ -28,6 +28,7 @@ from tabletop_gym.render import INK, MUTED, Picture
 
 _W, _H = 96, 44
 _PER_ROW = 6
+_ROWS = 2  # rows of cards for the hand, and for the play area
 
 
 def _colour(card: int) -> str:
@@ -82,15 +83,21 @@ def draw(observation: np.ndarray, kingdom: Sequence[int], num_players: int) -> P
 
 
 def _cards(pic: Picture, y: float, label: str, counts: np.ndarray) -> float:
-    """A row of the cards of ``counts`` (one box per card name, with its count) under ``label``."""
+    """The cards of ``counts`` (one box per card name, with its count) under ``label``, in ``_ROWS``
+    rows whatever they hold: every frame of a game has one size (a video's frames must agree)."""
     pic.text(16, y + 16, label, size=14, fill=MUTED)
     y += 22
     held = [c for c in range(R.NUM_CARDS) if counts[c] > 0]
     if not held:
         pic.text(16, y + 26, "(none)", size=12, fill=MUTED)
-    for i, card in enumerate(held):
+    shown = held if len(held) <= _ROWS * _PER_ROW else held[: _ROWS * _PER_ROW - 1]
+    for i, card in enumerate(shown):
         x, top = 16 + (i % _PER_ROW) * (_W + 8), y + (i // _PER_ROW) * (_H + 6)
         pic.rect(x, top, _W, _H, fill=_colour(card), stroke=INK, radius=4)
         pic.text(x + _W / 2, top + 20, R.CARD_NAMES[card], size=13, align="middle")
         pic.text(x + _W / 2, top + 37, f"x{int(counts[card])}", size=12, align="middle")
-    return y + max(1, -(-len(held) // _PER_ROW)) * (_H + 6)
+    if len(shown) < len(held):
+        more = sum(int(counts[c]) for c in held[len(shown):])
+        x, top = 16 + (_PER_ROW - 1) * (_W + 8), y + (_ROWS - 1) * (_H + 6)
+        pic.text(x + _W / 2, top + 28, f"+{more} more", size=13, align="middle")
+    return y + _ROWS * (_H + 6)

@@ -48,7 +48,6 @@ def draw(observation: np.ndarray, rounds: int) -> Picture:
     shown = obs[SHOWN].reshape(MAX_PLAYERS, NUM_ARTISTS)
     seat_w = 70
     width = 16 + _NAME_W + 60 + 60 + n * seat_w + 20
-    hand_kinds = [k for k in range(NUM_ARTISTS * NUM_SYMBOLS) if obs[HAND][k] > 0]
     pic = Picture(max(width, 520), 0)
     phase = PHASES[int(obs[DECISION])]
     pic.text(16, 28, f"round {int(obs[ROUND]) + 1}/{rounds}   {phase}", size=18)
@@ -85,15 +84,18 @@ def draw(observation: np.ndarray, rounds: int) -> Picture:
     y += 44
     pic.text(16, y + 14, "your hand", size=13, fill=MUTED)
     y += 22
-    per_row = (pic.width - 32) // 62
-    for i, kind in enumerate(k for k in hand_kinds for _ in range(int(obs[HAND][k]))):
-        artist, symbol = divmod(kind, NUM_SYMBOLS)
-        x, top = 16 + (i % per_row) * 62, y + (i // per_row) * 50
-        pic.rect(x, top, 58, 44, fill=ARTIST_COLOURS[artist], stroke=INK, radius=4)
-        pic.text(x + 29, top + 18, ARTISTS[artist].split()[0], size=11, fill=PAPER, align="middle")
-        pic.text(x + 29, top + 36, SYMBOLS[symbol], size=10, fill=PAPER, align="middle")
-    count = int(obs[HAND].sum())
-    if count == 0:
-        pic.text(16, y + 16, "(empty)", size=12, fill=MUTED)
-    pic.height = int(y + max(1, -(-count // per_row)) * 50 + 10)
+    # One column per artist, a line per kind of card held: a fixed layout, so every frame of a game
+    # has one size (a video's frames must agree).
+    column = (pic.width - 32) // NUM_ARTISTS
+    hand = obs[HAND]
+    for a in range(NUM_ARTISTS):
+        x = 16 + a * column
+        held = int(hand[a * NUM_SYMBOLS : (a + 1) * NUM_SYMBOLS].sum())
+        pic.rect(x, y, column - 6, 22, fill=ARTIST_COLOURS[a] if held else "#f0f0f0", stroke=INK, radius=4)
+        pic.text(x + (column - 6) / 2, y + 16, f"{ARTISTS[a].split()[0]} {held}", size=12,
+                 fill=PAPER if held else MUTED, align="middle")
+        lines = [(SYMBOLS[k], int(hand[a * NUM_SYMBOLS + k])) for k in range(NUM_SYMBOLS)]
+        for j, (symbol, count) in enumerate((s, c) for s, c in lines if c):
+            pic.text(x + 4, y + 40 + j * 17, f"{count} x {symbol}", size=12)
+    pic.height = int(y + 24 + NUM_SYMBOLS * 17 + 10)
     return pic
