@@ -230,7 +230,8 @@ def test_the_docs_pictures_are_the_ones_the_docs_script_draws(tmp_path: Path, mo
     from PIL import Image
 
     page = (ROOT / "docs" / "pictures.md").read_text(encoding="utf-8")
-    script = [block for block in re.findall(r"```python\n(.*?)```", page, flags=re.S) if "docs/pictures/" in block]
+    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    script = [block for block in blocks if "docs/pictures/" in block]
     assert len(script) == 1
     shown = re.findall(r"!\[[^\]]*\]\((pictures/[a-z0-9]+\.png)\)", page)
     (tmp_path / "docs" / "pictures").mkdir(parents=True)
