@@ -81,7 +81,8 @@ class CribbageEnv(TabletopEnv):
 
     ## Arguments
 
-    - `render_mode`: None or "ansi".
+    - `render_mode`: None, "ansi" (text) or "rgb_array" (frames; `svg()` draws the same picture as SVG:
+      docs/pictures.md).
     - `pile_size`: cards per pile (default 13); smaller deals draw `4 * pile_size` cards from a
       shuffled deck, for experiments on small instances.
     - `reveal_deal`: accepted as by every environment of the package (True or False, default

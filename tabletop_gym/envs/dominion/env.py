@@ -206,7 +206,8 @@ class DominionEnv(_DominionBase):
     - `seat`: the agent's seat, 0 = first player .. number of opponents (default 0).
     - `vp_shaping`: weight of the VP-difference shaping reward, >= 0 (default 0).
     - `turn_limit`: turns per player before truncation, at least 1 (default 100).
-    - `render_mode`: None or "ansi".
+    - `render_mode`: None, "ansi" (text) or "rgb_array" (frames; `svg()` draws the same picture as SVG:
+      docs/pictures.md).
     - `reveal_deal`: True puts `deal` in every info, reset included: for an oracle's plan played as
       an agent, never for an agent being evaluated (default False).
     """
@@ -338,7 +339,8 @@ class DominionSolitaireEnv(_DominionBase):
     - `turn_limit`: turns before truncation, at least 1 (default 60).
     - `province_reward`: reward per Province bought, added to the -1 per turn, >= 0 (default 0).
     - `money_reward`: weight of the money-density shaping, >= 0 (default 0).
-    - `render_mode`: None or "ansi".
+    - `render_mode`: None, "ansi" (text) or "rgb_array" (frames; `svg()` draws the same picture as SVG:
+      docs/pictures.md).
     - `reveal_deal`: True puts `deal` in every info, reset included: for an oracle's plan played as
       an agent, never for an agent being evaluated (default False).
     """

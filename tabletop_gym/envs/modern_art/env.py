@@ -117,7 +117,8 @@ class ModernArtEnv(TabletopEnv):
       first N entries of `rules.DEFAULT_DEALS[players]`, e.g. `(13,)`). Not with `deals`.
     - `opponents`: one Agent per other seat in seat order (default: greedy bots); anything with
       `reset(seed)` and `act(observation, info)` works, a trained policy included (self-play).
-    - `render_mode`: None or "ansi".
+    - `render_mode`: None, "ansi" (text) or "rgb_array" (frames; `svg()` draws the same picture as SVG:
+      docs/pictures.md).
     - `reveal_deal`: True puts `deal` in every info, reset included: for an oracle's plan played as
       an agent, never for an agent being evaluated (default False).
     - any other keyword: a rule parameter of `tabletop_gym.envs.modern_art.rules.ModernArtRules`

@@ -71,8 +71,9 @@ class Nmbr9Env(TabletopEnv):
 
     ## Arguments
 
-    - `render_mode`: None or "ansi" (`render()` returns the board with row and column numbers: the
-      value of each cell's top tile and the height of each stack, with a legend).
+    - `render_mode`: None, "ansi" (`render()` returns the board with row and column numbers: the
+      value of each cell's top tile and the height of each stack, with a legend) or "rgb_array"
+      (frames; `svg()` draws the same picture as SVG: docs/pictures.md).
     - `max_value`, `copies`, `cards`: the variant m-c-k (default 9-2-20, the standard game):
       m from 0 to 9, c from 1 to 10, k from 1 to (m+1)*c.
     - `grid`: cells per side of the square grid, 4 to 64 (default 20).

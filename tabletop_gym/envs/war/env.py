@@ -116,7 +116,8 @@ class WarEnv(TabletopEnv):
 
     ## Arguments
 
-    - `render_mode`: None or "ansi".
+    - `render_mode`: None, "ansi" (text) or "rgb_array" (frames; `svg()` draws the same picture as SVG:
+      docs/pictures.md).
     - `ranks`, `suits`, `face_down`, `pickup`, `max_tricks`: the rules (`WarRules`).
     - `observation`: "full" or "hidden".
     - `horizon`: None, or a number of tricks (at least 1) after which the episode stops (scored by
