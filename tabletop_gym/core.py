@@ -689,7 +689,9 @@ class TabletopEnv(gym.Env):
         if isinstance(space, LegalActionSpace) and space._env is None:
             space._env = weakref.ref(self)
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    PICTURE_METADATA: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    """The ``metadata`` of an environment that draws pictures (``picture()``): the package's own do."""
     state: Any = None
     reveal_deal: bool = False
     PRESENTATION_OPTIONS: ClassVar[frozenset[str]] = frozenset({"render_mode"})
@@ -738,7 +740,9 @@ class TabletopEnv(gym.Env):
 
     def _check_render_mode(self, render_mode: str | None) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
+            modes = [repr(mode) for mode in self.metadata["render_modes"]]
+            named = ", ".join(["None", *modes[:-1]]) + f" or {modes[-1]}"
+            raise ValueError(f"render_mode must be {named}, got {render_mode!r}")
 
     def picture(self) -> Any:
         """The position as a ``tabletop_gym.render.Picture``, showing only what the player is
@@ -754,7 +758,7 @@ class TabletopEnv(gym.Env):
         # A notebook shows the position; before the first reset there is none to show.
         try:
             return self.svg()
-        except GameOverError:
+        except (GameOverError, NotImplementedError):
             return None
 
     def _render_frame(self) -> Any:

@@ -89,6 +89,8 @@ class CribbageEnv(TabletopEnv):
       False); here it changes nothing, the deal being public.
     """
 
+    metadata = TabletopEnv.PICTURE_METADATA  # drawn by draw.py: render_mode="rgb_array", svg()
+
     # All four piles are face up: the deal is in the observation.
     deal_is_public = True
 

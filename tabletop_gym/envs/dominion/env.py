@@ -73,6 +73,8 @@ def _is_agent(player: Any) -> bool:
 
 
 class _DominionBase(TabletopEnv):
+    metadata = TabletopEnv.PICTURE_METADATA  # drawn by draw.py: render_mode="rgb_array", svg()
+
     def __init__(self, num_players: int, kingdom: Any, render_mode: str | None, turn_limit: int | None,
                  target: int | None, reveal_deal: bool) -> None:
         self._check_render_mode(render_mode)

@@ -130,6 +130,8 @@ class ModernArtEnv(TabletopEnv):
     negative `reset(seed=...)`.
     """
 
+    metadata = TabletopEnv.PICTURE_METADATA  # drawn by draw.py: render_mode="rgb_array", svg()
+
     def __init__(
         self,
         players: int = ModernArtRules.players,

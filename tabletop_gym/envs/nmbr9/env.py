@@ -86,6 +86,8 @@ class Nmbr9Env(TabletopEnv):
     ValueError that names the parameter.
     """
 
+    metadata = TabletopEnv.PICTURE_METADATA  # drawn by draw.py: render_mode="rgb_array", svg()
+
     def __init__(
         self,
         render_mode: str | None = None,

@@ -138,6 +138,8 @@ class WarEnv(TabletopEnv):
     argument (`InvalidDealError` for the rules).
     """
 
+    metadata = TabletopEnv.PICTURE_METADATA  # drawn by draw.py: render_mode="rgb_array", svg()
+
     # The hidden observation shows less of the same deals and scores: a suite serves both.
     PRESENTATION_OPTIONS = TabletopEnv.PRESENTATION_OPTIONS | {"observation"}
 
