@@ -264,3 +264,33 @@ def test_record_video_writes_a_playable_file(env_id: str, tmp_path: Path) -> Non
     assert len(frames) == min(6 + 1, positions)
     # ffmpeg pads a frame to a multiple of 16 pixels (macro blocks); never smaller than drawn
     assert all(f.shape[0] >= size[0] and f.shape[1] >= size[1] and f.shape[2] == 3 for f in frames)
+
+
+TABLES = [
+    ("tabletop/War-v0", {"ranks": 6, "suits": 2, "face_down": 1, "observation": "hidden"}),
+    ("tabletop/Dominion-v0", {"opponents": ["big-money", "big-money"], "turn_limit": 4}),
+    ("tabletop/ModernArt-v0", {"players": 3, "deals": (3, 2), "round_limit": 2}),
+]
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), TABLES, ids=[t[0].split("/")[1] for t in TABLES])
+def test_a_table_draws_each_seat_what_that_seat_sees(env_id: str, kwargs: dict[str, Any]) -> None:
+    """The multi-player tables draw any seat's view (``table.picture(seat)``: what the PettingZoo
+    environments' seats see); the single-agent environment's picture is its seat's, and what a seat
+    may not know (the table's hidden twins for that seat) leaves that seat's picture alone."""
+    env = gym.make(env_id, **kwargs).unwrapped
+    table = env.table
+    draws = np.random.default_rng(5)
+    twins = 0
+    for _ in _positions(env, seed=4, limit=25):
+        assert table.picture(env.seat if hasattr(env, "seat") else 0).svg() == env.svg()
+        for seat in range(table.num_seats):
+            picture = table.picture(seat).svg()
+            _check_svg(picture)
+            if table.done:
+                continue
+            war = env_id == "tabletop/War-v0"  # War's twins hide from both seats alike
+            for twin in table.hidden_twins(draws) if war else table.hidden_twins(seat, draws):
+                twins += 1
+                assert twin.picture(seat).svg() == picture
+    assert twins > 0
