@@ -248,7 +248,11 @@ def test_the_docs_pictures_are_the_ones_the_docs_script_draws(tmp_path: Path, mo
 def test_record_video_writes_a_playable_file(env_id: str, tmp_path: Path) -> None:
     """Gymnasium's RecordVideo (the [video] extra's moviepy) records any environment; the file reads
     back frame by frame at the environment's frame size."""
-    import imageio
+    try:
+        import imageio
+        import moviepy  # noqa: F401  (RecordVideo's encoder)
+    except ImportError as missing:  # a failure, not a skip: make install installs the extra
+        pytest.fail(f"the [video] extra is not installed ({missing}): run make install")
     from gymnasium.wrappers import RecordVideo
 
     kwargs = {"turn_limit": 3} if "Dominion" in env_id else {}
