@@ -690,6 +690,8 @@ class TabletopEnv(gym.Env):
             space._env = weakref.ref(self)
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    PICTURE_METADATA: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    """The ``metadata`` of an environment that draws pictures (``picture()``): the package's own do."""
     state: Any = None
     reveal_deal: bool = False
     PRESENTATION_OPTIONS: ClassVar[frozenset[str]] = frozenset({"render_mode"})
@@ -738,7 +740,30 @@ class TabletopEnv(gym.Env):
 
     def _check_render_mode(self, render_mode: str | None) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+            modes = [repr(mode) for mode in self.metadata["render_modes"]]
+            named = ", ".join(["None", *modes[:-1]]) + f" or {modes[-1]}"
+            raise ValueError(f"render_mode must be {named}, got {render_mode!r}")
+
+    def picture(self) -> Any:
+        """The position as a ``tabletop_gym.render.Picture``, showing only what the player is
+        shown (the observation, never the deal): each game draws it in its own ``draw.py``."""
+        raise NotImplementedError(f"{type(self).__name__} has no picture")
+
+    def svg(self) -> str:
+        """The position as an SVG document (any ``render_mode``; no extra needed). Raises
+        ``GameOverError`` before the first ``reset``."""
+        return self.picture().svg()
+
+    def _repr_svg_(self) -> str | None:
+        # A notebook shows the position; before the first reset there is none to show.
+        try:
+            return self.svg()
+        except (GameOverError, NotImplementedError):
+            return None
+
+    def _render_frame(self) -> Any:
+        """``render()``'s answer under ``render_mode="rgb_array"``: an ``(H, W, 3)`` uint8 frame."""
+        return self.picture().rgb_array()
 
     def has_position(self) -> bool:
         """True while a game is in progress (``action_space.sample()`` then draws legal actions)."""

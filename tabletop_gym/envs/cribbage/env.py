@@ -81,12 +81,15 @@ class CribbageEnv(TabletopEnv):
 
     ## Arguments
 
-    - `render_mode`: None or "ansi".
+    - `render_mode`: None, "ansi" (text) or "rgb_array" (frames; `svg()` draws the same picture as SVG:
+      docs/pictures.md).
     - `pile_size`: cards per pile (default 13); smaller deals draw `4 * pile_size` cards from a
       shuffled deck, for experiments on small instances.
     - `reveal_deal`: accepted as by every environment of the package (True or False, default
       False); here it changes nothing, the deal being public.
     """
+
+    metadata = TabletopEnv.PICTURE_METADATA  # drawn by draw.py: render_mode="rgb_array", svg()
 
     # All four piles are face up: the deal is in the observation.
     deal_is_public = True
@@ -143,9 +146,17 @@ class CribbageEnv(TabletopEnv):
         return self._obs.copy(), float(points), state.done, False, self._info()
 
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         return render_text(self._require_state())
+
+    def picture(self) -> Any:
+        """The position as a picture (``tabletop_gym.render.Picture``): every card is face up."""
+        from tabletop_gym.envs.cribbage.draw import draw
+
+        return draw(self._require_state())
 
     def action_masks(self) -> np.ndarray:
         return self._require_state().action_mask()

@@ -73,6 +73,8 @@ def _is_agent(player: Any) -> bool:
 
 
 class _DominionBase(TabletopEnv):
+    metadata = TabletopEnv.PICTURE_METADATA  # drawn by draw.py: render_mode="rgb_array", svg()
+
     def __init__(self, num_players: int, kingdom: Any, render_mode: str | None, turn_limit: int | None,
                  target: int | None, reveal_deal: bool) -> None:
         self._check_render_mode(render_mode)
@@ -145,7 +147,16 @@ class _DominionBase(TabletopEnv):
             twins.append(twin)
         return [(twin, twin.observation(), twin._info()) for twin in twins]
 
+    def picture(self) -> Any:
+        """The position as a picture (``tabletop_gym.render.Picture``), drawn from the observation."""
+        from tabletop_gym.envs.dominion.draw import draw
+
+        self._require_state()
+        return draw(self.observation(), self.kingdom, self.num_players)
+
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         # What the agent may see: the other players' hands as their sizes.
@@ -197,7 +208,8 @@ class DominionEnv(_DominionBase):
     - `seat`: the agent's seat, 0 = first player .. number of opponents (default 0).
     - `vp_shaping`: weight of the VP-difference shaping reward, >= 0 (default 0).
     - `turn_limit`: turns per player before truncation, at least 1 (default 100).
-    - `render_mode`: None or "ansi".
+    - `render_mode`: None, "ansi" (text) or "rgb_array" (frames; `svg()` draws the same picture as SVG:
+      docs/pictures.md).
     - `reveal_deal`: True puts `deal` in every info, reset included: for an oracle's plan played as
       an agent, never for an agent being evaluated (default False).
     """
@@ -261,6 +273,8 @@ class DominionEnv(_DominionBase):
         return self.table.observe(self.seat)
 
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         self._require_state()
@@ -327,7 +341,8 @@ class DominionSolitaireEnv(_DominionBase):
     - `turn_limit`: turns before truncation, at least 1 (default 60).
     - `province_reward`: reward per Province bought, added to the -1 per turn, >= 0 (default 0).
     - `money_reward`: weight of the money-density shaping, >= 0 (default 0).
-    - `render_mode`: None or "ansi".
+    - `render_mode`: None, "ansi" (text) or "rgb_array" (frames; `svg()` draws the same picture as SVG:
+      docs/pictures.md).
     - `reveal_deal`: True puts `deal` in every info, reset included: for an oracle's plan played as
       an agent, never for an agent being evaluated (default False).
     """

@@ -295,6 +295,12 @@ class DominionTable(Table):
                 text = f"{head}{sep}pass"
         return text
 
+    def picture(self, seat: int) -> Any:
+        """What ``seat`` sees as a picture (``tabletop_gym.render.Picture``), from its observation."""
+        from tabletop_gym.envs.dominion.draw import draw
+
+        return draw(self.observe(seat), self.kingdom, self.num_seats)
+
     def act(self, seat: int, agent: Agent) -> int:
         """A rule bot chooses from the engine's view of its seat (what that player may know, read
         live), as in the bots' own games; any other Agent from the seat's observation and info."""

@@ -117,7 +117,8 @@ class ModernArtEnv(TabletopEnv):
       first N entries of `rules.DEFAULT_DEALS[players]`, e.g. `(13,)`). Not with `deals`.
     - `opponents`: one Agent per other seat in seat order (default: greedy bots); anything with
       `reset(seed)` and `act(observation, info)` works, a trained policy included (self-play).
-    - `render_mode`: None or "ansi".
+    - `render_mode`: None, "ansi" (text) or "rgb_array" (frames; `svg()` draws the same picture as SVG:
+      docs/pictures.md).
     - `reveal_deal`: True puts `deal` in every info, reset included: for an oracle's plan played as
       an agent, never for an agent being evaluated (default False).
     - any other keyword: a rule parameter of `tabletop_gym.envs.modern_art.rules.ModernArtRules`
@@ -128,6 +129,8 @@ class ModernArtEnv(TabletopEnv):
     deck or game that would never end) is a ValueError naming the parameter and its range, as is a
     negative `reset(seed=...)`.
     """
+
+    metadata = TabletopEnv.PICTURE_METADATA  # drawn by draw.py: render_mode="rgb_array", svg()
 
     def __init__(
         self,
@@ -190,10 +193,17 @@ class ModernArtEnv(TabletopEnv):
         return table.observe(seat), float(state.money[seat] - before), state.done, False, self._info()
 
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         self._require_state()
         return self.table.render(self.seat)
+
+    def picture(self) -> Any:
+        """The position as a picture (``tabletop_gym.render.Picture``), drawn from the observation."""
+        self._require_state()
+        return self.table.picture(self.seat)
 
     def action_masks(self) -> np.ndarray:
         state = self._require_state()

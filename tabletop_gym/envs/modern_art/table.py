@@ -208,6 +208,12 @@ class ModernArtTable(Table):
     def render(self, seat: int | None = None) -> str:
         return render_text(self.state, seat)
 
+    def picture(self, seat: int) -> Any:
+        """What ``seat`` sees as a picture (``tabletop_gym.render.Picture``), from its observation."""
+        from tabletop_gym.envs.modern_art.draw import draw
+
+        return draw(observe(self.state, seat), self.rules.rounds)
+
     def act(self, seat: int, agent: Any) -> int:
         # An agent in another seat is given its observation and only its action mask, as the
         # single-agent environment has always given its opponents (cheaper than a whole info, on the

@@ -71,8 +71,9 @@ class Nmbr9Env(TabletopEnv):
 
     ## Arguments
 
-    - `render_mode`: None or "ansi" (`render()` returns the board with row and column numbers: the
-      value of each cell's top tile and the height of each stack, with a legend).
+    - `render_mode`: None, "ansi" (`render()` returns the board with row and column numbers: the
+      value of each cell's top tile and the height of each stack, with a legend) or "rgb_array"
+      (frames; `svg()` draws the same picture as SVG: docs/pictures.md).
     - `max_value`, `copies`, `cards`: the variant m-c-k (default 9-2-20, the standard game):
       m from 0 to 9, c from 1 to 10, k from 1 to (m+1)*c.
     - `grid`: cells per side of the square grid, 4 to 64 (default 20).
@@ -84,6 +85,8 @@ class Nmbr9Env(TabletopEnv):
     Python and numpy integers are accepted; anything else, or a value out of range, raises a
     ValueError that names the parameter.
     """
+
+    metadata = TabletopEnv.PICTURE_METADATA  # drawn by draw.py: render_mode="rgb_array", svg()
 
     def __init__(
         self,
@@ -141,9 +144,17 @@ class Nmbr9Env(TabletopEnv):
         return self._observation(), float(points), state.done, False, self._info()
 
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         return self._require_state().render()
+
+    def picture(self) -> Any:
+        """The position as a picture (``tabletop_gym.render.Picture``): the board and the card turned."""
+        from tabletop_gym.envs.nmbr9.draw import draw
+
+        return draw(self._require_state())
 
     def action_masks(self) -> np.ndarray:
         return self._require_state().action_mask().copy()

@@ -116,7 +116,8 @@ class WarEnv(TabletopEnv):
 
     ## Arguments
 
-    - `render_mode`: None or "ansi".
+    - `render_mode`: None, "ansi" (text) or "rgb_array" (frames; `svg()` draws the same picture as SVG:
+      docs/pictures.md).
     - `ranks`, `suits`, `face_down`, `pickup`, `max_tricks`: the rules (`WarRules`).
     - `observation`: "full" or "hidden".
     - `horizon`: None, or a number of tricks (at least 1) after which the episode stops (scored by
@@ -136,6 +137,8 @@ class WarEnv(TabletopEnv):
     Numbers may be Python or numpy integers; out of range values raise ValueError naming the
     argument (`InvalidDealError` for the rules).
     """
+
+    metadata = TabletopEnv.PICTURE_METADATA  # drawn by draw.py: render_mode="rgb_array", svg()
 
     # The hidden observation shows less of the same deals and scores: a suite serves both.
     PRESENTATION_OPTIONS = TabletopEnv.PRESENTATION_OPTIONS | {"observation"}
@@ -246,6 +249,8 @@ class WarEnv(TabletopEnv):
         return self._observation(), reward, terminated, truncated, self._info()
 
     def render(self) -> str | None:
+        if self.render_mode == "rgb_array":
+            return self._render_frame()
         if self.render_mode != "ansi":
             return None
         self._require_game()
@@ -254,6 +259,11 @@ class WarEnv(TabletopEnv):
     def has_position(self) -> bool:
         """True while a pot waits to be ordered (``action_space.sample()`` then draws its ranks)."""
         return self.game is not None and self.game.awaiting
+
+    def picture(self) -> Any:
+        """The position as a picture (``tabletop_gym.render.Picture``), drawn from the observation."""
+        self._require_game()
+        return self.table.picture(0)
 
     def action_masks(self) -> np.ndarray:
         return self._require_game().action_mask()

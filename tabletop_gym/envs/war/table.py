@@ -268,6 +268,14 @@ class WarTable(Table):
     def render(self, seat: int | None = None) -> str:
         return render_text(self._game(), self.horizon, seat)
 
+    def picture(self, seat: int) -> Any:
+        """What ``seat`` sees as a picture (``tabletop_gym.render.Picture``), from its observation."""
+        from tabletop_gym.envs.war.draw import draw
+
+        info = self.info(seat)
+        return draw(self.observe(seat), info, hidden=self.observation_mode == "hidden",
+                    ranks=self.rules.ranks, num_cards=self.num_cards, seat=seat)
+
     def act(self, seat: int, agent: Agent) -> int:
         """The rank ``agent`` puts under ``seat``'s pile next, from that seat's observation and info;
         IllegalActionError if it is not in the seat's pot."""
