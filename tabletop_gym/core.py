@@ -761,9 +761,18 @@ class TabletopEnv(gym.Env):
         except (GameOverError, NotImplementedError):
             return None
 
-    def _render_frame(self) -> Any:
-        """``render()``'s answer under ``render_mode="rgb_array"``: an ``(H, W, 3)`` uint8 frame."""
-        return self.picture().rgb_array()
+    def render(self) -> Any:
+        """Under ``render_mode="ansi"`` the position as text, under ``"rgb_array"`` an ``(H, W, 3)``
+        uint8 frame of ``picture()``; None without a render mode."""
+        if self.render_mode == "rgb_array":
+            return self.picture().rgb_array()
+        if self.render_mode == "ansi":
+            return self._render_text()
+        return None
+
+    def _render_text(self) -> str:
+        """The position as text, showing only what the player is shown: each game writes its own."""
+        raise NotImplementedError(f"{type(self).__name__} has no text rendering")
 
     def has_position(self) -> bool:
         """True while a game is in progress (``action_space.sample()`` then draws legal actions)."""

@@ -145,11 +145,7 @@ class CribbageEnv(TabletopEnv):
         self._refresh()
         return self._obs.copy(), float(points), state.done, False, self._info()
 
-    def render(self) -> str | None:
-        if self.render_mode == "rgb_array":
-            return self._render_frame()
-        if self.render_mode != "ansi":
-            return None
+    def _render_text(self) -> str:
         return render_text(self._require_state())
 
     def picture(self) -> Any:

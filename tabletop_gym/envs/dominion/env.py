@@ -154,11 +154,7 @@ class _DominionBase(TabletopEnv):
         self._require_state()
         return draw(self.observation(), self.kingdom, self.num_players)
 
-    def render(self) -> str | None:
-        if self.render_mode == "rgb_array":
-            return self._render_frame()
-        if self.render_mode != "ansi":
-            return None
+    def _render_text(self) -> str:
         # What the agent may see: the other players' hands as their sizes.
         return self._require_state().describe(viewer=self.seat)
 
@@ -272,11 +268,7 @@ class DominionEnv(_DominionBase):
         self._require_state()
         return self.table.observe(self.seat)
 
-    def render(self) -> str | None:
-        if self.render_mode == "rgb_array":
-            return self._render_frame()
-        if self.render_mode != "ansi":
-            return None
+    def _render_text(self) -> str:
         self._require_state()
         # What the agent may see: the other players' hands as their sizes.
         return self.table.render(self.seat)

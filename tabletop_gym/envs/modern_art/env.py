@@ -192,11 +192,7 @@ class ModernArtEnv(TabletopEnv):
         # points come only at a round's scoring, so the change of score is the points scored meanwhile
         return table.observe(seat), float(state.money[seat] - before), state.done, False, self._info()
 
-    def render(self) -> str | None:
-        if self.render_mode == "rgb_array":
-            return self._render_frame()
-        if self.render_mode != "ansi":
-            return None
+    def _render_text(self) -> str:
         self._require_state()
         return self.table.render(self.seat)
 

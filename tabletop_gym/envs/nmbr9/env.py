@@ -143,11 +143,7 @@ class Nmbr9Env(TabletopEnv):
         points = state.apply(self._action_index(action))  # raises IllegalActionError for an illegal placement
         return self._observation(), float(points), state.done, False, self._info()
 
-    def render(self) -> str | None:
-        if self.render_mode == "rgb_array":
-            return self._render_frame()
-        if self.render_mode != "ansi":
-            return None
+    def _render_text(self) -> str:
         return self._require_state().render()
 
     def picture(self) -> Any:

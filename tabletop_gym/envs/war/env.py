@@ -248,11 +248,7 @@ class WarEnv(TabletopEnv):
             reward = table.returns()[0]
         return self._observation(), reward, terminated, truncated, self._info()
 
-    def render(self) -> str | None:
-        if self.render_mode == "rgb_array":
-            return self._render_frame()
-        if self.render_mode != "ansi":
-            return None
+    def _render_text(self) -> str:
         self._require_game()
         return self.table.render(0)
 
