@@ -44,6 +44,7 @@ HELP = {
     "stats": "statistics of games under fixed rules",
     "suite": "certified evaluation suites: list, check or build them",
     "baselines": "train and evaluate every agent on every game's suite: the baselines table",
+    "dataset": "write a suite's proven oracle plans as a Minari dataset (offline RL, imitation)",
 }
 
 
@@ -170,6 +171,8 @@ def _build_parser(argv: Sequence[str] | None) -> argparse.ArgumentParser:
         _add_suite_command(commands)
     if not listed_only("baselines"):
         _add_baselines_command(commands)
+    if not listed_only("dataset"):
+        _add_dataset_command(commands)
     wanted = [c for c in GENERIC + PER_GAME if argv is None or c == named]
     specs = {name: get_game(name) for name in game_names()} if wanted else {}
     for command in GENERIC + PER_GAME:
@@ -220,6 +223,78 @@ def _add_suite_command(commands: argparse._SubParsersAction) -> None:
     )
     build.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _env_option(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE``; the value read as JSON where it is JSON (``null``, ``3``), else as text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key.strip(), json.loads(value)
+    except ValueError:
+        return key.strip(), value
+
+
+def _add_dataset_command(commands: argparse._SubParsersAction) -> None:
+    from tabletop_gym.training.dataset import NAMESPACE
+
+    sub = commands.add_parser("dataset", help=HELP["dataset"])
+    games = sub.add_subparsers(dest="game", required=True, metavar="GAME")
+    for name in game_names():
+        parser = games.add_parser(name, help=f"dataset {name}")
+        parser.add_argument(
+            "--suite",
+            type=nonempty,
+            required=True,
+            help=f"a certified {name} suite: its id (see 'tabletop-gym suite list') or a suite file; the "
+            f"dataset is {NAMESPACE}/SUITE-ID/oracle-v0",
+        )
+        parser.add_argument(
+            "--out",
+            type=path_arg,
+            default=None,
+            help="datasets folder (default: Minari's, $MINARI_DATASETS_PATH or ~/.minari/datasets)",
+        )
+        parser.add_argument("--force", action="store_true", help="replace the dataset if it exists")
+        parser.add_argument(
+            "--limit", type=int_arg(1, 1_000_000), default=None, help="only the suite's first K deals"
+        )
+        parser.add_argument(
+            "--env-option",
+            dest="env_options",
+            action="append",
+            type=_env_option,
+            default=[],
+            metavar="KEY=VALUE",
+            help="an environment argument that changes only what the seat is shown (War: "
+            "observation=hidden); repeat for several",
+        )
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _dataset(args: argparse.Namespace) -> int:
+    from tabletop_gym.training.dataset import datasets_root, write
+
+    report = write(
+        args.game,
+        args.suite,
+        out=args.out,
+        force=args.force,
+        limit=args.limit,
+        env_options=dict(args.env_options),
+        progress=not args.no_progress,
+    )
+    skipped = report.skipped_bounds
+    skipped = f"; {skipped} deals skipped (bounds, not proven optima)" if skipped else ""
+    print(f"{report.dataset_id}: {report.episodes} episodes, {report.steps} steps{skipped}")
+    if report.hindsight_plan:
+        print("hindsight plans: the seat does not see the whole deal, the oracle's moves used it")
+    print(f"written to {report.path}")
+    root = datasets_root(args.out)
+    where = "" if args.out is None else f"MINARI_DATASETS_PATH={root} "
+    print(f"load it with: {where}python -c \"import minari; minari.load_dataset('{report.dataset_id}')\"")
+    return 0
 
 
 def _suite_list(text: str) -> list[str]:
@@ -392,6 +467,8 @@ def _main(argv: Sequence[str] | None) -> int:
             status = _suite(args)
         elif args.command == "baselines":
             status = _baselines(args)
+        elif args.command == "dataset":
+            status = _dataset(args)
         elif args.command == "evaluate":
             status = _evaluate(spec, args)
         elif args.command == "train":
