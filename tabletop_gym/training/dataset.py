@@ -168,6 +168,8 @@ def write(
         raise DatasetError(f"dataset {name} already exists at {final}: give --force to replace it")
     root.mkdir(parents=True, exist_ok=True)
     with hold_output(final, "dataset"):
+        if final.exists() and not force:  # written by another run since the check above
+            raise DatasetError(f"dataset {name} already exists at {final}: give --force to replace it")
         staging = Path(tempfile.mkdtemp(prefix=".tabletop-gym-dataset-", dir=root))
         try:
             with _minari_root(staging):
@@ -182,9 +184,16 @@ def write(
                 for namespace in (NAMESPACE, f"{NAMESPACE}/{loaded.id}"):
                     if namespace not in list_local_namespaces():
                         create_namespace(namespace)
-            if final.exists():
-                final.rename(staging / "replaced")
-            (staging / name).rename(final)
+            replaced = staging / "replaced"
+            try:
+                if final.exists():
+                    final.rename(replaced)
+                (staging / name).rename(final)
+            except BaseException:
+                # Interrupted between the two moves: the old dataset goes back, not away with the staging.
+                if replaced.exists() and not final.exists():
+                    replaced.rename(final)
+                raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return DatasetReport(name, final, len(proven), steps, len(entries) - len(proven), hindsight)
