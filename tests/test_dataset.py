@@ -199,3 +199,18 @@ def test_dataset_id_keeps_the_suite_version_apart_from_the_datasets() -> None:
 
     namespace, name, version = parse_dataset_id(datasets.dataset_id("war-h26-v0"))
     assert (namespace, name, version) == ("tabletop/war-h26-v0", "oracle", 0)
+
+
+def test_the_pages_python_example_runs(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/datasets.md's example, on a one-deal cribbage-v1 dataset (the page's id)."""
+    import re
+
+    load = suites.load
+    # The suite's 1,000 replays are test_suites' business; this test reads the page's example.
+    monkeypatch.setattr(datasets.suite_api, "load", lambda suite, replay=True: load(suite, replay=False))
+    datasets.write("cribbage", "cribbage-v1", limit=1, progress=False)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "datasets.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    names: dict[str, Any] = {}
+    exec(compile(example, "docs/datasets.md example", "exec"), names)
+    assert names["dataset"].total_episodes == 1 and names["env"].spec.id == "tabletop/Cribbage-v0"
