@@ -214,3 +214,13 @@ def test_the_pages_python_example_runs(root: Path, monkeypatch: pytest.MonkeyPat
     names: dict[str, Any] = {}
     exec(compile(example, "docs/datasets.md example", "exec"), names)
     assert names["dataset"].total_episodes == 1 and names["env"].spec.id == "tabletop/Cribbage-v0"
+
+
+def test_a_dataset_another_run_writes_is_refused(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop_gym.core import hold_output
+
+    place = root / "tabletop" / "nmbr9-small-v0" / "oracle-v0"
+    with hold_output(place, "dataset"):  # the other run, as a run writing it holds it
+        assert main(["dataset", "nmbr9", "--suite", "nmbr9-small-v0", "--limit", "1", "--no-progress"]) == 2
+    assert f"dataset {place} is in use" in capsys.readouterr().err
+    assert not place.exists()

@@ -74,7 +74,7 @@ def _leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
 
 # Arguments a command needs before any option can be at fault.
 BASE = {("suite", "check"): ["cribbage-v0"], ("suite", "build"): ["cribbage-v0"]}
-REQUIRED = {"--agent": "random", "--players": "big-money"}
+REQUIRED = {"--agent": "random", "--players": "big-money", "--suite": "cribbage-v0"}
 
 
 def _base(path: tuple[str, ...], parser: argparse.ArgumentParser, skip: str | None) -> list[str]:
@@ -108,6 +108,7 @@ CUSTOM_BAD = {
     "_bot_names": ["", "nobody", ","],
     "_count_or_players": ["", "1", "6", "greedy", "greedy,,random", "nobody,greedy"],
     "_entries": ["", ",", "nobody", "greedy,,random"],
+    "_env_option": ["", "=", "=hidden", "observation"],
     "_opponent_arg": ["", ",", "nobody", "greedy,random"],
     "_players_arg": ["", ",", "greedy", "nobody,greedy"],
     "_draft_and_variant": ["", "x", "9-2-99", "Z-9-2-5", "9-2-5-1", "9" * 30 + "-2-5"],
@@ -175,11 +176,11 @@ def _guard_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
     def started(*args, **kwargs):
         raise WorkStarted
 
-    from tabletop_gym.training import baselines, batch, evaluate, suites, train
+    from tabletop_gym.training import baselines, batch, dataset, evaluate, suites, train
     from tabletop_gym.training.games import game_names, get_game
 
     for module, name in ((evaluate, "evaluate"), (train, "train"), (batch, "run_batch"),
-                         (baselines, "run_suite"), (suites, "build")):  # fmt: skip
+                         (baselines, "run_suite"), (suites, "build"), (dataset, "write")):  # fmt: skip
         monkeypatch.setattr(module, name, started)
     for game in game_names():
         for command in get_game(game).commands:
