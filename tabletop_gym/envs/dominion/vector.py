@@ -43,7 +43,7 @@ from tabletop_gym.core import (
 )
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.env import SOLITAIRE_TURN_LIMIT, DominionSolitaireEnv
-from tabletop_gym.envs.dominion.observation import COUNTER, OBS_HIGH, OBS_SIZE, PLAYER_SIZE, PLAYERS
+from tabletop_gym.envs.dominion.observation import COUNTER, OBS_HIGH, OBS_SIZE, PLAYERS
 from tabletop_gym.envs.dominion.table import MAX_DEAL
 
 DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call per 64 games
@@ -759,4 +759,3 @@ class DominionSolitaireVectorEnv(VectorEnv):
         state.unreachable, state.truncated = bool(row[UNREACHABLE]), bool(row[TRUNCATED])
         state.gains = [[0] * R.NUM_CARDS]
         return state
-
