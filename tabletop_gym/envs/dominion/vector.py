@@ -71,7 +71,9 @@ ROW = DRAW_PILE + MAX_DECK
 # Per sub-environment, the integer infos (as the single environment's info gives them).
 INFO_TURNS, INFO_VP, INFO_SCORE, INFO_PROVINCES = range(4)
 
-# The engine's tables, as arrays the kernel reads as constants.
+# The engine's tables, as arrays the kernel reads as constants. numba's cache is keyed on this file
+# alone: a change to these tables in rules.py needs this file touched too (the tests against the
+# engine would fail on a stale kernel).
 _COST = np.array(R.COST, dtype=np.int64)
 _COINS = np.array(R.COINS, dtype=np.int64)
 _VP = np.array(R.VP, dtype=np.int64)
