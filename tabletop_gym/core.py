@@ -53,6 +53,8 @@ __all__ = [
     "sigint_deferred",
     "compile_kernel",
     "call_kernel",
+    "vector_seeds",
+    "vector_actions",
     "cp_solve",
     "LegalActionSpace",
     "TabletopEnv",
@@ -593,6 +595,31 @@ def call_kernel(kernel: Any, *args: Any) -> Any:
     compile_kernel(kernel, *args)
     with sigint_deferred():
         return kernel(*args)
+
+
+def vector_seeds(seed: Any, num_envs: int) -> list[int | None]:
+    """The seed of each sub-environment for a native vector environment's ``reset(seed=...)``, as
+    ``SyncVectorEnv`` gives them: ``s`` seeds sub-environment i with ``s + i``, a sequence gives one
+    to each (None leaves that one's generator as it is), None leaves them all."""
+    if seed is None:
+        return [None] * num_envs
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        if len(seed) != num_envs:
+            raise ValueError(f"expected {num_envs} seeds (one per sub-environment), got {len(seed)}")
+        return [check_int(f"seed of sub-environment {i}", s, 0, optional=True) for i, s in enumerate(seed)]
+    first = check_int("seed", seed, 0)
+    return [first + i for i in range(num_envs)]
+
+
+def vector_actions(actions: Any, num_envs: int, what: str) -> np.ndarray:
+    """A native vector environment's batch of actions as int64, one per sub-environment; a wrong
+    shape or a batch of non-integers (``what`` says what an action is) raises."""
+    array = np.asarray(actions)
+    if array.shape != (num_envs,):
+        raise ValueError(f"expected {num_envs} actions, one per sub-environment; got shape {array.shape}")
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise IllegalActionError(actions, None, f"actions must be integers ({what}), got {array.dtype}")
+    return array.astype(np.int64, copy=False)
 
 
 def cp_solve(solver: Any, model: Any, callback: Any = None) -> Any:

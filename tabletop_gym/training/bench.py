@@ -64,11 +64,20 @@ def vector_steps_timing(envs: Any, steps: int, seed: int) -> tuple[float, float]
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def vector_bench(env_id: str, num_envs: int, steps: int, env_steps: int, runs: int = 3) -> dict[str, Any]:
-    """The native vector environment of ``env_id`` against its single environment and a plain-loop
-    CartPole-v1, all measured in this run: medians of ``runs`` runs, CPU time beside wall time, and
-    the process's peak memory before and after the vector runs (flat when nothing grows with steps)."""
-    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point")
+def vector_bench(
+    env_id: str,
+    num_envs: int,
+    steps: int,
+    env_steps: int,
+    runs: int = 3,
+    env_kwargs: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The native vector environment of ``env_id`` (made with ``env_kwargs``) against its single
+    environment (the same settings) and a plain-loop CartPole-v1, all measured in this run: medians of
+    ``runs`` runs, CPU time beside wall time, and the process's peak memory before and after the
+    vector runs (flat when nothing grows with steps)."""
+    env_kwargs = dict(env_kwargs or {})
+    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **env_kwargs)
     vector_steps_timing(envs, envs.num_envs * 2, 0)  # compile (or load the compiled kernels) first
     rss_before = peak_rss_mb()
     timings = [vector_steps_timing(envs, steps, seed) for seed in range(runs)]
@@ -86,7 +95,7 @@ def vector_bench(env_id: str, num_envs: int, steps: int, env_steps: int, runs: i
         "process_peak_rss_mb_before_vector": rss_before,
         "process_peak_rss_mb_after_vector": peak_rss_mb(),
     }
-    single = gym.make(env_id).unwrapped
+    single = gym.make(env_id, **env_kwargs).unwrapped
     report["single_env_steps_per_second_median"] = statistics.median(
         env_steps_per_second(single, env_steps, seed) for seed in range(runs)
     )
