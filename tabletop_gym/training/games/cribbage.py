@@ -32,7 +32,7 @@ from tabletop_gym.settings import given
 from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
-from tabletop_gym.training.games import Baseline, GameSpec
+from tabletop_gym.training.games import Baseline, GameSpec, MoveReview
 from tabletop_gym.training.probe import add_probe_arguments
 from tabletop_gym.training.terminal import ask_move
 
@@ -72,6 +72,13 @@ def _solve(deal: str, settings: CribbageSettings) -> OracleResult:
 
     cache = settings.cache
     return oracle.solve_cached(deal, OracleCache(cache) if cache else None)
+
+
+def _move_oracle(settings: CribbageSettings) -> Any:
+    """Cribbage's move oracle for a deal string (every setting has one: the oracle always proves)."""
+    from tabletop_gym.oracles.cribbage import CribbageMoves
+
+    return CribbageMoves
 
 
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
@@ -356,4 +363,6 @@ SPEC = GameSpec(
     suites=SUITES,
     baseline=BASELINE,
     settings=_settings,
+    # A blunder gives away more than a pair or a fifteen (2 points) would have scored.
+    moves=MoveReview(oracle=_move_oracle, blunder=2),
 )
