@@ -89,6 +89,14 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument(
             "--seed", type=seed_arg, default=None, help="without --deal: the seed of a random deal"
         )
+    if command == "play":
+        parser.add_argument(
+            "--review",
+            choices=REVIEWS,
+            default=None,
+            help="the oracle's word on your moves: after each move that lost points, or all of them at "
+            "the end (what each lost, and the best move instead)",
+        )
     if command in ("evaluate", "demo"):
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     if command in ("evaluate", "bench"):
@@ -167,6 +175,9 @@ def _solve_command(args: argparse.Namespace) -> int:
     return 0
 
 
+REVIEWS = ("each", "end")
+
+
 def _play(args: argparse.Namespace) -> int:
     from tabletop_gym.oracles import cribbage as oracle
 
@@ -175,18 +186,36 @@ def _play(args: argparse.Namespace) -> int:
     _, info = env.reset(seed=args.seed, options=options)
     state = env.unwrapped.state
     print(f"deal {info['deal']}\nType a pile number (0-3) to play its top card, quit to stop.\n")
+    review = getattr(args, "review", None)
+    moves = oracle.CribbageMoves(info["deal"]) if review is not None else None
+    lost: list[str] = []
     while not state.done:
         print(render_text(state))
         pile = ask_move("pile> ", lambda answer: _read_pile(answer, state))
         if pile is None:
             break
+        values = moves.at_state(state) if moves is not None else None
         _, points, _, _, info = env.step(pile)
         print(f"+{int(points)}\n" if points else "")
+        if values is not None and values.loss(pile) > 0:
+            lost.append(_loss_line(state.played, pile, values))
+            if review == "each":
+                print(lost[-1] + "\n")
     result = oracle.solve(parse_deal(info["deal"]))
     ended = "game over" if state.done else "stopped"
     print(f"{ended}: you scored {state.score}; the best possible score on this deal is {result.score}")
+    if review == "end":
+        print("\n".join(["moves that lost points:"] + lost) if lost else "every move you played was optimal")
     print(f"an optimal plan: {''.join(str(p) for p in result.plan)}")
     return 0
+
+
+def _loss_line(move: int, pile: int, values: Any) -> str:
+    """What a move gave away, and the best move instead, in the game's words."""
+    return (
+        f"move {move}: pile {pile} lost {values.loss(pile):g} points: with it at most "
+        f"{values.values[pile]:g} more points were to be had, with pile {values.best} {values.optimum:g}"
+    )
 
 
 def _read_pile(answer: str, state: CribbageState) -> tuple[int | None, str]:
