@@ -42,11 +42,13 @@ from numba.extending import intrinsic
 from tabletop_gym.core import GameOverError, IllegalActionError, OracleCache, OracleResult, call_kernel
 from tabletop_gym.envs.cribbage.rules import (
     NUM_PILES,
+    STACK_LIMIT,
     CribbageRules,
     CribbageState,
     Deal,
     parse_deal,
     replay,
+    score_card,
     value_of,
 )
 from tabletop_gym.oracles.moves import MoveValues
@@ -55,6 +57,7 @@ GAME = "cribbage"
 _BASE = 14  # positions per pile: 0..13 cards played
 _MAX_DEPTH = 16  # a stack holds at most 13 cards (four each of A, 2, 3 and one 4 is already 28)
 _STRIDE = np.array([1, _BASE, _BASE**2, _BASE**3], dtype=np.int64)
+_RECENT = 7  # a run is at most 7 cards long, a set 4: older cards of a stack never score again
 _CHUNK = 8  # roots a thread takes at a time: the shared counter is touched a few thousand times a solve
 
 
@@ -578,22 +581,45 @@ class CribbageMoves:
         if state.done:
             return 0
         if not state.stack:
-            return int(self.table.value[self.table.index(state.heights)])
-        return self._search(state)[0]
+            return self._table_value(state.heights)
+        return self._search(tuple(state.heights), tuple(state.stack[-_RECENT:]), state.total)[0]
 
-    def _search(self, state: CribbageState) -> tuple[int, int]:
-        """(optimum, best pile) of a mid-stack position."""
-        key = (tuple(state.heights), state.total, tuple(state.stack[-7:]))
+    def _table_value(self, heights: Sequence[int]) -> int:
+        value = int(self.table.value[self.table.index(heights)])
+        if value < 0:  # the table holds every empty-stack position play reaches: a bug, never a number
+            raise AssertionError(f"the table of {self.deal} lacks the reached position {list(heights)}")
+        return value
+
+    def _search(self, heights: tuple[int, ...], recent: tuple[int, ...], total: int) -> tuple[int, int]:
+        """(optimum, best pile) of the mid-stack position where each pile has given ``heights`` cards,
+        the stack ends with the cards ``recent`` (at most its last 7) and totals ``total``.
+
+        It plays on plain tuples with the engine's own ``score_card`` (the engine's positions cost
+        five times as much here); its best play is replayed through the engine by :meth:`at_state`."""
+        key = (heights, recent, total)
         known = self._best.get(key)
         if known is not None:
             return known
+        piles = self.table.deal.piles
         best = (-1, -1)
-        for pile in state.legal_actions():
-            after = state.copy()
-            points = after.apply(pile)
-            value = points + self._optimum(after)
-            if value > best[0]:
-                best = (value, pile)
+        for pile in range(NUM_PILES):
+            h = heights[pile]
+            if h == len(piles[pile]) or total + value_of(piles[pile][h]) > STACK_LIMIT:
+                continue
+            card = piles[pile][h]
+            stack = recent + (card,)
+            after_total = total + value_of(card)
+            points = score_card(stack, after_total)
+            after = heights[:pile] + (h + 1,) + heights[pile + 1 :]
+            if any(
+                after[p] < len(piles[p]) and after_total + value_of(piles[p][after[p]]) <= STACK_LIMIT
+                for p in range(NUM_PILES)
+            ):
+                points += self._search(after, stack[-_RECENT:], after_total)[0]
+            elif sum(after) < self.table.deal.num_cards:
+                points += self._table_value(after)  # the stack ends here: a new one starts
+            if points > best[0]:
+                best = (points, pile)
         self._best[key] = best
         return best
 
@@ -605,7 +631,7 @@ class CribbageMoves:
         if not state.stack:
             return self.table.plan(state.heights)
         while state.stack and not state.done:
-            pile = self._search(state)[1]
+            pile = self._search(tuple(state.heights), tuple(state.stack[-_RECENT:]), state.total)[1]
             plan.append(pile)
             state.apply(pile)
         if not state.done:
