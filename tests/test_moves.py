@@ -6,8 +6,10 @@ import builtins
 import json
 import random
 
+import gymnasium as gym
 import pytest
 
+import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.envs.cribbage.rules import CribbageRules, CribbageState, parse_deal, random_deal, replay
 from tabletop_gym.oracles import cribbage
 from tabletop_gym.oracles.moves import NoMoveOracleError
@@ -70,24 +72,28 @@ def test_a_trap_mid_stack_is_valued_as_brute_force_does() -> None:
         assert value == after.apply(pile) + _brute_force(after)
 
 
-@pytest.mark.parametrize("seed", [7])
-def test_best_plans_replay_to_their_value_and_losses_add_up(seed: int) -> None:
-    deal = str(random_deal(seed))
-    moves = cribbage.CribbageMoves(deal, threads=1)
-    optimum = cribbage.solve(deal, threads=1).score
-    rng = random.Random(seed)
-    state = CribbageState(parse_deal(deal))
+def test_best_plans_replay_to_their_value_and_losses_add_up_in_the_environment() -> None:
+    env = gym.make("tabletop/Cribbage-v0")
+    _, info = env.reset(seed=7)
+    moves = cribbage.CribbageMoves(info["deal"], threads=1)
+    optimum = cribbage.solve(info["deal"], threads=1).score
+    rng = random.Random(7)
+    state = env.unwrapped.state
+    actions: list[int] = []
     lost = 0.0
-    while not state.done:
+    done = False
+    while not done:
         values = moves.at_state(state)
+        assert moves.at(actions) == values  # the environment's position, or the deal and its actions
         # The engine replays the plan from this position to exactly the optimum claimed.
         assert cribbage.replay_from(state, values.plan) == values.optimum
         assert values.values[values.best] == values.optimum
-        assert state.score + values.optimum <= optimum
+        assert info["score"] + values.optimum <= optimum
         pile = rng.choice(state.legal_actions())
         lost += values.loss(pile)
-        state.apply(pile)
-    assert lost == optimum - state.score
+        actions.append(pile)
+        _, _, done, _, info = env.step(pile)
+    assert lost == optimum - info["score"]
     assert moves.at([]).optimum == optimum
 
 
