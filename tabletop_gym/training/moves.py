@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,9 +41,12 @@ def move_oracle_factory(spec: GameSpec, args: argparse.Namespace | dict[str, Any
     """The game's ``deal -> MoveOracle`` for the settings ``args`` gives; a clear error where the game,
     or these settings of it, have no oracle that proves each move's value."""
     if spec.moves is None:
+        from tabletop_gym.training.games import game_names, get_game
+
+        valued = [name for name in game_names() if get_game(name).moves is not None]
         raise NoMoveOracleError(
             f"{spec.name} has no move values: --moves needs an oracle that proves the optimum from every "
-            "position, which this package has for cribbage only so far"
+            f"position, which this package has for {', '.join(valued)}"
         )
     return spec.moves.oracle(spec.read(args))
 
@@ -120,7 +123,7 @@ def _evaluate_moves(
     episodes: int | None,
     seed: int | None,
     args: argparse.Namespace,
-    make_oracle: Any,
+    make_oracle: Callable[[str], MoveOracle],
     threshold: float,
     out: Path | None,
     progress: bool,
