@@ -10,9 +10,9 @@ import gymnasium as gym
 import pytest
 
 import tabletop_gym  # noqa: F401  (registers the environments)
+from tabletop_gym.core import NoMoveOracleError
 from tabletop_gym.envs.cribbage.rules import CribbageRules, CribbageState, parse_deal, random_deal, replay
 from tabletop_gym.oracles import cribbage
-from tabletop_gym.oracles.moves import NoMoveOracleError
 from tabletop_gym.training.cli import main
 from tabletop_gym.training.games import get_game
 from tabletop_gym.training.moves import move_oracle_factory, review_game

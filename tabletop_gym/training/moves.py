@@ -1,6 +1,6 @@
 """``evaluate GAME --moves``: how many points each of an agent's decisions gave away.
 
-Every decision of every game is valued by the game's move oracle (``tabletop_gym.oracles.moves``):
+Every decision of every game is valued by the game's move oracle (``tabletop_gym.core.MoveOracle``):
 its loss is the optimum at that position minus the value of the move played. A game's losses add up
 to exactly the deal's optimum minus the agent's score, which is checked on every deal: a report whose
 totals did not agree would be wrong, so it is never written.
@@ -19,8 +19,7 @@ import numpy as np
 from tqdm import tqdm
 
 from tabletop_gym.agents.base import Agent
-from tabletop_gym.core import atomic_output, atomic_write_text, hold_output
-from tabletop_gym.oracles.moves import MoveOracle, NoMoveOracleError
+from tabletop_gym.core import MoveOracle, NoMoveOracleError, atomic_output, atomic_write_text, hold_output
 from tabletop_gym.training.evaluate import (
     _check_agent_names,
     _check_policy_fits,
