@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import builtins
 import json
 import random
+from types import SimpleNamespace
 
 import gymnasium as gym
 import pytest
 
 import tabletop_gym  # noqa: F401  (registers the environments)
-from tabletop_gym.core import NoMoveOracleError
+from tabletop_gym.core import NoMoveOracleError, OracleResult
 from tabletop_gym.envs.cribbage.rules import CribbageRules, CribbageState, parse_deal, random_deal, replay
 from tabletop_gym.oracles import cribbage
 from tabletop_gym.training.cli import main
 from tabletop_gym.training.games import get_game
-from tabletop_gym.training.moves import move_oracle_factory, review_game
+from tabletop_gym.training.moves import evaluate_moves, move_oracle_factory, review_game
 
 
 def _brute_force(state: CribbageState, known: dict | None = None) -> int:
@@ -193,3 +195,34 @@ def test_play_review_names_the_moves_that_lost_points_and_the_best(review, monke
         assert out.index("moves that lost points:") > out.index("stopped: you scored")
     else:
         assert out.index("move 5: pile 0 lost 7 points") < out.index("stopped: you scored")
+
+
+class _StoredSuite:
+    """A suite's face as evaluate reads it: its deals and a stored optimum for each."""
+
+    id, checksum = "cribbage-test", "0"
+
+    def __init__(self, deal: str, optimum: int) -> None:
+        self.entries = [SimpleNamespace(seed=0, deal=deal)]
+        self._optimum = optimum
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def result(self, deal: str) -> OracleResult:
+        return OracleResult(score=self._optimum, bound=self._optimum, plan=())
+
+
+def test_on_a_suite_the_move_oracle_must_agree_with_its_stored_optimum() -> None:
+    spec = get_game("cribbage")
+    deal = str(random_deal(11))
+    optimum = cribbage.solve(deal, threads=1).score
+    args = argparse.Namespace()
+    stored = _StoredSuite(deal, optimum)
+    report = evaluate_moves(spec, ["greedy"], None, None, args, progress=False, suite=stored)
+    assert report["suite"]["id"] == "cribbage-test"
+    assert report["agents"]["greedy"]["games"][0]["optimum"] == optimum
+    with pytest.raises(AssertionError, match="is not suite cribbage-test's"):
+        evaluate_moves(
+            spec, ["greedy"], None, None, args, progress=False, suite=_StoredSuite(deal, optimum + 1)
+        )
