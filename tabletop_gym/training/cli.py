@@ -96,6 +96,19 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             default=Path("runs/evaluate") / spec.name,
             help=f"report folder (default runs/evaluate/{spec.name})",
         )
+        parser.add_argument(
+            "--moves",
+            action="store_true",
+            help="value every decision with the oracle instead: the share of optimal moves, the points "
+            "lost per game, blunders and where in the game they happen (moves.json, moves.png)",
+        )
+        parser.add_argument(
+            "--blunder",
+            type=float_arg(0, None, low_open=True),
+            default=None,
+            help="with --moves: a decision losing more points than this is a blunder"
+            + (f" (default {spec.moves.blunder:g})" if spec.moves is not None else ""),
+        )
         from tabletop_gym.training.batch import add_ray_arguments
 
         add_ray_arguments(parser)  # the oracle's solves of the evaluation's deals as Ray tasks
@@ -540,6 +553,10 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
         if getattr(args, "ray", None) is not None:
             raise ValueError("--ray solves the oracle's deals; with --suite nothing is solved")
         suite = resolve(spec.name, args.suite, args)  # loaded and checked: every plan replayed
+    if getattr(args, "moves", False):
+        return _evaluate_moves(spec, args, suite)
+    if getattr(args, "blunder", None) is not None:
+        raise ValueError("--blunder is an option of --moves: add --moves, or leave it out")
     solve_first = None
     if hasattr(args, "ray"):  # evaluate's options (demo has none)
         from tabletop_gym.training.batch import check_ray_options
@@ -573,6 +590,27 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
         print(f"tabletop-gym: error: {report['write_error']}", file=sys.stderr)
         return 1
     print(f"report: {args.out / 'evaluation.json'}")
+    if report.get("plot"):
+        print(f"plot:   {report['plot']}")
+    return 0
+
+
+def _evaluate_moves(spec: GameSpec, args: argparse.Namespace, suite: Any) -> int:
+    """``evaluate GAME --moves``: every decision of every agent valued by the game's move oracle."""
+    from tabletop_gym.training.moves import MOVES_JSON, evaluate_moves, format_moves_table
+
+    if any(getattr(args, k) is not None for k in ("ray", "ray_cpus", "cpus_per_deal")):
+        raise ValueError("--moves values the deals here, one move oracle a deal: --ray does not apply")
+    report = evaluate_moves(
+        spec, args.agent, args.episodes, args.seed, args, args.blunder, args.out, not args.no_progress, suite
+    )
+    if suite is not None:
+        print(f"suite {suite.id}: {report['episodes']} deals")
+    print(format_moves_table(report))
+    if report.get("write_error"):
+        print(f"tabletop-gym: error: {report['write_error']}", file=sys.stderr)
+        return 1
+    print(f"report: {args.out / MOVES_JSON}")
     if report.get("plot"):
         print(f"plot:   {report['plot']}")
     return 0
