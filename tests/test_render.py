@@ -298,3 +298,58 @@ def test_a_table_draws_each_seat_what_that_seat_sees(env_id: str, kwargs: dict[s
                 twins += 1
                 assert twin.picture(seat).svg() == picture
     assert twins > 0
+
+
+AEC = [
+    ("war_v0", {"ranks": 6, "suits": 2, "face_down": 1, "observation": "hidden"}),
+    ("dominion_v0", {"num_players": 3, "turn_limit": 3}),
+    ("modern_art_v0", {"players": 3, "deals": (3, 2), "round_limit": 2}),
+]
+
+
+def _aec_module(name: str) -> Any:
+    import importlib
+
+    return importlib.import_module(f"tabletop_gym.multiagent.{name}")
+
+
+@pytest.mark.parametrize(("name", "kwargs"), AEC, ids=[a[0] for a in AEC])
+def test_pettingzoo_render_test_passes(name: str, kwargs: dict[str, Any], capsys) -> None:
+    from functools import partial
+
+    from pettingzoo.test import render_test
+
+    render_test(partial(_aec_module(name).env, **kwargs))
+    assert "\n" in capsys.readouterr().out  # "human" printed the table's text
+
+
+@pytest.mark.parametrize(("name", "kwargs"), AEC, ids=[a[0] for a in AEC])
+def test_a_pettingzoo_frame_is_the_view_of_the_agent_to_act(name: str, kwargs: dict[str, Any]) -> None:
+    """PettingZoo renders one frame for the whole table: the view of ``agent_selection``, so what
+    that seat may not know (its hidden twins) never changes it, and every frame has one size."""
+    aec = _aec_module(name).raw_env(render_mode="rgb_array", **kwargs)
+    with pytest.raises(GameOverError, match="reset"):
+        aec.render()
+    assert aec._repr_svg_() is None
+    aec.reset(seed=4)
+    rng, draws = np.random.default_rng(4), np.random.default_rng(5)
+    table, sizes, seats, twins = aec.table, set(), set(), 0
+    for step, agent in enumerate(aec.agent_iter(60)):
+        seat = int(agent.split("_")[1])
+        seats.add(seat)
+        svg = aec.svg()
+        assert svg == table.picture(seat).svg() == aec._repr_svg_()
+        root = _check_svg(svg)
+        sizes.add((int(root.get("height")), int(root.get("width"))))
+        if step % 10 == 0:
+            frame = aec.render()
+            _check_frame(frame)
+            np.testing.assert_array_equal(frame, table.picture(seat).rgb_array())
+        if not table.done:
+            for twin in table.hidden_twins(draws) if name == "war_v0" else table.hidden_twins(seat, draws):
+                twins += 1
+                assert twin.picture(seat).svg() == svg, f"a hidden change shows in the frame at step {step}"
+        observation, _, terminated, truncated, _ = aec.last()
+        done = terminated or truncated
+        aec.step(None if done else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert len(sizes) == 1 and twins > 0 and len(seats) > 1
