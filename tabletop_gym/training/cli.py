@@ -16,6 +16,7 @@ from tabletop_gym.core import TabletopError, default_cache_dir, hold_output, quo
 from tabletop_gym.training.arguments import (
     MAX_EPISODES,
     MAX_STEPS,
+    MAX_VIDEOS,
     Parser,
     check_cache_dir,
     check_file_path,
@@ -94,6 +95,14 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             type=path_arg,
             default=Path("runs/evaluate") / spec.name,
             help=f"report folder (default runs/evaluate/{spec.name})",
+        )
+        parser.add_argument(
+            "--video",
+            type=int_arg(1, MAX_VIDEOS),
+            default=None,
+            metavar="N",
+            help=f"record each agent's first N episodes, 1-{MAX_VIDEOS:,}, as OUT/videos/AGENT-episode-I.mp4 "
+            "(needs the video extra: pip install 'tabletop-gym[video]')",
         )
         from tabletop_gym.training.batch import add_ray_arguments
 
@@ -488,6 +497,7 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
         progress=not args.no_progress,
         suite=suite,
         solve_first=solve_first,
+        video=getattr(args, "video", None) or 0,
     )
     if suite is not None:
         print(f"suite {suite.id}: {report['episodes']} deals, oracle results as stored (nothing solved)")
@@ -498,6 +508,9 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
     print(f"report: {args.out / 'evaluation.json'}")
     if report.get("plot"):
         print(f"plot:   {report['plot']}")
+    videos = sum(len(entry.get("videos", ())) for entry in report["agents"].values())
+    if videos:
+        print(f"videos: {videos} in {args.out / 'videos'}")
     return 0
 
 
