@@ -198,6 +198,9 @@ def _build_parser(argv: Sequence[str] | None) -> argparse.ArgumentParser:
                 from tabletop_gym.training.batch import add_batch_arguments
 
                 add_batch_arguments(game_parser)  # --deals SPEC --out FILE [--ray]: every game alike
+                from tabletop_gym.training.pictures import add_draw_argument
+
+                add_draw_argument(game_parser)  # --draw FILE.svg|png: the oracle's plan
             if command == "demo":
                 # The settings of the game's demo: ones its oracle serves, a budget that fits.
                 game_parser.set_defaults(**specs[name].demo)
@@ -434,6 +437,11 @@ def _check_paths(args: argparse.Namespace) -> None:
     out = getattr(args, "out", None)
     if isinstance(out, Path):
         check_output_dir(out)
+    draw = getattr(args, "draw", None)
+    if isinstance(draw, Path) and getattr(args, "deals", None) is None:  # with --deals: refused as such
+        from tabletop_gym.training.pictures import check_picture_output
+
+        check_picture_output(draw, "--draw")
     cache = getattr(args, "cache", None)
     if isinstance(cache, Path):
         check_cache_dir(cache)
