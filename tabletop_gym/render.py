@@ -161,6 +161,6 @@ def write_picture(picture: Picture, path: str | Any) -> None:
         from PIL import Image
 
         with atomic_output(path) as tmp:
-            Image.fromarray(frame).save(tmp, format="PNG")
+            Image.fromarray(frame).save(tmp, format="PNG", optimize=True)  # small files for the docs
     else:
         raise ValueError(f"a picture is written as .svg or .png, not {path.name!r}")

@@ -247,3 +247,45 @@ def test_an_interrupted_picture_write_keeps_the_old_file(tmp_path: Path, monkeyp
     assert main([*SOLVES["war"], "--draw", str(path)]) == 130
     assert path.read_bytes() == b"the picture of an earlier run"
     assert [p.name for p in tmp_path.iterdir()] == ["plan.png"]  # no temporary file left
+
+
+# -- draw -------------------------------------------------------------------------------------------
+
+
+def test_draw_makes_the_same_picture_for_the_same_seed_and_moves(tmp_path: Path, capsys) -> None:
+    nmbr9 = ["draw", "tabletop/Nmbr9-v0", "--seed", "1", "--steps"]
+    for name in ("a.svg", "b.svg", "a.png", "b.png"):
+        assert main([*nmbr9, "5", "--out", str(tmp_path / name)]) == 0
+    assert "tabletop/Nmbr9-v0, seed 1, 5 moves: " in capsys.readouterr().out
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+    assert "score" in _texts((tmp_path / "a.svg").read_text())
+    # Other moves, another picture (else the sameness above proves nothing).
+    assert main([*nmbr9, "6", "--out", str(tmp_path / "c.svg")]) == 0
+    assert (tmp_path / "c.svg").read_bytes() != (tmp_path / "a.svg").read_bytes()
+
+
+def test_draw_stops_where_the_game_ends_and_says_so(tmp_path: Path, capsys) -> None:
+    argv = ["draw", "tabletop/Cribbage-v0", "--steps", "100000", "--out", str(tmp_path / "end.svg")]
+    assert main(argv) == 0
+    assert "52 moves (the game ended)" in capsys.readouterr().out
+    assert "game over" in _texts((tmp_path / "end.svg").read_text())
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["tabletop/War-v0", "--steps", "-1"], "--steps"),
+    (["tabletop/War-v0", "--steps", "100001"], "--steps"),
+    (["tabletop/War-v0", "--steps", "two"], "--steps"),
+    (["tabletop/War-v0", "--seed", "-3"], "--seed"),
+    (["tabletop/Chess-v0"], "invalid choice"),
+    (["War-v0"], "invalid choice"),
+    (["tabletop/War-v0", "--out", "war.gif"], "not a picture file"),
+    (["tabletop/War-v0", "--out", ""], "--out"),
+    (["tabletop/War-v0"], "the following arguments are required: --out"),
+])
+def test_draw_refuses_bad_values_naming_them(argv: list[str], message: str, tmp_path: Path, capsys) -> None:
+    out = [] if "--out" in argv or argv == ["tabletop/War-v0"] else ["--out", str(tmp_path / "p.svg")]
+    with pytest.raises(SystemExit) as stop:
+        main(["draw", *argv, *out])
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

@@ -221,24 +221,32 @@ def test_without_pillow_the_frame_names_the_extra_and_the_svg_still_works() -> N
     assert "pip install 'tabletop-gym[render]'" in done.stdout
 
 
-def test_the_docs_pictures_are_the_ones_the_docs_script_draws(tmp_path: Path, monkeypatch) -> None:
-    """docs/pictures.md shows one picture per game and the script that made them: the script runs,
-    and draws each picture at the size of the one in the docs (pixels may differ by font hinting
-    across platforms; sizes follow the layout alone)."""
+def test_the_docs_pictures_are_the_ones_the_docs_commands_draw(tmp_path: Path, monkeypatch) -> None:
+    """docs/pictures.md shows one picture per environment id, and plans, and the commands that made
+    them (the README shows the same files): each command runs, and draws its picture at the size of
+    the one in the docs (pixels may differ by font hinting across platforms; sizes follow the layout
+    alone)."""
     import re
+    import shlex
 
     from PIL import Image
 
+    from tabletop_gym.training.cli import main
+
     page = (ROOT / "docs" / "pictures.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
-    script = [block for block in blocks if "docs/pictures/" in block]
-    assert len(script) == 1
-    shown = re.findall(r"!\[[^\]]*\]\((pictures/[a-z0-9]+\.png)\)", page)
+    blocks = [b for b in re.findall(r"```bash\n(.*?)```", page, flags=re.S) if "docs/pictures/" in b]
+    assert len(blocks) == 1
+    commands = [shlex.split(line) for line in blocks[0].splitlines() if line.startswith("tabletop-gym ")]
+    shown = re.findall(r"!\[[^\]]*\]\((pictures/[a-z0-9-]+\.png)\)", page)
     (tmp_path / "docs" / "pictures").mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
-    exec(compile(script[0], "docs/pictures.md", "exec"), {})
+    drawn = set()
+    for argv in commands:
+        assert argv[0] == "tabletop-gym" and main(argv[1:]) == 0, argv
+        if argv[1] == "draw":
+            drawn.add(argv[2])
     made = sorted(f"pictures/{p.name}" for p in (tmp_path / "docs" / "pictures").iterdir())
-    assert made == sorted(shown) and len(made) == len(ALL_IDS)
+    assert made == sorted(shown) and drawn == set(ALL_IDS)
     for name in made:
         with Image.open(tmp_path / "docs" / name) as new, Image.open(ROOT / "docs" / name) as committed:
             assert new.size == committed.size and new.mode == committed.mode == "RGB", name

@@ -1,4 +1,4 @@
-"""The ``tabletop-gym`` command line: play, solve, train, evaluate, demo, bench (and game extras)."""
+"""The ``tabletop-gym`` command line: play, solve, train, evaluate, demo, bench, draw (and game extras)."""
 
 from __future__ import annotations
 
@@ -45,6 +45,7 @@ HELP = {
     "stats": "statistics of games under fixed rules",
     "suite": "certified evaluation suites: list, check or build them",
     "baselines": "train and evaluate every agent on every game's suite: the baselines table",
+    "draw": "draw a position of an environment as a picture (SVG or PNG)",
 }
 
 
@@ -179,6 +180,10 @@ def _build_parser(argv: Sequence[str] | None) -> argparse.ArgumentParser:
         _add_suite_command(commands)
     if not listed_only("baselines"):
         _add_baselines_command(commands)
+    if not listed_only("draw"):
+        from tabletop_gym.training.pictures import add_draw_command
+
+        add_draw_command(commands, HELP["draw"])
     wanted = [c for c in GENERIC + PER_GAME if argv is None or c == named]
     specs = {name: get_game(name) for name in game_names()} if wanted else {}
     for command in GENERIC + PER_GAME:
@@ -389,7 +394,7 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.exit(2, f"{where}: error: unrecognized arguments: {' '.join(unknown)} (see: {where} --help)\n")
     # The suite and baselines commands name their games through suites; bench startup names none.
     startup = args.command == "bench" and args.game == STARTUP
-    spec = get_game(args.game) if args.command not in ("suite", "baselines") and not startup else None
+    spec = get_game(args.game) if args.command not in ("suite", "baselines", "draw") and not startup else None
     try:
         _check_paths(args)
         chosen = [f"--{k}" for k in ("deal", "seed") if getattr(args, k, None) is not None]
@@ -404,6 +409,10 @@ def _main(argv: Sequence[str] | None) -> int:
             status = _suite(args)
         elif args.command == "baselines":
             status = _baselines(args)
+        elif args.command == "draw":
+            from tabletop_gym.training.pictures import draw_command
+
+            status = draw_command(args)
         elif args.command == "evaluate":
             status = _evaluate(spec, args)
         elif args.command == "train":

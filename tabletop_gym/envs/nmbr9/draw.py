@@ -88,7 +88,8 @@ def draw_levels(state: Nmbr9State, status: str) -> Picture:
         tiles = {i: p for i, p in enumerate(placed) if p.level == level}
         owner = {cell: i for i in tiles for cell in cells[i]}
         points = level * sum(p.value for p in tiles.values())
-        pic.text(x0, y0 + 14, f"level {level}: {len(tiles)} tiles, {points} points", size=13)
+        count = f"{len(tiles)} tile" + ("" if len(tiles) == 1 else "s")
+        pic.text(x0, y0 + 14, f"level {level}: {count}, {points} points", size=13)
         top = y0 + 24
         for r in range(rows):
             for c in range(cols):
