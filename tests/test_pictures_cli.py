@@ -180,7 +180,8 @@ def test_a_bound_not_proven_is_drawn_as_a_bound_never_as_an_optimum() -> None:
     _random_plan(layout, 1)
     pictures.append(nmbr9.draw_levels(layout, status).svg())
     rules = WarRules(6, 2)
-    plan = _random_plan(WarGame(parse_deal("243567/765324", rules), rules, controlled=0), 1)
+    six_tricks = rules.replace(max_tricks=6)  # the horizon of the picture below
+    plan = _random_plan(WarGame(parse_deal("243567/765324", rules), six_tricks, controlled=0), 1)
     pictures.append(war.draw_plan("243567/765324", _unproven(10, 12, plan), rules, horizon=6).svg())
     solitaire = D.DominionRules(target=1)
     plan = _random_plan(D.DominionState.start(solitaire, "7"), 1)
