@@ -27,23 +27,24 @@ def _frames(path: Path) -> list[Any]:
 
 def test_evaluate_records_the_first_episodes_of_each_agent(tmp_path: Path, capsys) -> None:
     out = tmp_path / "eval"
-    argv = ["evaluate", *WAR, "--agent", "random,greedy", "--episodes", "3", "--video", "2",
+    # The oracle plays from the deal, on an environment of its own: recorded alike.
+    argv = ["evaluate", *WAR, "--agent", "random,oracle", "--episodes", "3", "--video", "2",
             "--out", str(out)]
     assert main([*argv, "--no-progress"]) == 0
     assert f"videos: 4 in {out / 'videos'}" in capsys.readouterr().out
     made = sorted(p.name for p in (out / "videos").iterdir())
-    assert made == [f"{agent}-episode-{i}.mp4" for agent in ("greedy", "random") for i in (0, 1)]
+    assert made == [f"{agent}-episode-{i}.mp4" for agent in ("oracle", "random") for i in (0, 1)]
     report = json.loads((out / "evaluation.json").read_text())
     assert report["agents"]["random"]["videos"] == [f"videos/random-episode-{i}.mp4" for i in (0, 1)]
     left = sorted(p.name for p in out.iterdir())  # no recording folder left behind
     assert left == [".tabletop-gym.lock", "evaluation.json", "evaluation.png", "videos"]
-    frames = _frames(out / "videos" / "greedy-episode-0.mp4")
+    frames = _frames(out / "videos" / "oracle-episode-0.mp4")
     assert len(frames) >= 2 and frames[0].shape[2] == 3
     # The scores are those of an evaluation without videos: recording changes nothing of the play.
     again = tmp_path / "plain"
     assert main([*argv[:-4], "--out", str(again), "--no-progress"]) == 0
     plain = json.loads((again / "evaluation.json").read_text())
-    for agent in ("random", "greedy"):
+    for agent in ("random", "oracle"):
         assert plain["agents"][agent]["scores"] == report["agents"][agent]["scores"]
 
 
