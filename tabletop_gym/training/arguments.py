@@ -108,6 +108,7 @@ def float_arg(
 
 
 MAX_EPISODES = 1_000_000
+MAX_VIDEOS = 1_000  # episodes recorded per agent by evaluate --video: each is a video file
 """The most deals one evaluation plays: its report keeps every deal's score and deal string (about a
 hundred bytes each), and a million deals of the fastest game take hours."""
 

@@ -1,4 +1,4 @@
-"""The ``tabletop-gym`` command line: play, solve, train, evaluate, demo, bench (and game extras)."""
+"""The ``tabletop-gym`` command line: play, solve, train, evaluate, demo, bench, draw (and game extras)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from tabletop_gym.core import TabletopError, default_cache_dir, hold_output, quo
 from tabletop_gym.training.arguments import (
     MAX_EPISODES,
     MAX_STEPS,
+    MAX_VIDEOS,
     Parser,
     check_cache_dir,
     check_file_path,
@@ -45,6 +46,7 @@ HELP = {
     "suite": "certified evaluation suites: list, check or build them",
     "baselines": "train and evaluate every agent on every game's suite: the baselines table",
     "dataset": "write a suite's proven oracle plans as a Minari dataset (offline RL, imitation)",
+    "draw": "draw a position of an environment as a picture (SVG or PNG)",
 }
 
 
@@ -108,6 +110,14 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             default=None,
             help="with --moves: a decision losing more points than this is a blunder"
             + (f" (default {spec.moves.blunder:g})" if spec.moves is not None else ""),
+        )
+        parser.add_argument(
+            "--video",
+            type=int_arg(1, MAX_VIDEOS),
+            default=None,
+            metavar="N",
+            help=f"record each agent's first N episodes, 1-{MAX_VIDEOS:,}, as OUT/videos/AGENT-episode-I.mp4 "
+            "(needs the video extra: pip install 'tabletop-gym[video]')",
         )
         from tabletop_gym.training.batch import add_ray_arguments
 
@@ -186,6 +196,10 @@ def _build_parser(argv: Sequence[str] | None) -> argparse.ArgumentParser:
         _add_baselines_command(commands)
     if not listed_only("dataset"):
         _add_dataset_command(commands)
+    if not listed_only("draw"):
+        from tabletop_gym.training.pictures import add_draw_command
+
+        add_draw_command(commands, HELP["draw"])
     wanted = [c for c in GENERIC + PER_GAME if argv is None or c == named]
     specs = {name: get_game(name) for name in game_names()} if wanted else {}
     for command in GENERIC + PER_GAME:
@@ -205,6 +219,9 @@ def _build_parser(argv: Sequence[str] | None) -> argparse.ArgumentParser:
                 from tabletop_gym.training.batch import add_batch_arguments
 
                 add_batch_arguments(game_parser)  # --deals SPEC --out FILE [--ray]: every game alike
+                from tabletop_gym.training.pictures import add_draw_argument
+
+                add_draw_argument(game_parser)  # --draw FILE.svg|png: the oracle's plan
             if command == "demo":
                 # The settings of the game's demo: ones its oracle serves, a budget that fits.
                 game_parser.set_defaults(**specs[name].demo)
@@ -465,7 +482,7 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.exit(2, f"{where}: error: unrecognized arguments: {' '.join(unknown)} (see: {where} --help)\n")
     # The suite and baselines commands name their games through suites; bench startup names none.
     startup = args.command == "bench" and args.game == STARTUP
-    spec = get_game(args.game) if args.command not in ("suite", "baselines") and not startup else None
+    spec = get_game(args.game) if args.command not in ("suite", "baselines", "draw") and not startup else None
     try:
         _check_paths(args)
         chosen = [f"--{k}" for k in ("deal", "seed") if getattr(args, k, None) is not None]
@@ -482,6 +499,10 @@ def _main(argv: Sequence[str] | None) -> int:
             status = _baselines(args)
         elif args.command == "dataset":
             status = _dataset(args)
+        elif args.command == "draw":
+            from tabletop_gym.training.pictures import draw_command
+
+            status = draw_command(args)
         elif args.command == "evaluate":
             status = _evaluate(spec, args)
         elif args.command == "train":
@@ -515,6 +536,11 @@ def _check_paths(args: argparse.Namespace) -> None:
     out = getattr(args, "out", None)
     if isinstance(out, Path):
         check_output_dir(out)
+    draw = getattr(args, "draw", None)
+    if isinstance(draw, Path) and getattr(args, "deals", None) is None:  # with --deals: refused as such
+        from tabletop_gym.training.pictures import check_picture_output
+
+        check_picture_output(draw, "--draw")
     cache = getattr(args, "cache", None)
     if isinstance(cache, Path):
         check_cache_dir(cache)
@@ -582,6 +608,7 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
         progress=not args.no_progress,
         suite=suite,
         solve_first=solve_first,
+        video=getattr(args, "video", None) or 0,
     )
     if suite is not None:
         print(f"suite {suite.id}: {report['episodes']} deals, oracle results as stored (nothing solved)")
@@ -592,6 +619,9 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
     print(f"report: {args.out / 'evaluation.json'}")
     if report.get("plot"):
         print(f"plot:   {report['plot']}")
+    videos = sum(len(entry.get("videos", ())) for entry in report["agents"].values())
+    if videos:
+        print(f"videos: {videos} in {args.out / 'videos'}")
     return 0
 
 

@@ -33,6 +33,7 @@ from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
 from tabletop_gym.training.games import Baseline, GameSpec, MoveReview
+from tabletop_gym.training.pictures import draw_if_asked
 from tabletop_gym.training.probe import add_probe_arguments
 from tabletop_gym.training.terminal import ask_move
 
@@ -172,10 +173,18 @@ def _solve_command(args: argparse.Namespace) -> int:
     print(f"deal     {deal}")
     print(f"optimum  {result.score} (proven optimal)  in {result.seconds:.2f} s")
     print(f"plan     {''.join(str(p) for p in result.plan)}  (pile index per move)")
+    draw_if_asked(args, lambda: _plan_picture(deal, result))
     return 0
 
 
 REVIEWS = ("each", "end")
+
+
+def _plan_picture(deal: str, result: OracleResult) -> Any:
+    from tabletop_gym.envs.cribbage.draw import draw_plan
+    from tabletop_gym.render import plan_status
+
+    return draw_plan(deal, result.plan, plan_status(result.optimal, result.bound))
 
 
 def _play(args: argparse.Namespace) -> int:

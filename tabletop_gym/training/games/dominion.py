@@ -51,6 +51,7 @@ from tabletop_gym.training import ratings
 from tabletop_gym.training.arguments import add_options, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
+from tabletop_gym.training.pictures import draw_if_asked
 from tabletop_gym.training.players import SeatedAgent, check_entry, load_players, model_path, split_entries
 from tabletop_gym.training.ratings import Outcome
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
@@ -410,7 +411,14 @@ def _solve_command(args: argparse.Namespace) -> int:
         print(f"turn {i:2d}  {text}")
     for bot in _bots_for(rules.kingdom):
         print(f"{bot} on this deal: {solitaire_turns(bot, int(deal), rules.target, rules.kingdom)} turns")
+    draw_if_asked(args, lambda: _plan_picture(deal, result, rules))
     return 0
+
+
+def _plan_picture(deal: str, result: OracleResult, rules: DominionRules) -> Any:
+    from tabletop_gym.envs.dominion.draw import draw_plan
+
+    return draw_plan(deal, result, rules)
 
 
 # --- play ------------------------------------------------------------------------------------------
