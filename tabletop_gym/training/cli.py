@@ -14,6 +14,7 @@ from typing import Any
 import tabletop_gym
 from tabletop_gym.core import TabletopError, default_cache_dir, hold_output, quote_input
 from tabletop_gym.training.arguments import (
+    MAX_BLUNDER,
     MAX_EPISODES,
     MAX_STEPS,
     MAX_VIDEOS,
@@ -106,7 +107,7 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
         )
         parser.add_argument(
             "--blunder",
-            type=float_arg(0, None, low_open=True),
+            type=float_arg(0, MAX_BLUNDER, low_open=True),
             default=None,
             help="with --moves: a decision losing more points than this is a blunder"
             + (f" (default {spec.moves.blunder:g})" if spec.moves is not None else ""),
