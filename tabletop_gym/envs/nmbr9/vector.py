@@ -52,6 +52,7 @@ from tabletop_gym.envs.nmbr9.rules import (
 DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call per 64 games
 MAX_NUM_ENVS = 1 << 20
 MAX_CELLS = 10  # the 0 covers ten cells, the most of any tile
+MAX_PATTERNS = 16  # distinct row patterns of one value's rotations (4 rotations of at most 4 rows)
 # Kernel status codes for a bad action (the first sub-environment at fault is reported).
 NOT_AN_ACTION, NOT_LEGAL = 1, 2
 
@@ -66,41 +67,53 @@ for _bit in range(64):
 
 
 def _shapes() -> tuple[np.ndarray, ...]:
-    """The engine's tiles as kernel tables, per value and rotation: the cells ``(row, col)`` from the
-    top-left corner of the bounding box, the edge neighbours outside the tile (row -1 to the box's
-    height, col -1 to its width), the box's height and width, and whether the rotation is an action
-    (the 0's and the 8's half-turned footprints are not)."""
+    """The engine's tiles as kernel tables. A tile's rotation is read row by row: each row of its
+    bounding box is a pattern of columns (``"#.#"`` is columns 0 and 2), and the patterns of one value
+    are numbered once, since its rotations share many. Per value: the patterns (their columns, and
+    how many), and per rotation the pattern of each row, the box's height and width, the cells
+    ``(row, col)`` from the box's top-left corner, and whether the rotation is an action (the 0's and
+    the 8's half-turned footprints are not)."""
+    patterns = np.zeros((MAX_VALUE + 1, MAX_PATTERNS, 4), dtype=np.int64)
+    pattern_size = np.zeros((MAX_VALUE + 1, MAX_PATTERNS), dtype=np.int64)
+    num_patterns = np.zeros(MAX_VALUE + 1, dtype=np.int64)
+    row_pattern = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 4), dtype=np.int64)
+    box = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 2), dtype=np.int64)
     cells = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, MAX_CELLS, 2), dtype=np.int64)
     num_cells = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.int64)
-    rings = []
-    box = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 2), dtype=np.int64)
     distinct = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.bool_)
     for value in range(MAX_VALUE + 1):
+        numbered: dict[tuple[int, ...], int] = {}
         for rotation, shape in enumerate(tile_rotations(value)):
-            own = set(shape)
-            ring = sorted(
-                {(r + dr, c + dc) for r, c in shape for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))} - own
-            )
-            rings.append(ring)
+            height = max(r for r, _ in shape) + 1
+            box[value, rotation] = (height, max(c for _, c in shape) + 1)
             cells[value, rotation, : len(shape)] = shape
             num_cells[value, rotation] = len(shape)
-            box[value, rotation] = (max(r for r, _ in shape) + 1, max(c for _, c in shape) + 1)
             distinct[value, rotation] = rotation in distinct_rotations(value)
-    ring_cells = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, max(map(len, rings)), 2), dtype=np.int64)
-    num_ring = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.int64)
-    for index, ring in enumerate(rings):
-        value, rotation = divmod(index, NUM_ROTATIONS)
-        ring_cells[value, rotation, : len(ring)] = ring
-        num_ring[value, rotation] = len(ring)
-    return cells, num_cells, ring_cells, num_ring, box, distinct
+            for j in range(height):
+                columns = tuple(c for r, c in shape if r == j)
+                if columns not in numbered:
+                    numbered[columns] = len(numbered)
+                    patterns[value, numbered[columns], : len(columns)] = columns
+                    pattern_size[value, numbered[columns]] = len(columns)
+                row_pattern[value, rotation, j] = numbered[columns]
+        num_patterns[value] = len(numbered)
+    return patterns, pattern_size, num_patterns, row_pattern, box, cells, num_cells, distinct
 
 
 @numba.njit(cache=True, nogil=True)
-def _legal(i, value, grid, levels, top_level, at_least, top_tile, shapes, lowest_bit, mask, below, above):
+def _legal(i, value, grid, levels, top_level, at_least, top_tile, shapes, lowest_bit, mask, scratch):
     """Mark in ``mask[i]`` every legal placement of tile ``value`` on sub-environment i's board (as
-    ``Nmbr9State.placement_levels``); returns how many there are. ``below`` and ``above`` are scratch
-    rows: the cells of height exactly L, and those higher than L, of the level L being searched."""
-    cells, num_cells, ring, num_ring, box, distinct = shapes
+    ``Nmbr9State.placement_levels``); returns how many there are.
+
+    For each level L: ``flat`` rows (cells of height exactly L), ``near`` rows (cells beside a cell
+    higher than L: a tile lying flat on L touches a tile of level L exactly where it covers one of
+    them). For each row pattern of the tile and board row, the anchor columns where the pattern lies
+    wholly on ``flat`` cells (``on_flat``) and where it covers a ``near`` cell (``on_near``); a
+    rotation at anchor row r is then one AND (and one OR) of its rows' patterns. Only the anchor rows
+    that can hold a legal placement are searched: those whose rows all have flat cells and, where the
+    tile must touch, that reach a ``near`` row."""
+    patterns, pattern_size, num_patterns, row_pattern, box, cells, num_cells, distinct = shapes
+    flat, near, on_flat, on_near = scratch
     mask[i, :] = 0
     area = grid * grid
     full = _ALL >> np.uint64(64 - grid)
@@ -109,50 +122,80 @@ def _legal(i, value, grid, levels, top_level, at_least, top_tile, shapes, lowest
         highest = levels - 1
     count = 0
     for level in range(highest + 1):
-        # Row r + 1 holds grid row r: the rows above and below the grid stay empty.
-        below[0] = 0
-        above[0] = 0
-        below[grid + 1] = 0
-        above[grid + 1] = 0
-        for row in range(1, grid + 1):
-            low = full if level == 0 else at_least[i, level, row]
-            high = at_least[i, level + 1, row]
-            below[row] = low & ~high
-            above[row] = high
+        # Row s holds grid row s - 1: rows 0 and grid + 1 are the empty rows beside the grid.
+        first, last = grid + 1, 0
+        for s in range(1, grid + 1):
+            low = full if level == 0 else at_least[i, level, s]
+            flat[s] = low & ~at_least[i, level + 1, s]
+            if flat[s] != 0:
+                if s < first:
+                    first = s
+                last = s
+        if last == 0:
+            continue
         # Unless it is the first tile of its level, a tile must touch a tile of that level.
         touch = level < top_level[i]
+        near_first, near_last = 1, grid
+        if touch:
+            near_first, near_last = grid + 1, 0
+            for s in range(1, grid + 1):
+                above = at_least[i, level + 1, s]
+                beside = (above << _ONE) | (above >> _ONE) | at_least[i, level + 1, s - 1]
+                near[s] = (beside | at_least[i, level + 1, s + 1]) & full
+                if near[s] != 0:
+                    if s < near_first:
+                        near_first = s
+                    near_last = s
+            if near_last == 0:
+                continue
+        # The board rows any placement searched below reads (a box is at most 4 rows high).
+        top = max(first, near_first - 3)
+        bottom = min(last, near_last + 3)
+        for p in range(num_patterns[value]):
+            for s in range(top, bottom + 1):
+                all_flat = full
+                any_near = np.uint64(0)
+                for q in range(pattern_size[value, p]):
+                    shift = np.uint64(patterns[value, p, q])
+                    all_flat &= flat[s] >> shift
+                    any_near |= near[s] >> shift
+                on_flat[p, s] = all_flat
+                on_near[p, s] = any_near
         for rotation in range(NUM_ROTATIONS):
             if not distinct[value, rotation]:
                 continue
             height = box[value, rotation, 0]
-            width = box[value, rotation, 1]
-            anchors = full >> np.uint64(width - 1)  # columns 0 .. grid - width
-            for r in range(grid - height + 1):
-                flat = anchors
-                for k in range(num_cells[value, rotation]):
-                    flat &= below[r + 1 + cells[value, rotation, k, 0]] >> np.uint64(cells[value, rotation, k, 1])
-                    if flat == 0:
+            anchors = full >> np.uint64(box[value, rotation, 1] - 1)  # columns 0 .. grid - width
+            # Anchor row r covers rows s = r + 1 .. r + height: all within top .. bottom, and one
+            # of them a near row where the tile must touch.
+            r_first = top - 1
+            r_last = min(bottom - height, grid - height)
+            if touch:
+                r_first = max(r_first, near_first - height)
+                r_last = min(r_last, near_last - 1)
+            for r in range(r_first, r_last + 1):
+                legal = anchors
+                for j in range(height):
+                    legal &= on_flat[row_pattern[value, rotation, j], r + 1 + j]
+                    if legal == 0:
                         break
-                if flat == 0:
+                if legal == 0:
                     continue
                 if touch:
-                    near = np.uint64(0)
-                    for k in range(num_ring[value, rotation]):
-                        row_bits = above[r + 1 + ring[value, rotation, k, 0]]
-                        dc = ring[value, rotation, k, 1]
-                        near |= (row_bits << _ONE) if dc < 0 else (row_bits >> np.uint64(dc))
-                    flat &= near
-                while flat != 0:
-                    bit = flat & (~flat + _ONE)
-                    flat ^= bit
+                    beside = np.uint64(0)
+                    for j in range(height):
+                        beside |= on_near[row_pattern[value, rotation, j], r + 1 + j]
+                    legal &= beside
+                while legal != 0:
+                    bit = legal & (~legal + _ONE)
+                    legal ^= bit
                     c = lowest_bit[(bit * np.uint64(_DE_BRUIJN)) >> np.uint64(58)]
                     if level > 0:
                         # Above the table a tile rests on at least two different tiles.
-                        first = top_tile[i, r + cells[value, rotation, 0, 0], c + cells[value, rotation, 0, 1]]
+                        under = top_tile[i, r + cells[value, rotation, 0, 0], c + cells[value, rotation, 0, 1]]
                         two = False
                         for k in range(1, num_cells[value, rotation]):
-                            under = top_tile[i, r + cells[value, rotation, k, 0], c + cells[value, rotation, k, 1]]
-                            if under != first:
+                            if top_tile[i, r + cells[value, rotation, k, 0], c + cells[value, rotation, k, 1]] != under:
                                 two = True
                                 break
                         if not two:
@@ -163,7 +206,7 @@ def _legal(i, value, grid, levels, top_level, at_least, top_tile, shapes, lowest
 
 
 @numba.njit(cache=True, nogil=True)
-def _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, below, above):
+def _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, scratch):
     """Sub-environment i's current card: its legal placements, after discarding every card in turn
     that fits nowhere (as ``Nmbr9State._skip_unplaceable``); the observation's card, unseen counts
     and cards left follow. A game with no card left is over."""
@@ -172,7 +215,7 @@ def _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, below, abov
     num_cards = cards.shape[1]
     while turn[i] < num_cards:
         if _legal(i, cards[i, turn[i]], grid, levels, top_level, at_least, top_tile, shapes, lowest_bit, mask,
-                  below, above) > 0:  # fmt: skip
+                  scratch) > 0:  # fmt: skip
             break
         discarded[i] += 1
         turn[i] += 1
@@ -189,7 +232,7 @@ def _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, below, abov
 
 
 @numba.njit(cache=True, nogil=True)
-def _start(i, deck, grid, levels, copies, game, board, shapes, lowest_bit, mask, below, above):
+def _start(i, deck, grid, levels, copies, game, board, shapes, lowest_bit, mask, scratch):
     """Sub-environment i starts the deal ``deck`` (the card values in draw order) on an empty board."""
     cards, turn, score, discarded, top_level, over = game
     at_least, height, top_value, top_tile, card, unseen, cards_left = board
@@ -205,25 +248,25 @@ def _start(i, deck, grid, levels, copies, game, board, shapes, lowest_bit, mask,
     discarded[i] = 0
     top_level[i] = 0
     over[i] = False
-    _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, below, above)
+    _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, scratch)
 
 
 @numba.njit(cache=True, nogil=True)
-def _start_all(slots, deals, next_deal, grid, levels, copies, game, board, shapes, lowest_bit, mask, below,
-               above):  # fmt: skip
+def _start_all(slots, deals, next_deal, grid, levels, copies, game, board, shapes, lowest_bit, mask,
+               scratch):  # fmt: skip
     for i in range(mask.shape[0]):
-        _start(i, deals[i, slots[i]], grid, levels, copies, game, board, shapes, lowest_bit, mask, below, above)
+        _start(i, deals[i, slots[i]], grid, levels, copies, game, board, shapes, lowest_bit, mask, scratch)
 
 
 @numba.njit(cache=True, nogil=True)
-def _step(actions, deals, next_deal, grid, levels, copies, game, board, shapes, lowest_bit, mask, below,
-          above, rewards, terminated, restarted, fault):  # fmt: skip
+def _step(actions, deals, next_deal, grid, levels, copies, game, board, shapes, lowest_bit, mask,
+          scratch, rewards, terminated, restarted, fault):  # fmt: skip
     """One placement in every sub-environment (next-step autoreset: a finished one starts its next deal
     and ignores its action). Returns -1, or the first sub-environment whose action is illegal, before
     any sub-environment has moved (``fault[0]`` then says why)."""
     cards, turn, score, discarded, top_level, over = game
     at_least, height, top_value, top_tile, card, unseen, cards_left = board
-    cells, num_cells = shapes[0], shapes[1]
+    cells, num_cells = shapes[5], shapes[6]
     n = mask.shape[0]
     area = grid * grid
     for i in range(n):
@@ -239,7 +282,7 @@ def _step(actions, deals, next_deal, grid, levels, copies, game, board, shapes, 
     for i in range(n):
         if over[i]:
             _start(i, deals[i, next_deal[i]], grid, levels, copies, game, board, shapes, lowest_bit, mask,
-                   below, above)  # fmt: skip
+                   scratch)  # fmt: skip
             next_deal[i] += 1
             rewards[i] = 0.0
             terminated[i] = False
@@ -267,7 +310,7 @@ def _step(actions, deals, next_deal, grid, levels, copies, game, board, shapes, 
         turn[i] += 1
         if turn[i] < cards.shape[1]:
             unseen[i, cards[i, turn[i]]] -= 1
-        _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, below, above)
+        _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, scratch)
         terminated[i] = over[i]
     return -1
 
@@ -359,8 +402,13 @@ class Nmbr9VectorEnv(VectorEnv):
             "cards_left": np.zeros((n, 1), dtype=np.int16),
         }
         self._mask = np.zeros((n, NUM_ROTATIONS * g * g), dtype=np.int8)
-        self._below = np.zeros(g + 2, dtype=np.uint64)
-        self._above = np.zeros(g + 2, dtype=np.uint64)
+        # The kernel's working rows for one level's search (see ``_legal``).
+        self._scratch = (
+            np.zeros(g + 2, dtype=np.uint64),
+            np.zeros(g + 2, dtype=np.uint64),
+            np.zeros((MAX_PATTERNS, g + 2), dtype=np.uint64),
+            np.zeros((MAX_PATTERNS, g + 2), dtype=np.uint64),
+        )
         self._rewards = np.zeros(n, dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._truncated = np.zeros(n, dtype=np.bool_)
@@ -469,7 +517,7 @@ class Nmbr9VectorEnv(VectorEnv):
         )  # fmt: skip
         return (
             self._deals, self._next_deal, self.grid, 0 if self.levels is None else self.levels,
-            self.variant.copies, game, board, self._shapes, _LOWEST_BIT, self._mask, self._below, self._above,
+            self.variant.copies, game, board, self._shapes, _LOWEST_BIT, self._mask, self._scratch,
         )  # fmt: skip
 
     def _observation(self) -> dict[str, np.ndarray]:
