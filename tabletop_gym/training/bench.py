@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -134,6 +135,43 @@ def vector_bench(env_id: str, num_envs: int, steps: int, env_steps: int, runs: i
         report["vector_steps_per_second_median"] / report["cartpole_plain_loop_steps_per_second_median"]
     )
     return report
+
+
+MAX_VECTOR_ENVS = 1 << 20
+MAX_VECTOR_STEPS = 10**10
+
+
+def add_vector_arguments(parser: argparse.ArgumentParser, game: str, num_envs: int, steps: int) -> None:
+    """``bench GAME --vector`` and its options, for a game with a native vector environment: ``num_envs``
+    and ``steps`` (per run) are the game's defaults."""
+    parser.add_argument(
+        "--vector",
+        action="store_true",
+        help="time the native vector environment instead (gym.make_vec), beside the single "
+        f"environment and CartPole-v1, and write {game}-vector.json",
+    )
+    parser.add_argument(
+        "--num-envs",
+        type=int_arg(1, MAX_VECTOR_ENVS),
+        default=num_envs,
+        help=f"with --vector: games stepped together, 1-{MAX_VECTOR_ENVS:,} (default {num_envs})",
+    )
+    parser.add_argument(
+        "--vector-steps",
+        type=int_arg(1, MAX_VECTOR_STEPS),
+        default=steps,
+        help=f"with --vector: steps (all games together) per run, 1-{MAX_VECTOR_STEPS:,} (default {steps})",
+    )
+
+
+def vector_bench_command(game: str, env_id: str, args: argparse.Namespace) -> int:
+    """``bench GAME --vector``: the native vector environment's steps per second (median of 3 runs,
+    wall and CPU), the single environment's and a plain-loop CartPole-v1's in the same run, written to
+    ``GAME-vector.json``."""
+    report = vector_bench(env_id, args.num_envs, args.vector_steps, args.env_steps)
+    report["load_average_after"] = os.getloadavg()[0]
+    write_report(f"{game}-vector", report, args.out)
+    return 0
 
 
 def peak_rss_mb() -> float:

@@ -100,6 +100,17 @@ def _shapes() -> tuple[np.ndarray, ...]:
     return patterns, pattern_size, num_patterns, row_pattern, box, cells, num_cells, distinct
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _on_two(top_tile, row, col, cells, num_cells):
+    """Whether the tile whose ``cells`` are put at ``(row, col)`` rests on at least two different tiles
+    (the rule above the table)."""
+    under = top_tile[row + cells[0, 0], col + cells[0, 1]]
+    for k in range(1, num_cells):
+        if top_tile[row + cells[k, 0], col + cells[k, 1]] != under:
+            return True
+    return False
+
+
 @numba.njit(cache=True, nogil=True)
 def _legal(i, value, grid, levels, top_level, at_least, top_tile, shapes, lowest_bit, mask, scratch):
     """Mark in ``mask[i]`` every legal placement of tile ``value`` on sub-environment i's board (as
@@ -137,8 +148,9 @@ def _legal(i, value, grid, levels, top_level, at_least, top_tile, shapes, lowest
         touch = level < top_level[i]
         near_first, near_last = 1, grid
         if touch:
+            # Only the rows with flat cells are read: a placement lies wholly on them.
             near_first, near_last = grid + 1, 0
-            for s in range(1, grid + 1):
+            for s in range(first, last + 1):
                 above = at_least[i, level + 1, s]
                 beside = (above << _ONE) | (above >> _ONE) | at_least[i, level + 1, s - 1]
                 near[s] = (beside | at_least[i, level + 1, s + 1]) & full
@@ -190,16 +202,9 @@ def _legal(i, value, grid, levels, top_level, at_least, top_tile, shapes, lowest
                     bit = legal & (~legal + _ONE)
                     legal ^= bit
                     c = lowest_bit[(bit * np.uint64(_DE_BRUIJN)) >> np.uint64(58)]
-                    if level > 0:
-                        # Above the table a tile rests on at least two different tiles.
-                        under = top_tile[i, r + cells[value, rotation, 0, 0], c + cells[value, rotation, 0, 1]]
-                        two = False
-                        for k in range(1, num_cells[value, rotation]):
-                            if top_tile[i, r + cells[value, rotation, k, 0], c + cells[value, rotation, k, 1]] != under:
-                                two = True
-                                break
-                        if not two:
-                            continue
+                    if level > 0 and not _on_two(top_tile[i], r, c, cells[value, rotation],
+                                                 num_cells[value, rotation]):  # fmt: skip
+                        continue
                     mask[i, rotation * area + r * grid + c] = 1
                     count += 1
     return count
