@@ -278,7 +278,7 @@ def test_bench_vector_reports_the_vector_rate_beside_the_single_environment_and_
 
 
 def test_random_legal_actions_draws_every_legal_action_and_only_them() -> None:
-    from tabletop_gym.training.bench import random_legal_actions
+    from tabletop_gym.training.random_actions import random_legal_actions
 
     masks = np.zeros((2, 1600), dtype=bool)
     masks[0, [3, 700, 1599]] = True

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import resource
@@ -52,43 +51,12 @@ def plain_loop_steps_per_second(env: gym.Env, steps: int, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
-@functools.cache
-def _legal_picker() -> Any:
-    """The compiled picker of ``random_legal_actions`` (numba is imported where a bench needs it: the
-    command line starts without it)."""
-    import numba
-
-    @numba.njit(cache=True, nogil=True)
-    def pick(masks: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-        actions = np.zeros(masks.shape[0], dtype=np.int64)
-        for i in range(masks.shape[0]):
-            legal = 0
-            for a in range(masks.shape[1]):
-                legal += masks[i, a]
-            nth = min(int(uniforms[i] * legal), legal - 1)
-            for a in range(masks.shape[1]):
-                if masks[i, a]:
-                    if nth == 0:
-                        actions[i] = a
-                        break
-                    nth -= 1
-        return actions
-
-    return pick
-
-
-def random_legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One action per row of the bool ``masks``, uniform among that row's legal ones (0 for a row with
-    none): the n-th legal action for one uniform draw a row, where ``(rng.random(masks.shape) *
-    masks).argmax(axis=1)`` draws a number for every action (with Nmbr9's 1,600 actions, more time
-    than the environment's step)."""
-    return _legal_picker()(np.ascontiguousarray(masks, dtype=np.bool_), rng.random(masks.shape[0]))
-
-
 def vector_steps_timing(envs: Any, steps: int, seed: int) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the process) for ``steps`` sub-environment steps of a native vector
     environment, every sub-environment playing a random legal action chosen for the whole batch at once
     from ``envs.action_masks()`` (``random_legal_actions``)."""
+    from tabletop_gym.training.random_actions import random_legal_actions  # compiled: only where timed
+
     rng = np.random.default_rng(seed)
     envs.reset(seed=seed)
     batches = max(1, steps // envs.num_envs)

@@ -11,11 +11,10 @@ agents, replays). Tests check the kernel against the engine move by move.
 
 The mask is the costly part of a move, so the kernel keeps the board as bitboards, one per level:
 row r of level L has bit c set where cell (r, c) holds at least L tiles. For a tile's rotation and an
-anchor row, one AND of shifted rows per cell of the tile gives every anchor column where the tile
-would lie flat on level L, and one OR per neighbour cell whether it touches a tile of that level:
-a few hundred word operations a level instead of a pass over every cell of every placement. Only the
-rule that a tile above the table rests on two different tiles is checked cell by cell, on the few
-placements that lie flat there.
+anchor row, one AND of shifted rows gives every anchor column where the tile would lie flat on level
+L, one OR whether it touches a tile of that level, and one OR over seam bitboards (bit c: the cells
+on either side of an edge have different top tiles) whether it rests on two different tiles: a few
+hundred word operations a level instead of a pass over every cell of every placement.
 
 The deals are the single environment's: sub-environment i has its own generator, seeded as the single
 environment seeds its own (``reset(seed=s)`` seeds sub-environment i with ``s + i``), and its deals are
@@ -53,6 +52,10 @@ DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call pe
 MAX_NUM_ENVS = 1 << 20
 MAX_CELLS = 10  # the 0 covers ten cells, the most of any tile
 MAX_PATTERNS = 16  # distinct row patterns of one value's rotations (4 rotations of at most 4 rows)
+# The pattern of a box's missing rows (boxes are 2 to 4 rows high): every anchor lies flat on it and
+# none touches there, so every rotation is read as four rows.
+NO_ROW = MAX_PATTERNS
+MAX_EDGES = 13  # pairs of edge-adjacent cells within one tile, the most of any tile's
 # Kernel status codes for a bad action (the first sub-environment at fault is reported).
 NOT_AN_ACTION, NOT_LEGAL = 1, 2
 
@@ -70,13 +73,16 @@ def _shapes() -> tuple[np.ndarray, ...]:
     """The engine's tiles as kernel tables. A tile's rotation is read row by row: each row of its
     bounding box is a pattern of columns (``"#.#"`` is columns 0 and 2), and the patterns of one value
     are numbered once, since its rotations share many. Per value: the patterns (their columns, and
-    how many), and per rotation the pattern of each row, the box's height and width, the cells
-    ``(row, col)`` from the box's top-left corner, and whether the rotation is an action (the 0's and
-    the 8's half-turned footprints are not)."""
+    how many), and per rotation the pattern of each row (``NO_ROW`` below a 3-row box), the box's
+    height and width, the cells ``(row, col)`` from the box's top-left corner, whether the rotation is
+    an action (the 0's and the 8's half-turned footprints are not), and the pairs of the tile's
+    edge-adjacent cells."""
     patterns = np.zeros((MAX_VALUE + 1, MAX_PATTERNS, 4), dtype=np.int64)
     pattern_size = np.zeros((MAX_VALUE + 1, MAX_PATTERNS), dtype=np.int64)
     num_patterns = np.zeros(MAX_VALUE + 1, dtype=np.int64)
-    row_pattern = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 4), dtype=np.int64)
+    row_pattern = np.full((MAX_VALUE + 1, NUM_ROTATIONS, 4), NO_ROW, dtype=np.int64)
+    edges = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, MAX_EDGES, 3), dtype=np.int64)
+    num_edges = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.int64)
     box = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 2), dtype=np.int64)
     cells = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, MAX_CELLS, 2), dtype=np.int64)
     num_cells = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.int64)
@@ -89,6 +95,11 @@ def _shapes() -> tuple[np.ndarray, ...]:
             cells[value, rotation, : len(shape)] = shape
             num_cells[value, rotation] = len(shape)
             distinct[value, rotation] = rotation in distinct_rotations(value)
+            # (row, col, 0) joins a cell to the one on its right, (row, col, 1) to the one below.
+            joins = [(r, c, 0) for r, c in shape if (r, c + 1) in shape]
+            joins += [(r, c, 1) for r, c in shape if (r + 1, c) in shape]
+            edges[value, rotation, : len(joins)] = joins
+            num_edges[value, rotation] = len(joins)
             for j in range(height):
                 columns = tuple(c for r, c in shape if r == j)
                 if columns not in numbered:
@@ -97,22 +108,43 @@ def _shapes() -> tuple[np.ndarray, ...]:
                     pattern_size[value, numbered[columns]] = len(columns)
                 row_pattern[value, rotation, j] = numbered[columns]
         num_patterns[value] = len(numbered)
-    return patterns, pattern_size, num_patterns, row_pattern, box, cells, num_cells, distinct
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _on_two(top_tile, row, col, cells, num_cells):
-    """Whether the tile whose ``cells`` are put at ``(row, col)`` rests on at least two different tiles
-    (the rule above the table)."""
-    under = top_tile[row + cells[0, 0], col + cells[0, 1]]
-    for k in range(1, num_cells):
-        if top_tile[row + cells[k, 0], col + cells[k, 1]] != under:
-            return True
-    return False
+    return (
+        patterns,
+        pattern_size,
+        num_patterns,
+        row_pattern,
+        box,
+        cells,
+        num_cells,
+        distinct,
+        edges,
+        num_edges,
+    )
 
 
 @numba.njit(cache=True, nogil=True)
-def _legal(i, value, grid, levels, top_level, at_least, top_tile, shapes, lowest_bit, mask, scratch):
+def _mark_seams(i, row, col, grid, top_tile, seam_right, seam_below):
+    """Redraw the seams around cell (row, col): bit c of ``seam_right[i, r + 1]`` says cells (r, c)
+    and (r, c + 1) have different top tiles, bit c of ``seam_below[i, r + 1]`` the same of (r, c) and
+    (r + 1, c)."""
+    for r, c in ((row, col - 1), (row, col)):
+        if 0 <= c < grid - 1:
+            bit = _ONE << np.uint64(c)
+            if top_tile[i, r, c] != top_tile[i, r, c + 1]:
+                seam_right[i, r + 1] |= bit
+            else:
+                seam_right[i, r + 1] &= ~bit
+    for r, c in ((row - 1, col), (row, col)):
+        if 0 <= r < grid - 1:
+            bit = _ONE << np.uint64(c)
+            if top_tile[i, r, c] != top_tile[i, r + 1, c]:
+                seam_below[i, r + 1] |= bit
+            else:
+                seam_below[i, r + 1] &= ~bit
+
+
+@numba.njit(cache=True, nogil=True)
+def _legal(i, value, grid, levels, top_level, at_least, seams, shapes, lowest_bit, mask, scratch):
     """Mark in ``mask[i]`` every legal placement of tile ``value`` on sub-environment i's board (as
     ``Nmbr9State.placement_levels``); returns how many there are.
 
@@ -122,8 +154,13 @@ def _legal(i, value, grid, levels, top_level, at_least, top_tile, shapes, lowest
     wholly on ``flat`` cells (``on_flat``) and where it covers a ``near`` cell (``on_near``); a
     rotation at anchor row r is then one AND (and one OR) of its rows' patterns. Only the anchor rows
     that can hold a legal placement are searched: those whose rows all have flat cells and, where the
-    tile must touch, that reach a ``near`` row."""
-    patterns, pattern_size, num_patterns, row_pattern, box, cells, num_cells, distinct = shapes
+    tile must touch, that reach a ``near`` row. Above the table a tile rests on two different tiles
+    exactly where one of its own edges lies on a seam between two (``seams``): its cells are connected.
+    """
+    patterns, pattern_size, num_patterns, row_pattern, box, cells, num_cells, distinct, edges, num_edges = (
+        shapes
+    )
+    seam_right, seam_below = seams
     flat, near, on_flat, on_near = scratch
     mask[i, :] = 0
     area = grid * grid
@@ -185,26 +222,36 @@ def _legal(i, value, grid, levels, top_level, at_least, top_tile, shapes, lowest
             if touch:
                 r_first = max(r_first, near_first - height)
                 r_last = min(r_last, near_last - 1)
+            p0 = row_pattern[value, rotation, 0]
+            p1 = row_pattern[value, rotation, 1]
+            p2 = row_pattern[value, rotation, 2]
+            p3 = row_pattern[value, rotation, 3]
             for r in range(r_first, r_last + 1):
-                legal = anchors
-                for j in range(height):
-                    legal &= on_flat[row_pattern[value, rotation, j], r + 1 + j]
-                    if legal == 0:
-                        break
+                legal = (
+                    anchors
+                    & on_flat[p0, r + 1]
+                    & on_flat[p1, r + 2]
+                    & on_flat[p2, r + 3]
+                    & on_flat[p3, r + 4]
+                )
                 if legal == 0:
                     continue
                 if touch:
-                    beside = np.uint64(0)
-                    for j in range(height):
-                        beside |= on_near[row_pattern[value, rotation, j], r + 1 + j]
-                    legal &= beside
+                    legal &= on_near[p0, r + 1] | on_near[p1, r + 2] | on_near[p2, r + 3] | on_near[p3, r + 4]
+                if level > 0 and legal != 0:
+                    on_two = np.uint64(0)
+                    for k in range(num_edges[value, rotation]):
+                        s = r + 1 + edges[value, rotation, k, 0]
+                        shift = np.uint64(edges[value, rotation, k, 1])
+                        if edges[value, rotation, k, 2] == 0:
+                            on_two |= seam_right[i, s] >> shift
+                        else:
+                            on_two |= seam_below[i, s] >> shift
+                    legal &= on_two
                 while legal != 0:
                     bit = legal & (~legal + _ONE)
                     legal ^= bit
                     c = lowest_bit[(bit * np.uint64(_DE_BRUIJN)) >> np.uint64(58)]
-                    if level > 0 and not _on_two(top_tile[i], r, c, cells[value, rotation],
-                                                 num_cells[value, rotation]):  # fmt: skip
-                        continue
                     mask[i, rotation * area + r * grid + c] = 1
                     count += 1
     return count
@@ -216,10 +263,11 @@ def _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, scratch):
     that fits nowhere (as ``Nmbr9State._skip_unplaceable``); the observation's card, unseen counts
     and cards left follow. A game with no card left is over."""
     cards, turn, score, discarded, top_level, over = game
-    at_least, height, top_value, top_tile, card, unseen, cards_left = board
+    at_least, height, top_value, top_tile, card, unseen, cards_left, seam_right, seam_below = board
     num_cards = cards.shape[1]
     while turn[i] < num_cards:
-        if _legal(i, cards[i, turn[i]], grid, levels, top_level, at_least, top_tile, shapes, lowest_bit, mask,
+        seams = (seam_right, seam_below)
+        if _legal(i, cards[i, turn[i]], grid, levels, top_level, at_least, seams, shapes, lowest_bit, mask,
                   scratch) > 0:  # fmt: skip
             break
         discarded[i] += 1
@@ -240,12 +288,14 @@ def _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, scratch):
 def _start(i, deck, grid, levels, copies, game, board, shapes, lowest_bit, mask, scratch):
     """Sub-environment i starts the deal ``deck`` (the card values in draw order) on an empty board."""
     cards, turn, score, discarded, top_level, over = game
-    at_least, height, top_value, top_tile, card, unseen, cards_left = board
+    at_least, height, top_value, top_tile, card, unseen, cards_left, seam_right, seam_below = board
     cards[i, :] = deck
     height[i] = 0
     top_value[i] = -1
     top_tile[i] = -1
     at_least[i] = 0
+    seam_right[i] = 0
+    seam_below[i] = 0
     unseen[i, :] = copies
     unseen[i, cards[i, 0]] -= 1
     turn[i] = 0
@@ -270,7 +320,7 @@ def _step(actions, deals, next_deal, grid, levels, copies, game, board, shapes, 
     and ignores its action). Returns -1, or the first sub-environment whose action is illegal, before
     any sub-environment has moved (``fault[0]`` then says why)."""
     cards, turn, score, discarded, top_level, over = game
-    at_least, height, top_value, top_tile, card, unseen, cards_left = board
+    at_least, height, top_value, top_tile, card, unseen, cards_left, seam_right, seam_below = board
     cells, num_cells = shapes[5], shapes[6]
     n = mask.shape[0]
     area = grid * grid
@@ -307,6 +357,10 @@ def _step(actions, deals, next_deal, grid, levels, copies, game, board, shapes, 
             top_value[i, r, c] = value
             top_tile[i, r, c] = turn[i]
             at_least[i, level + 1, r + 1] |= _ONE << np.uint64(c)
+        for k in range(num_cells[value, rotation]):
+            r = row + cells[value, rotation, k, 0]
+            c = col + cells[value, rotation, k, 1]
+            _mark_seams(i, r, c, grid, top_tile, seam_right, seam_below)
         if level + 1 > top_level[i]:
             top_level[i] = level + 1
         points = value * level
@@ -407,12 +461,19 @@ class Nmbr9VectorEnv(VectorEnv):
             "cards_left": np.zeros((n, 1), dtype=np.int16),
         }
         self._mask = np.zeros((n, NUM_ROTATIONS * g * g), dtype=np.int8)
-        # The kernel's working rows for one level's search (see ``_legal``).
+        # Where two edge-adjacent cells have different top tiles (see ``_mark_seams``).
+        self._seam_right = np.zeros((n, g + 2), dtype=np.uint64)
+        self._seam_below = np.zeros((n, g + 2), dtype=np.uint64)
+        # The kernel's working rows for one level's search (see ``_legal``); the missing rows of
+        # a box (``NO_ROW``) lies flat everywhere and touches nothing, down to row grid + 3 (the fourth
+        # row of a box two rows high on the grid's last two).
+        on_flat = np.zeros((MAX_PATTERNS + 1, g + 4), dtype=np.uint64)
+        on_flat[NO_ROW] = _ALL
         self._scratch = (
             np.zeros(g + 2, dtype=np.uint64),
             np.zeros(g + 2, dtype=np.uint64),
-            np.zeros((MAX_PATTERNS, g + 2), dtype=np.uint64),
-            np.zeros((MAX_PATTERNS, g + 2), dtype=np.uint64),
+            on_flat,
+            np.zeros((MAX_PATTERNS + 1, g + 4), dtype=np.uint64),
         )
         self._rewards = np.zeros(n, dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
@@ -518,7 +579,7 @@ class Nmbr9VectorEnv(VectorEnv):
         game = (self._cards, self._turn, self._score, self._discarded, self._top_level, self._over)
         board = (
             self._at_least, obs["height"], obs["top_value"], obs["top_tile"], obs["card"], obs["unseen"],
-            obs["cards_left"],
+            obs["cards_left"], self._seam_right, self._seam_below,
         )  # fmt: skip
         return (
             self._deals, self._next_deal, self.grid, 0 if self.levels is None else self.levels,
