@@ -51,16 +51,17 @@ from tabletop_gym.envs.nmbr9.rules import (
 DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call per 64 games
 MAX_NUM_ENVS = 1 << 20
 MAX_CELLS = 10  # the 0 covers ten cells, the most of any tile
-MAX_PATTERNS = 16  # distinct row patterns of one value's rotations (4 rotations of at most 4 rows)
-# The pattern of a box's missing rows (boxes are 2 to 4 rows high): every anchor lies flat on it and
-# none touches there, so every rotation is read as four rows.
-NO_ROW = MAX_PATTERNS
+# A row of a tile's bounding box is a pattern of columns 0-3, written as bits (``"#.#"`` is 0b101);
+# pattern 0, the missing rows below a box 2 or 3 rows high, lies flat everywhere and touches nothing,
+# so every rotation is read as four rows.
+PATTERNS = 16
 MAX_EDGES = 13  # pairs of edge-adjacent cells within one tile, the most of any tile's
 # Kernel status codes for a bad action (the first sub-environment at fault is reported).
 NOT_AN_ACTION, NOT_LEGAL = 1, 2
 
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_NONE = np.uint64(0)
 # The lowest set bit's index of a 64-bit word: a de Bruijn sequence multiplied by that bit has a
 # different top six bits for each of the 64 bits (numba has no count-trailing-zeros of its own).
 _DE_BRUIJN = 0x03F79D71B4CB0A89
@@ -70,56 +71,39 @@ for _bit in range(64):
 
 
 def _shapes() -> tuple[np.ndarray, ...]:
-    """The engine's tiles as kernel tables. A tile's rotation is read row by row: each row of its
-    bounding box is a pattern of columns (``"#.#"`` is columns 0 and 2), and the patterns of one value
-    are numbered once, since its rotations share many. Per value: the patterns (their columns, and
-    how many), and per rotation the pattern of each row (``NO_ROW`` below a 3-row box), the box's
-    height and width, the cells ``(row, col)`` from the box's top-left corner, whether the rotation is
-    an action (the 0's and the 8's half-turned footprints are not), and the pairs of the tile's
-    edge-adjacent cells."""
-    patterns = np.zeros((MAX_VALUE + 1, MAX_PATTERNS, 4), dtype=np.int64)
-    pattern_size = np.zeros((MAX_VALUE + 1, MAX_PATTERNS), dtype=np.int64)
-    num_patterns = np.zeros(MAX_VALUE + 1, dtype=np.int64)
-    row_pattern = np.full((MAX_VALUE + 1, NUM_ROTATIONS, 4), NO_ROW, dtype=np.int64)
-    edges = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, MAX_EDGES, 3), dtype=np.int64)
-    num_edges = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.int64)
+    """The engine's tiles as kernel tables, per value and rotation: the pattern of each row of the
+    bounding box (0 below a box of 2 or 3 rows), the box's height and width, the cells ``(row, col)``
+    from the box's top-left corner, whether the rotation is an action (the 0's and the 8's
+    half-turned footprints are not), and the pairs of the tile's edge-adjacent cells; per value, the
+    patterns its rows use."""
+    row_pattern = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 4), dtype=np.int64)
     box = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 2), dtype=np.int64)
     cells = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, MAX_CELLS, 2), dtype=np.int64)
     num_cells = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.int64)
     distinct = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.bool_)
+    edges = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, MAX_EDGES, 3), dtype=np.int64)
+    num_edges = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.int64)
     for value in range(MAX_VALUE + 1):
-        numbered: dict[tuple[int, ...], int] = {}
         for rotation, shape in enumerate(tile_rotations(value)):
-            height = max(r for r, _ in shape) + 1
-            box[value, rotation] = (height, max(c for _, c in shape) + 1)
+            box[value, rotation] = (max(r for r, _ in shape) + 1, max(c for _, c in shape) + 1)
             cells[value, rotation, : len(shape)] = shape
             num_cells[value, rotation] = len(shape)
             distinct[value, rotation] = rotation in distinct_rotations(value)
+            for r, c in shape:
+                row_pattern[value, rotation, r] |= 1 << c
             # (row, col, 0) joins a cell to the one on its right, (row, col, 1) to the one below.
             joins = [(r, c, 0) for r, c in shape if (r, c + 1) in shape]
             joins += [(r, c, 1) for r, c in shape if (r + 1, c) in shape]
             edges[value, rotation, : len(joins)] = joins
             num_edges[value, rotation] = len(joins)
-            for j in range(height):
-                columns = tuple(c for r, c in shape if r == j)
-                if columns not in numbered:
-                    numbered[columns] = len(numbered)
-                    patterns[value, numbered[columns], : len(columns)] = columns
-                    pattern_size[value, numbered[columns]] = len(columns)
-                row_pattern[value, rotation, j] = numbered[columns]
-        num_patterns[value] = len(numbered)
-    return (
-        patterns,
-        pattern_size,
-        num_patterns,
-        row_pattern,
-        box,
-        cells,
-        num_cells,
-        distinct,
-        edges,
-        num_edges,
-    )
+    # The patterns each value's rows use (the kernel computes those alone).
+    used = np.zeros((MAX_VALUE + 1, PATTERNS), dtype=np.int64)
+    num_used = np.zeros(MAX_VALUE + 1, dtype=np.int64)
+    for value in range(MAX_VALUE + 1):
+        patterns = sorted(set(row_pattern[value].ravel().tolist()) - {0})
+        used[value, : len(patterns)] = patterns
+        num_used[value] = len(patterns)
+    return row_pattern, used, num_used, box, cells, num_cells, distinct, edges, num_edges
 
 
 @numba.njit(cache=True, nogil=True)
@@ -150,16 +134,14 @@ def _legal(i, value, grid, levels, top_level, at_least, seams, shapes, lowest_bi
 
     For each level L: ``flat`` rows (cells of height exactly L), ``near`` rows (cells beside a cell
     higher than L: a tile lying flat on L touches a tile of level L exactly where it covers one of
-    them). For each row pattern of the tile and board row, the anchor columns where the pattern lies
+    them). For each pattern of columns and board row, the anchor columns where the pattern lies
     wholly on ``flat`` cells (``on_flat``) and where it covers a ``near`` cell (``on_near``); a
     rotation at anchor row r is then one AND (and one OR) of its rows' patterns. Only the anchor rows
     that can hold a legal placement are searched: those whose rows all have flat cells and, where the
     tile must touch, that reach a ``near`` row. Above the table a tile rests on two different tiles
     exactly where one of its own edges lies on a seam between two (``seams``): its cells are connected.
     """
-    patterns, pattern_size, num_patterns, row_pattern, box, cells, num_cells, distinct, edges, num_edges = (
-        shapes
-    )
+    row_pattern, used, num_used, box, cells, num_cells, distinct, edges, num_edges = shapes
     seam_right, seam_below = seams
     flat, near, on_flat, on_near = scratch
     mask[i, :] = 0
@@ -200,16 +182,29 @@ def _legal(i, value, grid, levels, top_level, at_least, seams, shapes, lowest_bi
         # The board rows any placement searched below reads (a box is at most 4 rows high).
         top = max(first, near_first - 3)
         bottom = min(last, near_last + 3)
-        for p in range(num_patterns[value]):
-            for s in range(top, bottom + 1):
-                all_flat = full
-                any_near = np.uint64(0)
-                for q in range(pattern_size[value, p]):
-                    shift = np.uint64(patterns[value, p, q])
-                    all_flat &= flat[s] >> shift
-                    any_near |= near[s] >> shift
-                on_flat[p, s] = all_flat
-                on_near[p, s] = any_near
+        for s in range(top, bottom + 1):
+            f0 = flat[s]
+            f1 = f0 >> _ONE
+            f2 = f0 >> np.uint64(2)
+            f3 = f0 >> np.uint64(3)
+            n0 = near[s]
+            n1 = n0 >> _ONE
+            n2 = n0 >> np.uint64(2)
+            n3 = n0 >> np.uint64(3)
+            for k in range(num_used[value]):
+                pattern = used[value, k]
+                on_flat[pattern, s] = (
+                    (f0 if pattern & 1 else _ALL)
+                    & (f1 if pattern & 2 else _ALL)
+                    & (f2 if pattern & 4 else _ALL)
+                    & (f3 if pattern & 8 else _ALL)
+                )
+                on_near[pattern, s] = (
+                    (n0 if pattern & 1 else _NONE)
+                    | (n1 if pattern & 2 else _NONE)
+                    | (n2 if pattern & 4 else _NONE)
+                    | (n3 if pattern & 8 else _NONE)
+                )
         for rotation in range(NUM_ROTATIONS):
             if not distinct[value, rotation]:
                 continue
@@ -321,7 +316,7 @@ def _step(actions, deals, next_deal, grid, levels, copies, game, board, shapes, 
     any sub-environment has moved (``fault[0]`` then says why)."""
     cards, turn, score, discarded, top_level, over = game
     at_least, height, top_value, top_tile, card, unseen, cards_left, seam_right, seam_below = board
-    cells, num_cells = shapes[5], shapes[6]
+    cells, num_cells = shapes[4], shapes[5]
     n = mask.shape[0]
     area = grid * grid
     for i in range(n):
@@ -464,16 +459,16 @@ class Nmbr9VectorEnv(VectorEnv):
         # Where two edge-adjacent cells have different top tiles (see ``_mark_seams``).
         self._seam_right = np.zeros((n, g + 2), dtype=np.uint64)
         self._seam_below = np.zeros((n, g + 2), dtype=np.uint64)
-        # The kernel's working rows for one level's search (see ``_legal``); the missing rows of
-        # a box (``NO_ROW``) lies flat everywhere and touches nothing, down to row grid + 3 (the fourth
-        # row of a box two rows high on the grid's last two).
-        on_flat = np.zeros((MAX_PATTERNS + 1, g + 4), dtype=np.uint64)
-        on_flat[NO_ROW] = _ALL
+        # The kernel's working rows for one level's search (see ``_legal``); pattern 0 (a missing row of
+        # a box) lies flat everywhere and touches nothing, down to row grid + 3 (the fourth row of a
+        # box two rows high on the grid's last two).
+        on_flat = np.zeros((PATTERNS, g + 4), dtype=np.uint64)
+        on_flat[0] = _ALL
         self._scratch = (
             np.zeros(g + 2, dtype=np.uint64),
             np.zeros(g + 2, dtype=np.uint64),
             on_flat,
-            np.zeros((MAX_PATTERNS + 1, g + 4), dtype=np.uint64),
+            np.zeros((PATTERNS, g + 4), dtype=np.uint64),
         )
         self._rewards = np.zeros(n, dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
