@@ -5,7 +5,7 @@ Sub-environment i behaves as ``gym.make("tabletop/Nmbr9-v0")`` would inside Gymn
 ``SyncVectorEnv``: the same observations, rewards, terminations and infos, with next-step autoreset.
 
 The rules are stepped by a separate kernel (``_step``), not by the engine (``rules.py``): the engine's
-mask costs a numpy gather over every placement of the tile (about 100 microseconds a move), which a
+mask costs a numpy gather over every placement of the tile (tens of microseconds a move), which a
 batch of one through the kernel would not remove from the engine's other users (the oracles, the
 agents, replays). Tests check the kernel against the engine move by move.
 
