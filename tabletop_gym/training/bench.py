@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -53,14 +54,15 @@ def plain_loop_steps_per_second(env: gym.Env, steps: int, seed: int) -> float:
 def vector_steps_timing(envs: Any, steps: int, seed: int) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the process) for ``steps`` sub-environment steps of a native vector
     environment, every sub-environment playing a random legal action chosen for the whole batch at once
-    from ``envs.action_masks()``."""
+    from ``envs.action_masks()`` (``random_legal_actions``)."""
+    from tabletop_gym.training.random_actions import random_legal_actions  # compiled: only where timed
+
     rng = np.random.default_rng(seed)
     envs.reset(seed=seed)
     batches = max(1, steps // envs.num_envs)
-    shape = (envs.num_envs, int(envs.single_action_space.n))
     cpu, wall = time.process_time(), time.perf_counter()
     for _ in range(batches):
-        envs.step((rng.random(shape) * envs.action_masks()).argmax(axis=1))
+        envs.step(random_legal_actions(envs.action_masks(), rng))
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
@@ -110,6 +112,43 @@ def vector_bench(
         report["vector_steps_per_second_median"] / report["cartpole_plain_loop_steps_per_second_median"]
     )
     return report
+
+
+MAX_VECTOR_ENVS = 1 << 20
+MAX_VECTOR_STEPS = 10**10
+
+
+def add_vector_arguments(parser: argparse.ArgumentParser, game: str, num_envs: int, steps: int) -> None:
+    """``bench GAME --vector`` and its options, for a game with a native vector environment: ``num_envs``
+    and ``steps`` (per run) are the game's defaults."""
+    parser.add_argument(
+        "--vector",
+        action="store_true",
+        help="time the native vector environment instead (gym.make_vec), beside the single "
+        f"environment and CartPole-v1, and write {game}-vector.json",
+    )
+    parser.add_argument(
+        "--num-envs",
+        type=int_arg(1, MAX_VECTOR_ENVS),
+        default=num_envs,
+        help=f"with --vector: games stepped together, 1-{MAX_VECTOR_ENVS:,} (default {num_envs})",
+    )
+    parser.add_argument(
+        "--vector-steps",
+        type=int_arg(1, MAX_VECTOR_STEPS),
+        default=steps,
+        help=f"with --vector: steps (all games together) per run, 1-{MAX_VECTOR_STEPS:,} (default {steps})",
+    )
+
+
+def vector_bench_command(game: str, env_id: str, args: argparse.Namespace) -> int:
+    """``bench GAME --vector``: the native vector environment's steps per second (median of 3 runs,
+    wall and CPU), the single environment's and a plain-loop CartPole-v1's in the same run, written to
+    ``GAME-vector.json``."""
+    report = vector_bench(env_id, args.num_envs, args.vector_steps, args.env_steps)
+    report["load_average_after"] = os.getloadavg()[0]
+    write_report(f"{game}-vector", report, args.out)
+    return 0
 
 
 def peak_rss_mb() -> float:

@@ -292,6 +292,32 @@ def footprint(value: int, action: int, grid: int = DEFAULT_GRID) -> Cells:
     return tuple((row + r, col + c) for r, c in tile_rotations(value)[rotation])
 
 
+def why_illegal(value: int, action: int, height: np.ndarray, top: np.ndarray, levels: int | None) -> str:
+    """Why placing tile ``value`` by ``action`` is illegal on a board whose cells have ``height``
+    tiles stacked, the top one placed on turn ``top`` (both ``(grid, grid)``), under the level limit
+    ``levels``: a plain-words reason for error messages, the mask being the authority."""
+    grid = height.shape[0]
+    rotation, _, _ = decode_action(action, grid)
+    if rotation not in distinct_rotations(value):
+        return f"tile {value} looks the same after a half turn; use rotation {rotation - 2}"
+    cells = footprint(value, action, grid)
+    if any(not (0 <= r < grid and 0 <= c < grid) for r, c in cells):
+        return "the tile would leave the grid"
+    heights = {int(height[r, c]) for r, c in cells}
+    if len(heights) > 1:
+        shown = " and ".join(str(h) for h in sorted(heights))
+        return (
+            f"the cells under it have different heights ({shown}): a tile lies flat on one level, "
+            "never overhanging or over a gap"
+        )
+    level = heights.pop()
+    if levels is not None and level >= levels:
+        return f"level {level} is beyond the level limit ({levels} levels)"
+    if level > 0 and len({int(top[r, c]) for r, c in cells}) < 2:
+        return f"a tile on level {level} must rest on at least two different tiles"
+    return f"the tile must share an edge with a tile already on level {level}"
+
+
 def check_grid(grid: int, name: str = "grid") -> int:
     """``grid`` as an int: cells per side, from ``MIN_GRID`` to ``MAX_GRID``; ``name`` is the
     parameter named in the error (``model_grid`` for an oracle's model board)."""
@@ -506,26 +532,7 @@ class Nmbr9State:
 
     def why_illegal(self, action: int) -> str:
         """A plain-words reason, for error messages (the mask is the authority)."""
-        value = self.deal.cards[self.turn]
-        rotation, _, _ = decode_action(action, self.grid)
-        if rotation not in distinct_rotations(value):
-            return f"tile {value} looks the same after a half turn; use rotation {rotation - 2}"
-        cells = footprint(value, action, self.grid)
-        if any(not (0 <= r < self.grid and 0 <= c < self.grid) for r, c in cells):
-            return "the tile would leave the grid"
-        heights = {int(self.height[r, c]) for r, c in cells}
-        if len(heights) > 1:
-            shown = " and ".join(str(h) for h in sorted(heights))
-            return (
-                f"the cells under it have different heights ({shown}): a tile lies flat on one level, "
-                "never overhanging or over a gap"
-            )
-        level = heights.pop()
-        if self.levels is not None and level >= self.levels:
-            return f"level {level} is beyond the level limit ({self.levels} levels)"
-        if level > 0 and len({int(self.top[r, c]) for r, c in cells}) < 2:
-            return f"a tile on level {level} must rest on at least two different tiles"
-        return f"the tile must share an edge with a tile already on level {level}"
+        return why_illegal(self.deal.cards[self.turn], action, self.height, self.top, self.levels)
 
     def with_next(self, value: int) -> Nmbr9State:
         """A copy of this finished position with one more card, ``value``, to place: the draw of a

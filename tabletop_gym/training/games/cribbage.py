@@ -31,7 +31,13 @@ from tabletop_gym.envs.cribbage.rules import (
 from tabletop_gym.settings import given
 from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
-from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
+from tabletop_gym.training.bench import (
+    add_vector_arguments,
+    env_steps_per_second,
+    peak_rss_mb,
+    vector_bench_command,
+    write_report,
+)
 from tabletop_gym.training.games import Baseline, GameSpec, MoveReview
 from tabletop_gym.training.pictures import draw_if_asked
 from tabletop_gym.training.probe import add_probe_arguments
@@ -40,8 +46,7 @@ from tabletop_gym.training.terminal import ask_move
 # The native vector environment's bench: 4,096 games a batch keep the per-call cost of Python (the
 # actions, the returned copies) small beside the kernel's work; 10^7 steps show memory flat.
 VECTOR_ENVS = 4096
-MAX_VECTOR_ENVS = 1 << 20
-MAX_VECTOR_STEPS = 10**10
+VECTOR_STEPS = 10_000_000
 
 # The probe counts at which bench reads the probe search's anytime curve.
 PROBE_COUNTS = (1, 10, 100, 1_000, 10_000)
@@ -103,25 +108,7 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("evaluate", "bench"):
         add_probe_arguments(parser, most=PROBE_COUNTS[-1] if command == "bench" else None)
     if command == "bench":
-        parser.add_argument(
-            "--vector",
-            action="store_true",
-            help="time the native vector environment instead (gym.make_vec), beside the single "
-            "environment and CartPole-v1, and write cribbage-vector.json",
-        )
-        parser.add_argument(
-            "--num-envs",
-            type=int_arg(1, MAX_VECTOR_ENVS),
-            default=VECTOR_ENVS,
-            help=f"with --vector: games stepped together, 1-{MAX_VECTOR_ENVS:,} (default {VECTOR_ENVS})",
-        )
-        parser.add_argument(
-            "--vector-steps",
-            type=int_arg(1, MAX_VECTOR_STEPS),
-            default=10_000_000,
-            help=f"with --vector: steps (all games together) per run, 1-{MAX_VECTOR_STEPS:,} "
-            "(default 10000000)",
-        )
+        add_vector_arguments(parser, "cribbage", VECTOR_ENVS, VECTOR_STEPS)
         parser.add_argument(
             "--deals",
             type=int_arg(1, MAX_BENCH_DEALS),
@@ -258,17 +245,6 @@ def _threading_layer() -> str:
         return "none"
 
 
-def _vector_bench(args: argparse.Namespace) -> int:
-    """``bench cribbage --vector``: the native vector environment's steps per second (median of 3 runs,
-    wall and CPU), the single environment's and a plain-loop CartPole-v1's in the same run."""
-    from tabletop_gym.training.bench import vector_bench
-
-    report = vector_bench(ENV_ID, args.num_envs, args.vector_steps, args.env_steps)
-    report["load_average_after"] = os.getloadavg()[0]
-    write_report("cribbage-vector", report, args.out)
-    return 0
-
-
 def _bench(args: argparse.Namespace) -> int:
     """Oracle time per deal (median wall and CPU; 1 thread against N in one interleaved run), peak
     memory, environment steps per second, and the probe search's score/optimum against its number
@@ -276,7 +252,7 @@ def _bench(args: argparse.Namespace) -> int:
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
     if args.vector:
-        return _vector_bench(args)
+        return vector_bench_command("cribbage", ENV_ID, args)
     from tabletop_gym.oracles import cribbage as oracle
 
     settings = SPEC.read(args)
