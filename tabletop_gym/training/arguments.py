@@ -166,6 +166,18 @@ def check_output_dir(path: Path, option: str = "--out") -> None:
                 pass
 
 
+
+def check_output_file(path: Path, option: str = "--out") -> None:
+    """A results file (or a suite file) that cannot be written is refused before any deal is solved."""
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder; expected a file")
+    if path.exists() and not path.is_file():
+        # A device reads without end (/dev/zero) and a FIFO blocks: the file is read before a run resumes.
+        raise ValueError(f"{option} {path} is not a regular file (a device or a FIFO); expected a file")
+    check_output_dir(path.parent if str(path.parent) else Path("."), f"{option}'s folder")
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        raise ValueError(f"{option} {path} cannot be read and written")
+
 def check_file_path(path: Path, option: str = "--out") -> None:
     """A file to be written later that no file can be (a name too long, a folder in its place),
     refused before the work whose result it would hold."""

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import re
 import socket
 import statistics
@@ -41,7 +40,7 @@ from tabletop_gym.training.arguments import (
     MAX_DIGITS,
     MAX_EPISODES,
     SEED_MAX,
-    check_output_dir,
+    check_output_file,
     int_arg,
     one_line,
     path_arg,
@@ -343,18 +342,6 @@ def check_batch_options(args: argparse.Namespace) -> None:
 
 def _dashed(dest: str) -> str:
     return "out" if dest == "batch_out" else dest.replace("_", "-")
-
-
-def check_output_file(path: Path, option: str = "--out") -> None:
-    """A results file (or a suite file) that cannot be written is refused before any deal is solved."""
-    if path.is_dir():
-        raise ValueError(f"{option} {path} is a folder; expected a file")
-    if path.exists() and not path.is_file():
-        # A device reads without end (/dev/zero) and a FIFO blocks: the file is read before a run resumes.
-        raise ValueError(f"{option} {path} is not a regular file (a device or a FIFO); expected a file")
-    check_output_dir(path.parent if str(path.parent) else Path("."), f"{option}'s folder")
-    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
-        raise ValueError(f"{option} {path} cannot be read and written")
 
 
 # ---- the deals ------------------------------------------------------------------------------------

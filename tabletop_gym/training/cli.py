@@ -388,7 +388,7 @@ def _suite(args: argparse.Namespace) -> int:
     if args.action == "build":
         check_cache_dir(args.cache)
         if args.suite_file is not None:
-            from tabletop_gym.training.batch import check_output_file
+            from tabletop_gym.training.arguments import check_output_file
 
             check_file_path(args.suite_file)  # a name no file can have
             check_output_file(args.suite_file)  # a folder, a device or a FIFO is refused before any work

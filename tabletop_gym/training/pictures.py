@@ -41,7 +41,7 @@ def add_draw_argument(parser: argparse.ArgumentParser) -> None:
 
 def check_picture_output(path: Path, option: str) -> None:
     """Refuse a picture file that cannot be written, or a PNG without Pillow, before any work."""
-    from tabletop_gym.training.batch import check_output_file
+    from tabletop_gym.training.arguments import check_output_file
 
     check_output_file(path, option)
     if path.suffix.lower() == ".png":

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_gym.core import OracleResult
-from tabletop_gym.envs.war.rules import RANK_CHARS, WarGame, WarRules, parse_deal
+from tabletop_gym.envs.war.rules import RANK_CHARS, WarGame, WarRules, episode_rules, parse_deal
 from tabletop_gym.render import FELT, PAPER, Picture, plan_status
 
 _W, _H, _STEP = 22, 32, 17
@@ -77,8 +77,6 @@ def draw_plan(deal: str, result: OracleResult, rules: WarRules, horizon: int | N
     then as a bar, the pot's cards in the order they go under the pile), replayed through the engine;
     past ``_PICKUPS_SHOWN`` rows the rest is counted. The headline says the result and what it is
     worth: a bound that is not proven says "bound"."""
-    from tabletop_gym.envs.war.table import episode_rules  # the horizon is the engine's trick limit
-
     game = WarGame(parse_deal(deal, rules), episode_rules(rules, horizon), controlled=0)
     pickups: list[tuple[int, int, list[int]]] = []  # (trick, cards held, the order placed)
     pots: list[Counter[int]] = []

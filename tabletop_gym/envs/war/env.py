@@ -16,7 +16,7 @@ from tabletop_gym.core import (
     TabletopEnv,
     quote_input,
 )
-from tabletop_gym.envs.war.rules import WarGame, WarRules, parse_deal, replay
+from tabletop_gym.envs.war.rules import WarGame, WarRules, episode_rules, parse_deal, replay
 from tabletop_gym.envs.war.table import (
     MAX_DRAWS,
     OBSERVATIONS,
@@ -24,7 +24,6 @@ from tabletop_gym.envs.war.table import (
     WarTable,
     check_horizon,
     check_observation,
-    episode_rules,
     render_text,
     result_text,
     rules_text,

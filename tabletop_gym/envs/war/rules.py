@@ -478,3 +478,9 @@ def deal_from_piles(piles: Sequence[Sequence[int]], rules: WarRules = DEFAULT_RU
     """A validated Deal from two rank sequences."""
     text = "/".join("".join(RANK_CHARS[int(r)] for r in pile) for pile in piles)
     return parse_deal(text, rules)
+
+
+def episode_rules(rules: WarRules, horizon: int | None) -> WarRules:
+    """The rules the engine plays an episode by: the horizon is the engine's own trick limit, so the
+    engine decides where the episode stops."""
+    return rules if horizon is None else rules.replace(max_tricks=min(rules.max_tricks, horizon))

@@ -33,6 +33,7 @@ from tabletop_gym.envs.war.rules import (
     Deal,
     WarGame,
     WarRules,
+    episode_rules,
     parse_deal,
     random_deal,
 )
@@ -66,12 +67,6 @@ def check_horizon(horizon: Any) -> int | None:
 def rules_text(rules: WarRules, horizon: int | None) -> str:
     text = f"ranks={rules.ranks}, suits={rules.suits}, face_down={rules.face_down}, pickup={rules.pickup}"
     return text + (f", horizon={horizon}" if horizon is not None else "")
-
-
-def episode_rules(rules: WarRules, horizon: int | None) -> WarRules:
-    """The rules the engine plays an episode by: the horizon is the engine's own trick limit, so the
-    engine decides where the episode stops."""
-    return rules if horizon is None else rules.replace(max_tricks=min(rules.max_tricks, horizon))
 
 
 class WarTable(Table):
