@@ -163,7 +163,9 @@ def _turn(i, p, game, ring, pots, wrap):
 def _place(i, rank, game, ring, to_place, wrap):
     """A pot card of ``rank`` goes under the taker's pile (``WarState.place``)."""
     p = game[i, TAKER]
-    ring[i, p, (game[i, HEAD + p] + game[i, SIZE + p]) & wrap] = rank
+    tail = (game[i, HEAD + p] + game[i, SIZE + p]) & wrap
+    ring[i, p, tail] = rank
+    ring[i, p, tail + wrap + 1] = rank
     game[i, SIZE + p] += 1
     to_place[i, rank] -= 1
     if to_place[i, rank] == 0:
@@ -252,15 +254,19 @@ def _start(i, rules, game, ring, pots, to_place, deals):
     for f in range(FIELDS):
         if f != DEALT:
             game[i, f] = 0
+    half = rules[R_RING]
     for k in range(first):
         ring[i, 0, k] = deals[i, k]
+        ring[i, 0, k + half] = deals[i, k]
     for k in range(n - first):
         ring[i, 1, k] = deals[i, first + k]
+        ring[i, 1, k + half] = deals[i, first + k]
     game[i, SIZE] = first
     game[i, SIZE + 1] = n - first
     game[i, TAKER] = -1
     game[i, WINNER] = NO_WINNER
-    to_place[i, :] = 0
+    for r in range(rules[R_RANKS]):
+        to_place[i, r] = 0
     _advance(i, rules, game, ring, pots, to_place)
     return game[i, WINNER] == NO_WINNER
 
@@ -288,39 +294,38 @@ def _cards(i, rules, game):
 
 @numba.njit(cache=True, nogil=True)
 def _observe(i, rules, game, ring, pots, to_place, obs, mask, table, score, tricks, cards, result, over):
-    """Sub-environment i's observation, mask, pots and the other infos, as ``WarTable`` gives seat 0's."""
+    """Sub-environment i's observation, mask, pots and the other infos, as ``WarTable`` gives seat 0's.
+    The observation and mask come zeroed and the pots filled with -1 (numpy fills whole arrays faster
+    than a row at a time here): only the other entries are written."""
     n = rules[R_CARDS]
-    ranks = rules[R_RANKS]
-    wrap = rules[R_RING] - 1
     awaiting = game[i, TAKER] == 0 and game[i, WINNER] == NO_WINNER
-    size0, size1 = game[i, SIZE], game[i, SIZE + 1]
-    head0, head1 = game[i, HEAD], game[i, HEAD + 1]
+    size0 = game[i, SIZE]
+    head0 = game[i, HEAD]
     if rules[R_FULL]:
         for c in range(size0):
-            obs[i, c] = ring[i, 0, (head0 + c) & wrap] + 1
-        obs[i, size0:n] = 0
-        for c in range(size1):
-            obs[i, n + c] = ring[i, 1, (head1 + c) & wrap] + 1
-        obs[i, n + size1 : 2 * n] = 0
+            obs[i, c] = ring[i, 0, head0 + c] + 1
+        head1 = game[i, HEAD + 1]
+        for c in range(game[i, SIZE + 1]):
+            obs[i, n + c] = ring[i, 1, head1 + c] + 1
         base = 2 * n
     else:
         # Dealt cards are never put back, so the ones not yet turned are the top of the pile.
         unseen = max(0, game[i, DEALT] - game[i, TURNED])
-        obs[i, :unseen] = 1
+        for c in range(unseen):
+            obs[i, c] = 1
         for c in range(unseen, size0):
-            obs[i, c] = ring[i, 0, (head0 + c) & wrap] + 2
-        obs[i, max(unseen, size0) : n] = 0
-        obs[i, n] = size1
+            obs[i, c] = ring[i, 0, head0 + c] + 2
+        obs[i, n] = game[i, SIZE + 1]
         base = n + 1
-    for r in range(ranks):
-        left = to_place[i, r] if awaiting else 0
-        obs[i, base + r] = left
-        mask[i, r] = 1 if left > 0 else 0
-    for p in range(2):
-        shown = game[i, POT + p] if awaiting else 0
-        for c in range(shown):
-            table[i, p, c] = pots[i, p, c]
-        table[i, p, shown:] = -1
+    if awaiting:
+        for r in range(rules[R_RANKS]):
+            left = to_place[i, r]
+            if left > 0:
+                obs[i, base + r] = left
+                mask[i, r] = 1
+        for p in range(2):
+            for c in range(game[i, POT + p]):
+                table[i, p, c] = pots[i, p, c]
     winner = game[i, WINNER]
     held = _cards(i, rules, game)
     outcome = 0 if winner < 0 else (1 if winner == 0 else -1)
@@ -496,10 +501,11 @@ class WarVectorEnv(VectorEnv):
             dtype=np.int64,
         )
         self._game = np.zeros((n, FIELDS), dtype=np.int64)
-        self._ring = np.zeros((n, 2, ring), dtype=np.int64)
-        self._pots = np.zeros((n, 2, cards), dtype=np.int64)
+        # Each card is written twice, ``ring`` apart, so that a pile is always one contiguous slice.
+        self._ring = np.zeros((n, 2, 2 * ring), dtype=np.int8)
+        self._pots = np.zeros((n, 2, cards), dtype=np.int8)
         self._to_place = np.zeros((n, self.rules.ranks), dtype=np.int64)
-        self._deals = np.zeros((n, cards), dtype=np.int64)
+        self._deals = np.zeros((n, cards), dtype=np.int8)
         self._rng = np.zeros((n, 6), dtype=np.uint64)
         self._deck = np.zeros(cards, dtype=np.int64)
         self._obs = np.zeros((n, self.single_observation_space.shape[0]), dtype=np.int64)
@@ -591,14 +597,19 @@ class WarVectorEnv(VectorEnv):
         )  # fmt: skip
 
     def _new_outputs(self) -> tuple[np.ndarray, ...]:
-        """Arrays the kernel fills for the observations and infos of one step: new ones each time (the
-        kernel writes every entry), so nothing returned is overwritten later, without a copy."""
+        """Arrays the kernel fills for the observations and infos of one step: new ones each time, so
+        nothing returned is overwritten later, without a copy; zeros (the pots -1) where the kernel
+        writes only the other entries."""
         n, cards, ranks = self.num_envs, self.rules.num_cards, self.rules.ranks
-        obs = self._obs if not self.copy else np.empty_like(self._obs)
+        if self.copy:
+            obs = np.zeros_like(self._obs)
+        else:
+            obs = self._obs
+            obs.fill(0)
         return (
             obs,
-            np.empty((n, ranks), dtype=np.int8),
-            np.empty((n, 2, cards), dtype=np.int64),
+            np.zeros((n, ranks), dtype=np.int8),
+            np.full((n, 2, cards), -1, dtype=np.int64),
             np.empty(n, dtype=np.float64),
             np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.int64),
