@@ -31,16 +31,10 @@ from tabletop_gym.envs.cribbage.rules import (
 from tabletop_gym.settings import given
 from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
-from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb, write_report
+from tabletop_gym.training.bench import add_vector_arguments, env_steps_per_second, peak_rss_mb, write_report
 from tabletop_gym.training.games import Baseline, GameSpec
 from tabletop_gym.training.probe import add_probe_arguments
 from tabletop_gym.training.terminal import ask_move
-
-# The native vector environment's bench: 4,096 games a batch keep the per-call cost of Python (the
-# actions, the returned copies) small beside the kernel's work; 10^7 steps show memory flat.
-VECTOR_ENVS = 4096
-MAX_VECTOR_ENVS = 1 << 20
-MAX_VECTOR_STEPS = 10**10
 
 # The probe counts at which bench reads the probe search's anytime curve.
 PROBE_COUNTS = (1, 10, 100, 1_000, 10_000)
@@ -87,25 +81,7 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("evaluate", "bench"):
         add_probe_arguments(parser, most=PROBE_COUNTS[-1] if command == "bench" else None)
     if command == "bench":
-        parser.add_argument(
-            "--vector",
-            action="store_true",
-            help="time the native vector environment instead (gym.make_vec), beside the single "
-            "environment and CartPole-v1, and write cribbage-vector.json",
-        )
-        parser.add_argument(
-            "--num-envs",
-            type=int_arg(1, MAX_VECTOR_ENVS),
-            default=VECTOR_ENVS,
-            help=f"with --vector: games stepped together, 1-{MAX_VECTOR_ENVS:,} (default {VECTOR_ENVS})",
-        )
-        parser.add_argument(
-            "--vector-steps",
-            type=int_arg(1, MAX_VECTOR_STEPS),
-            default=10_000_000,
-            help=f"with --vector: steps (all games together) per run, 1-{MAX_VECTOR_STEPS:,} "
-            "(default 10000000)",
-        )
+        add_vector_arguments(parser, "cribbage")
         parser.add_argument(
             "--deals",
             type=int_arg(1, MAX_BENCH_DEALS),
