@@ -302,11 +302,16 @@ def _observe(i, rules, game, ring, pots, to_place, obs, mask, table, score, tric
     size0 = game[i, SIZE]
     head0 = game[i, HEAD]
     if rules[R_FULL]:
+        dst = obs[i]
+        src = ring[i, 0, head0 : head0 + size0]
         for c in range(size0):
-            obs[i, c] = ring[i, 0, head0 + c] + 1
+            dst[c] = src[c] + 1
         head1 = game[i, HEAD + 1]
-        for c in range(game[i, SIZE + 1]):
-            obs[i, n + c] = ring[i, 1, head1 + c] + 1
+        size1 = game[i, SIZE + 1]
+        src = ring[i, 1, head1 : head1 + size1]
+        dst = obs[i, n : n + size1]
+        for c in range(size1):
+            dst[c] = src[c] + 1
         base = 2 * n
     else:
         # Dealt cards are never put back, so the ones not yet turned are the top of the pile.
