@@ -22,6 +22,7 @@ from gymnasium.vector import AutoresetMode
 import tabletop_gym
 from tabletop_gym.core import IllegalActionError, InvalidDealError
 from tabletop_gym.envs.war.env import WarEnv
+from tabletop_gym.envs.war.rules import WarRules, parse_deal
 from tabletop_gym.envs.war.vector import WarVectorEnv
 
 ENV_ID = "tabletop/War-v0"
@@ -127,6 +128,12 @@ def test_a_given_deal_draws_from_the_generator_as_the_single_environment_does() 
     single.reset(seed=4)
     single.reset(options={"deal": deal})  # draws player 1's pickup seed, as for any deal
     assert info["deal"][1] == single.reset()[1]["deal"]
+    # One deal each, in any sequence or array; parsed deals too.
+    other = "A23456/789TJQK"
+    _, info = envs.reset(options={"deal": np.array([deal, other])})
+    assert list(info["deal"]) == [deal, other]
+    _, info = envs.reset(options={"deal": parse_deal(other, WarRules(ranks=13, suits=1))})
+    assert list(info["deal"]) == [other, other]
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=[p.stem for p in SUITES])

@@ -33,6 +33,7 @@ from tabletop_gym.envs.war.rules import (
     DETERMINISTIC_PICKUPS,
     PICKUPS,
     RANK_CHARS,
+    Deal,
     WarRules,
     parse_deal,
 )
@@ -673,23 +674,27 @@ class WarVectorEnv(VectorEnv):
         first = check_int("seed", seed, 0)
         return [first + i for i in range(n)]
 
-    def _given_deals(self, options: dict[str, Any] | None) -> list[Any] | None:
+    def _given_deals(self, options: dict[str, Any] | None) -> list[Deal] | None:
         deals = WarEnv._deal_option(options)
         if deals is None:
             return None
-        if isinstance(deals, str) or not isinstance(deals, Sequence):
+        if isinstance(deals, (str, Deal)):
             deals = [deals] * self.num_envs
         deals = list(deals)
         if len(deals) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        checked: dict[str, Deal] = {}
         parsed = []
         for i, deal in enumerate(deals):
             try:
-                parsed.append(parse_deal(deal, self.rules))
-                # A deal where player 0 never chooses is refused with the single environment's message.
-                self._single.reset(options={"deal": deal})
+                text = str(parse_deal(deal, self.rules))
+                if text not in checked:
+                    # A deal where player 0 never chooses is refused with the single environment's message.
+                    self._single.reset(options={"deal": text})
+                    checked[text] = parse_deal(text, self.rules)
             except ValueError as error:
                 raise type(error)(f"sub-environment {i}: {error}") from None
+            parsed.append(checked[text])
         return parsed
 
     def _actions(self, actions: Any) -> np.ndarray:
