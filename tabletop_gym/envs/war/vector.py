@@ -524,7 +524,6 @@ class WarVectorEnv(VectorEnv):
         self._seeded = np.zeros(n, dtype=np.bool_)
         self._started = False
         self._all = np.ones(n, dtype=np.bool_)
-        self._out: tuple[np.ndarray, ...] = ()
 
     # -- Gymnasium API -------------------------------------------------------------------------
 
