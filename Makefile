@@ -10,7 +10,7 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 install: $(PY)
-	$(PIP) -e ".[train,dev,ray,interop,docs,multiagent,render,video]"
+	$(PIP) -e ".[train,dev,ray,interop,dataset,docs,multiagent,render,video]"
 
 # The tests build the docs site in strict mode too (tests/test_docs.py), so a broken link or API
 # reference fails `make test`; `make docs` builds it into site/ to read.

@@ -3,7 +3,8 @@
 Importing the package registers every environment (``tabletop/<Game>-v0``) with Gymnasium. Each game
 package under ``tabletop_gym.envs`` declares ``ENV_ID`` and ``ENTRY_POINT`` in its ``__init__``, and
 ``EXTRA_ENVS`` ({id: entry point}) when it has more than one environment, and
-``VECTOR_ENTRY_POINT`` where ``ENV_ID`` has a native vector environment (what ``gym.make_vec`` returns).
+``VECTOR_ENTRY_POINT`` where ``ENV_ID`` has a native vector environment (what ``gym.make_vec`` returns),
+``VECTOR_ENTRY_POINTS`` ({id: entry point}) where another of its ids has one.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ def _register_all() -> None:
         entries = dict(getattr(game, "EXTRA_ENVS", {}))
         if hasattr(game, "ENV_ID"):
             entries[game.ENV_ID] = game.ENTRY_POINT
-        vector = {game.ENV_ID: game.VECTOR_ENTRY_POINT} if hasattr(game, "VECTOR_ENTRY_POINT") else {}
+        vector = dict(getattr(game, "VECTOR_ENTRY_POINTS", {}))
+        if hasattr(game, "VECTOR_ENTRY_POINT"):
+            vector[game.ENV_ID] = game.VECTOR_ENTRY_POINT
         for env_id, entry_point in entries.items():
             if env_id not in gym.registry:
                 gym.register(id=env_id, entry_point=entry_point, vector_entry_point=vector.get(env_id))

@@ -53,6 +53,8 @@ __all__ = [
     "sigint_deferred",
     "compile_kernel",
     "call_kernel",
+    "vector_seeds",
+    "vector_actions",
     "cp_solve",
     "LegalActionSpace",
     "TabletopEnv",
@@ -218,6 +220,59 @@ class OracleResult:
             seconds=float(data.get("seconds", 0.0)),
             stats=dict(data.get("stats", {})),
         )
+
+
+# -- the value of every move: one contract for every game whose oracle proves optima ---------------------
+
+
+class NoMoveOracleError(TabletopError, ValueError):
+    """The game or its settings have no oracle that proves each move's value."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveValues:
+    """What an oracle proves about one position reached in play (a :class:`MoveOracle`'s answer).
+
+    ``optimum`` is the most the seat can still gain from the position to the end of the game (not
+    counting what it has scored); ``values`` gives each legal action its reward plus the optimum from
+    the position it leads to; ``plan`` is an optimal continuation, which the engine has replayed from
+    the position to gain exactly ``optimum``. An action's loss, ``optimum - values[action]``, is what
+    that decision gives away. The optimum after an action is the optimum of the next position, so the
+    losses of a game's decisions add up to exactly the deal's optimum minus the score played. Values
+    are exact, never bounds: a setting whose oracle only bounds the optimum has no move oracle
+    (:class:`NoMoveOracleError`).
+    """
+
+    optimum: float
+    values: Mapping[int, float]
+    plan: tuple[int, ...]
+
+    @property
+    def best(self) -> int:
+        """The optimal action the plan starts with."""
+        return self.plan[0]
+
+    def loss(self, action: int) -> float:
+        """What ``action`` gives away against the best move (0 for an optimal one)."""
+        try:
+            return self.optimum - self.values[int(action)]
+        except KeyError:
+            raise ValueError(
+                f"action {action} is not legal here; the legal actions are {sorted(self.values)}"
+            ) from None
+
+
+class MoveOracle(Protocol):
+    """A game's move oracle, made for one deal (``deal``, the deal string as ``info["deal"]`` gives
+    it): the :class:`MoveValues` of any position play reaches (what ``evaluate --moves`` reads)."""
+
+    deal: str
+
+    def at(self, history: Sequence[int]) -> MoveValues:
+        """The values at the position that ``history`` (the actions from the deal's start) reaches;
+        raises ``ValueError`` for a history that is not a legal play of the deal, or one that has
+        ended the game (no decision is left to value)."""
+        ...
 
 
 def _plain(value: Any) -> Any:
@@ -593,6 +648,31 @@ def call_kernel(kernel: Any, *args: Any) -> Any:
     compile_kernel(kernel, *args)
     with sigint_deferred():
         return kernel(*args)
+
+
+def vector_seeds(seed: Any, num_envs: int) -> list[int | None]:
+    """The seed of each sub-environment for a native vector environment's ``reset(seed=...)``, as
+    ``SyncVectorEnv`` gives them: ``s`` seeds sub-environment i with ``s + i``, a sequence gives one
+    to each (None leaves that one's generator as it is), None leaves them all."""
+    if seed is None:
+        return [None] * num_envs
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        if len(seed) != num_envs:
+            raise ValueError(f"expected {num_envs} seeds (one per sub-environment), got {len(seed)}")
+        return [check_int(f"seed of sub-environment {i}", s, 0, optional=True) for i, s in enumerate(seed)]
+    first = check_int("seed", seed, 0)
+    return [first + i for i in range(num_envs)]
+
+
+def vector_actions(actions: Any, num_envs: int, what: str) -> np.ndarray:
+    """A native vector environment's batch of actions as int64, one per sub-environment; a wrong
+    shape or a batch of non-integers (``what`` says what an action is) raises."""
+    array = np.asarray(actions)
+    if array.shape != (num_envs,):
+        raise ValueError(f"expected {num_envs} actions, one per sub-environment; got shape {array.shape}")
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise IllegalActionError(actions, None, f"actions must be integers ({what}), got {array.dtype}")
+    return array.astype(np.int64, copy=False)
 
 
 def cp_solve(solver: Any, model: Any, callback: Any = None) -> Any:

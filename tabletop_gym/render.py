@@ -135,3 +135,32 @@ def _pillow() -> tuple[Any, Any, Any]:
 
 # Level colours (Nmbr9's levels, heat of a count): light to dark, readable under black text.
 LEVEL_COLOURS = ("#f4f1e8", "#9ecae1", "#74c476", "#fdae6b", "#fb6a4a", "#bc80bd", "#8c96c6", "#d9d9d9")
+
+
+def plan_status(optimal: bool, bound: float, unit: str = "") -> str:
+    """What an oracle's plan is worth, in a picture: "proven optimum", or the proven bound it is
+    measured against ("bound"), never called an optimum where it is not proven one."""
+    if optimal:
+        return "proven optimum"
+    return f"not proven optimal: bound {bound:g}{unit}"
+
+
+def write_picture(picture: Picture, path: str | Any) -> None:
+    """Write ``picture`` to ``path``: SVG text for ``.svg``, a PNG (Pillow, the ``[render]`` extra)
+    for ``.png``; atomically, so an interrupted write leaves the old file or none, never half a file."""
+    from pathlib import Path
+
+    from tabletop_gym.core import atomic_output, atomic_write_text
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".svg":
+        atomic_write_text(path, picture.svg())
+    elif suffix == ".png":
+        frame = picture.rgb_array()
+        from PIL import Image
+
+        with atomic_output(path) as tmp:
+            Image.fromarray(frame).save(tmp, format="PNG", optimize=True)  # small files for the docs
+    else:
+        raise ValueError(f"a picture is written as .svg or .png, not {path.name!r}")

@@ -118,6 +118,8 @@ BAD_VALUES = [
     (["bench", "dominion"], "--oracle-kingdom", "chapel"),
     (["bench", "dominion"], "--oracle-work-limit", "0"),
     (["bench", "dominion"], "--jobs", "0"),
+    (["bench", "dominion", "--vector"], "--num-envs", "0"),
+    (["bench", "dominion", "--vector"], "--vector-steps", "0"),
     (["solve", "dominion"], "--oracle-work-limit", "1.5"),
 ]
 

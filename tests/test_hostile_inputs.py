@@ -73,8 +73,10 @@ def _leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
 
 
 # Arguments a command needs before any option can be at fault.
-BASE = {("suite", "check"): ["cribbage-v0"], ("suite", "build"): ["cribbage-v0"]}
-REQUIRED = {"--agent": "random", "--players": "big-money"}
+BASE = {
+    ("suite", "check"): ["cribbage-v0"], ("suite", "build"): ["cribbage-v0"], ("draw",): ["tabletop/War-v0"],
+}
+REQUIRED = {"--agent": "random", "--players": "big-money", "--suite": "cribbage-v0", "--out": "picture.svg"}
 
 
 def _base(path: tuple[str, ...], parser: argparse.ArgumentParser, skip: str | None) -> list[str]:
@@ -108,6 +110,7 @@ CUSTOM_BAD = {
     "_bot_names": ["", "nobody", ","],
     "_count_or_players": ["", "1", "6", "greedy", "greedy,,random", "nobody,greedy"],
     "_entries": ["", ",", "nobody", "greedy,,random"],
+    "_env_option": ["", "=", "=hidden", "observation"],
     "_opponent_arg": ["", ",", "nobody", "greedy,random"],
     "_players_arg": ["", ",", "greedy", "nobody,greedy"],
     "_draft_and_variant": ["", "x", "9-2-99", "Z-9-2-5", "9-2-5-1", "9" * 30 + "-2-5"],
@@ -122,6 +125,7 @@ CUSTOM_BAD = {
     + ["x" * 5000],
     "nonempty": ["", "   "],
     "path_arg": ["", "  ", "x" * 5000],
+    "picture_path": ["", "  ", "plan", "plan.jpg", "plan.svg.txt", "x" * 5000 + ".svg"],
     "ray_address_arg": ["256.1.1.1:99999", "256.1.1.1:80", "host:0", "a b", ""],
 }
 
@@ -175,11 +179,11 @@ def _guard_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
     def started(*args, **kwargs):
         raise WorkStarted
 
-    from tabletop_gym.training import baselines, batch, evaluate, suites, train
+    from tabletop_gym.training import baselines, batch, dataset, evaluate, suites, train
     from tabletop_gym.training.games import game_names, get_game
 
     for module, name in ((evaluate, "evaluate"), (train, "train"), (batch, "run_batch"),
-                         (baselines, "run_suite"), (suites, "build")):  # fmt: skip
+                         (baselines, "run_suite"), (suites, "build"), (dataset, "write")):  # fmt: skip
         monkeypatch.setattr(module, name, started)
     for game in game_names():
         for command in get_game(game).commands:
@@ -246,6 +250,12 @@ def _path_cases(tmp_path: Path) -> list[list[str]]:
             ["evaluate", "war", *war, "--agent", "random", "--cache", folder],
             ["suite", "build", "cribbage-v0", "--cache", folder],
             ["solve", "war", *war, "--deals", "0:2", "--out", str(tmp_path / "r.jsonl"), "--cache", folder],
+        ]
+    (tmp_path / "a-folder.svg").mkdir()
+    for picture in (str(tmp_path / "a-folder.svg"), str(tmp_path / "a-file" / "under.png")):
+        cases += [
+            ["draw", "tabletop/War-v0", "--out", picture],
+            ["solve", "war", *war, "--seed", "0", "--draw", picture],
         ]
     cases += [
         ["solve", "war", *war, "--deals", "0:2", "--out", str(tmp_path / "a-folder")],

@@ -380,6 +380,24 @@ def test_ctrl_c_during_suite_build_keeps_finished_entries(tmp_path) -> None:
         assert cribbage.check(entry["deal"], played)
 
 
+def test_ctrl_c_during_dataset_leaves_no_half_dataset(tmp_path) -> None:
+    out = tmp_path / "datasets"
+    command = Command(
+        tmp_path, "dataset", "war", "--suite", "war-r6s2-v0", "--limit", "400", "--out", str(out),
+        "--no-progress",
+    )  # fmt: skip
+
+    def staged() -> bool:
+        return out.is_dir() and any(p.name.startswith(".tabletop-gym-dataset-") for p in out.iterdir())
+
+    command.wait_for(staged, "the staging folder")
+    command.wait_for_work(0.5, "episodes being recorded")
+    assert_interrupted(command.interrupt(), command.stderr)
+    # Neither the dataset nor its staging folder: Minari finds nothing there.
+    assert not (out / "tabletop" / "war-r6s2-v0" / "oracle-v0").exists()
+    assert not [p for p in out.iterdir() if p.name.startswith(".tabletop-gym-dataset-")]
+
+
 def test_ctrl_c_during_bench_writes_no_report(tmp_path) -> None:
     out = tmp_path / "bench"
     command = Command(tmp_path, "bench", "cribbage", "--deals", "5", "--out", str(out))

@@ -422,7 +422,7 @@ def test_act_names_who_is_to_move() -> None:
     ({"vp_shaping": -1}, "vp_shaping must be at least 0"),
     ({"vp_shaping": float("nan")}, "vp_shaping must be a finite number"),
     ({"reveal_deal": "yes"}, "reveal_deal must be True or False"),
-    ({"render_mode": "human"}, "render_mode must be None or 'ansi'"),
+    ({"render_mode": "svg"}, "render_mode must be None, 'ansi', 'rgb_array' or 'human', got 'svg'"),
 ])
 def test_bad_settings_are_refused_naming_them(settings: dict[str, Any], message: str) -> None:
     for make in (dominion_v0.raw_env, dominion_v0.env):

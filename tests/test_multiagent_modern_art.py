@@ -358,7 +358,8 @@ def test_modern_art_v0_episode_is_the_same_game_with_the_same_agents_in_the_othe
         ({"seat": 1}, TypeError, "unexpected keyword argument 'seat'.*takes players, rounds"),
         ({"opponents": []}, TypeError, "unexpected keyword argument 'opponents'"),
         ({"reveal_deal": "no"}, ValueError, "reveal_deal must be True or False"),
-        ({"render_mode": "human"}, ValueError, "render_mode must be None or 'ansi'"),
+        ({"render_mode": "svg"}, ValueError,
+         "render_mode must be None, 'ansi', 'rgb_array' or 'human', got 'svg'"),
     ],
 )
 def test_bad_settings_are_refused_naming_them(settings: dict[str, Any], error: type, message: str) -> None:

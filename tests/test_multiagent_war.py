@@ -393,7 +393,8 @@ def test_the_learner_that_wins_is_scored_so_in_both_seats() -> None:
         ({"observation": "partial"}, ValueError, "observation must be one of"),
         ({"horizon": 0}, ValueError, "horizon"),
         ({"reveal_deal": "no"}, ValueError, "reveal_deal must be True or False"),
-        ({"render_mode": "human"}, ValueError, "render_mode must be None or 'ansi'"),
+        ({"render_mode": "svg"}, ValueError,
+         "render_mode must be None, 'ansi', 'rgb_array' or 'human', got 'svg'"),
     ],
 )
 def test_bad_settings_are_refused_naming_them(settings: dict[str, Any], error: type, message: str) -> None:

@@ -221,24 +221,32 @@ def test_without_pillow_the_frame_names_the_extra_and_the_svg_still_works() -> N
     assert "pip install 'tabletop-gym[render]'" in done.stdout
 
 
-def test_the_docs_pictures_are_the_ones_the_docs_script_draws(tmp_path: Path, monkeypatch) -> None:
-    """docs/pictures.md shows one picture per game and the script that made them: the script runs,
-    and draws each picture at the size of the one in the docs (pixels may differ by font hinting
-    across platforms; sizes follow the layout alone)."""
+def test_the_docs_pictures_are_the_ones_the_docs_commands_draw(tmp_path: Path, monkeypatch) -> None:
+    """docs/pictures.md shows one picture per environment id, and plans, and the commands that made
+    them (the README shows the same files): each command runs, and draws its picture at the size of
+    the one in the docs (pixels may differ by font hinting across platforms; sizes follow the layout
+    alone)."""
     import re
+    import shlex
 
     from PIL import Image
 
+    from tabletop_gym.training.cli import main
+
     page = (ROOT / "docs" / "pictures.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
-    script = [block for block in blocks if "docs/pictures/" in block]
-    assert len(script) == 1
-    shown = re.findall(r"!\[[^\]]*\]\((pictures/[a-z0-9]+\.png)\)", page)
+    blocks = [b for b in re.findall(r"```bash\n(.*?)```", page, flags=re.S) if "docs/pictures/" in b]
+    assert len(blocks) == 1
+    commands = [shlex.split(line) for line in blocks[0].splitlines() if line.startswith("tabletop-gym ")]
+    shown = re.findall(r"!\[[^\]]*\]\((pictures/[a-z0-9-]+\.png)\)", page)
     (tmp_path / "docs" / "pictures").mkdir(parents=True)
     monkeypatch.chdir(tmp_path)
-    exec(compile(script[0], "docs/pictures.md", "exec"), {})
+    drawn = set()
+    for argv in commands:
+        assert argv[0] == "tabletop-gym" and main(argv[1:]) == 0, argv
+        if argv[1] == "draw":
+            drawn.add(argv[2])
     made = sorted(f"pictures/{p.name}" for p in (tmp_path / "docs" / "pictures").iterdir())
-    assert made == sorted(shown) and len(made) == len(ALL_IDS)
+    assert made == sorted(shown) and drawn == set(ALL_IDS)
     for name in made:
         with Image.open(tmp_path / "docs" / name) as new, Image.open(ROOT / "docs" / name) as committed:
             assert new.size == committed.size and new.mode == committed.mode == "RGB", name
@@ -298,3 +306,58 @@ def test_a_table_draws_each_seat_what_that_seat_sees(env_id: str, kwargs: dict[s
                 twins += 1
                 assert twin.picture(seat).svg() == picture
     assert twins > 0
+
+
+AEC = [
+    ("war_v0", {"ranks": 6, "suits": 2, "face_down": 1, "observation": "hidden"}),
+    ("dominion_v0", {"num_players": 3, "turn_limit": 3}),
+    ("modern_art_v0", {"players": 3, "deals": (3, 2), "round_limit": 2}),
+]
+
+
+def _aec_module(name: str) -> Any:
+    import importlib
+
+    return importlib.import_module(f"tabletop_gym.multiagent.{name}")
+
+
+@pytest.mark.parametrize(("name", "kwargs"), AEC, ids=[a[0] for a in AEC])
+def test_pettingzoo_render_test_passes(name: str, kwargs: dict[str, Any], capsys) -> None:
+    from functools import partial
+
+    from pettingzoo.test import render_test
+
+    render_test(partial(_aec_module(name).env, **kwargs))
+    assert "\n" in capsys.readouterr().out  # "human" printed the table's text
+
+
+@pytest.mark.parametrize(("name", "kwargs"), AEC, ids=[a[0] for a in AEC])
+def test_a_pettingzoo_frame_is_the_view_of_the_agent_to_act(name: str, kwargs: dict[str, Any]) -> None:
+    """PettingZoo renders one frame for the whole table: the view of ``agent_selection``, so what
+    that seat may not know (its hidden twins) never changes it, and every frame has one size."""
+    aec = _aec_module(name).raw_env(render_mode="rgb_array", **kwargs)
+    with pytest.raises(GameOverError, match="reset"):
+        aec.render()
+    assert aec._repr_svg_() is None
+    aec.reset(seed=4)
+    rng, draws = np.random.default_rng(4), np.random.default_rng(5)
+    table, sizes, seats, twins = aec.table, set(), set(), 0
+    for step, agent in enumerate(aec.agent_iter(60)):
+        seat = int(agent.split("_")[1])
+        seats.add(seat)
+        svg = aec.svg()
+        assert svg == table.picture(seat).svg() == aec._repr_svg_()
+        root = _check_svg(svg)
+        sizes.add((int(root.get("height")), int(root.get("width"))))
+        if step % 10 == 0:
+            frame = aec.render()
+            _check_frame(frame)
+            np.testing.assert_array_equal(frame, table.picture(seat).rgb_array())
+        if not table.done:
+            for twin in table.hidden_twins(draws) if name == "war_v0" else table.hidden_twins(seat, draws):
+                twins += 1
+                assert twin.picture(seat).svg() == svg, f"a hidden change shows in the frame at step {step}"
+        observation, _, terminated, truncated, _ = aec.last()
+        done = terminated or truncated
+        aec.step(None if done else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert len(sizes) == 1 and twins > 0 and len(seats) > 1

@@ -28,14 +28,22 @@ class TableEnv(AECEnv):
     terminated (truncated where a limit cut it off) and its info holds the deal string. An
     illegal action raises ``IllegalActionError`` naming the legal ones (``env()`` wraps this raw
     environment in PettingZoo's order-enforcing and bounds-checking wrappers).
+
+    Rendering: ``"ansi"`` is an onlooker's text of every card, and ``"human"`` prints that text.
+    ``"rgb_array"`` (and ``svg()``, under any mode) draws the view of the agent to act
+    (``agent_selection``): the seat's own picture, ``table.picture(seat)``, so a frame never shows
+    what that seat may not know, and a video of a game shows each decision as it was made from.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "table", "is_parallelizable": False}
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi", "rgb_array", "human"], "name": "table", "is_parallelizable": False,
+        "render_fps": 4,
+    }
 
     def __init__(self, table: Table, render_mode: str | None = None) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi', 'rgb_array' or 'human', got {render_mode!r}")
         self.render_mode = render_mode
         self.table = table
         self.possible_agents = [agent_name(seat) for seat in range(table.num_seats)]
@@ -124,10 +132,32 @@ class TableEnv(AECEnv):
         else:
             self.agent_selection = agent_name(table.to_move)
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi":
-            return None
-        return self.table.render(None)
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the onlooker's text; ``"rgb_array"``: an ``(H, W, 3)`` uint8 frame of the
+        agent to act's view (``svg()``'s picture); ``"human"``: prints the text, returns None."""
+        if self.render_mode == "rgb_array":
+            return self.picture().rgb_array()
+        if self.render_mode == "ansi":
+            return self.table.render(None)
+        if self.render_mode == "human":
+            print(self.table.render(None))
+        return None
+
+    def picture(self) -> Any:
+        """The view of the agent to act (``agent_selection``) as a ``tabletop_gym.render.Picture``:
+        that seat's own, so nothing another seat holds is drawn. Raises ``GameOverError`` before
+        ``reset``."""
+        if not self._started:
+            raise GameOverError("call reset() before drawing the game")
+        return self.table.picture(self._seat[self.agent_selection])
+
+    def svg(self) -> str:
+        """The agent to act's view as an SVG document (under any render mode; no extra needed)."""
+        return self.picture().svg()
+
+    def _repr_svg_(self) -> str | None:
+        # A notebook shows the game; before the first reset there is none to show.
+        return self.svg() if self._started else None
 
     def close(self) -> None:
         return None

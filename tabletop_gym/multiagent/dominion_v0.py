@@ -5,8 +5,9 @@
 the settings are ``tabletop/Dominion-v0``'s rule arguments: ``num_players`` (2-4, default 2; the
 single-agent environment counts its ``opponents`` instead), ``kingdom`` (default the first-game
 set; "" for treasures and victory cards only), ``turn_limit`` (turns per player, default 100),
-and ``vp_shaping`` (default 0), ``reveal_deal`` (default False) and ``render_mode`` (None or
-``"ansi"``); and ``ask_hidden_choices`` (default True; see Agents). Rules: docs/rules/dominion.md.
+and ``vp_shaping`` (default 0), ``reveal_deal`` (default False) and ``render_mode`` (None,
+``"ansi"``, ``"human"`` or ``"rgb_array"``: the agent to act's view); and ``ask_hidden_choices``
+(default True; see Agents). Rules: docs/rules/dominion.md.
 
 ## Agents
 ``player_0`` .. ``player_{n-1}`` in turn order (``player_0`` takes the first turn). The agent to

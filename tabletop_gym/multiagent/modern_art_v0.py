@@ -42,11 +42,12 @@ rules; ``reset(options={"deal": ...})`` plays a given deal.
 
 ## Arguments
 ``players``, ``rounds`` and the rule parameters of ``ModernArtRules`` (``deck``, ``deals``,
-``round_limit``, ...), as ``ModernArtEnv`` takes them; ``render_mode`` (None or ``"ansi"``: the
-table as an onlooker sees it, every hand shown); ``reveal_deal`` (default False; True puts the deal in
-every info from reset on, for an oracle's plan played as agents, never for agents being evaluated).
-An unknown keyword is a TypeError naming the accepted ones; a number out of range a ValueError naming
-the argument.
+``round_limit``, ...), as ``ModernArtEnv`` takes them; ``render_mode`` (None, ``"ansi"``: the
+table as an onlooker sees it, every hand shown, ``"human"``: that text printed, or ``"rgb_array"``:
+a frame of the view of the agent to act, its own hand only); ``reveal_deal`` (default False; True
+puts the deal in every info from reset on, for an oracle's plan played as agents, never for agents
+being evaluated). An unknown keyword is a TypeError naming the accepted ones; a number out of range
+a ValueError naming the argument.
 """
 
 from __future__ import annotations

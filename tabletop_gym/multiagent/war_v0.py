@@ -3,7 +3,7 @@
 ``env(**settings)`` (wrapped in PettingZoo's order and bounds checks) or ``raw_env(**settings)``;
 the settings are ``tabletop/War-v0``'s rule arguments (``ranks``, ``suits``, ``face_down``,
 ``pickup``, ``max_tricks``, ``observation``, ``horizon``, ``reveal_deal``) and ``render_mode``
-(None or ``"ansi"``). Rules: docs/rules/war.md.
+(None, ``"ansi"``, ``"human"`` or ``"rgb_array"``: the agent to act's view). Rules: docs/rules/war.md.
 
 ## Agents
 ``player_0`` and ``player_1``: the taker of a pot orders it card by card, so the agent to move is

@@ -31,19 +31,39 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from tabletop_gym.core import OracleCache, OracleResult, call_kernel
-from tabletop_gym.envs.cribbage.rules import NUM_PILES, CribbageRules, Deal, parse_deal, replay, value_of
+from tabletop_gym.core import (
+    GameOverError,
+    IllegalActionError,
+    MoveValues,
+    OracleCache,
+    OracleResult,
+    call_kernel,
+)
+from tabletop_gym.envs.cribbage.rules import (
+    NUM_PILES,
+    STACK_LIMIT,
+    CribbageRules,
+    CribbageState,
+    Deal,
+    parse_deal,
+    replay,
+    score_card,
+    value_of,
+)
 
 GAME = "cribbage"
 _BASE = 14  # positions per pile: 0..13 cards played
 _MAX_DEPTH = 16  # a stack holds at most 13 cards (four each of A, 2, 3 and one 4 is already 28)
 _STRIDE = np.array([1, _BASE, _BASE**2, _BASE**3], dtype=np.int64)
+_RECENT = 7  # a run is at most 7 cards long, a set 4: older cards of a stack never score again
 _CHUNK = 8  # roots a thread takes at a time: the shared counter is touched a few thousand times a solve
 
 
@@ -392,6 +412,59 @@ def solve(deal: Deal | str, pile_size: int | None = None, threads: int | None = 
     deal = _as_deal(deal, pile_size)
     n_threads = resolve_threads(threads)
     start = time.perf_counter()
+    table = _solve_table(deal, n_threads)
+    plan = table.plan((0, 0, 0, 0))
+    seconds = time.perf_counter() - start
+    optimum = int(table.value[0])
+    final = replay(CribbageRules(), deal, plan)
+    if final.score != optimum:
+        raise AssertionError(
+            f"oracle kernel claims {optimum} but its plan replays to {final.score} on {deal}"
+        )
+    return OracleResult(
+        score=optimum,
+        bound=optimum,
+        plan=tuple(plan),
+        seconds=seconds,
+        stats={**table.stats, "threads": n_threads},
+    )
+
+
+@dataclass(frozen=True)
+class StackTable:
+    """The dynamic program's table of one deal: ``value[i]`` is the most points still to score from
+    the empty-stack position of index ``i`` (``heights @ _STRIDE``; -1 where play never gets), and
+    ``stack_moves`` / ``stack_len`` the best stack from it (2 bits a pile index, first move lowest)."""
+
+    deal: Deal
+    value: np.ndarray
+    stack_moves: np.ndarray
+    stack_len: np.ndarray
+    stats: dict[str, int]
+
+    def index(self, heights: Sequence[int]) -> int:
+        return int(np.dot(heights, _STRIDE))
+
+    def plan(self, heights: Sequence[int]) -> list[int]:
+        """An optimal play from the empty-stack position where each pile has given ``heights`` cards
+        to the end of the game, stack by stack from the table."""
+        h = list(heights)
+        if self.value[self.index(h)] < 0:
+            raise ValueError(f"no play of {self.deal} reaches an empty stack with {h} cards played per pile")
+        plan: list[int] = []
+        while sum(h) < self.deal.num_cards:
+            idx = self.index(h)
+            moves = int(self.stack_moves[idx])
+            for i in range(int(self.stack_len[idx])):
+                pile = (moves >> (2 * i)) & 3
+                plan.append(pile)
+                h[pile] += 1
+        return plan
+
+
+def _solve_table(deal: Deal, n_threads: int) -> StackTable:
+    """The three kernels of a solve (see the module's docstring): the value of every empty-stack
+    position play can reach, and the best stack from each."""
     ranks, values, sizes = _deal_arrays(deal)
     order, played = _order(sizes)
     # A Ctrl-C inside a kernel broke it (a SystemError, once a crash): it waits for the running
@@ -412,34 +485,15 @@ def solve(deal: Deal | str, pile_size: int | None = None, threads: int | None = 
     if (points < 0).any():  # every end was found by some stack: a root was left unwalked
         raise AssertionError(f"oracle kernel left stack ends unscored on {deal}")
     value, stack_moves, stack_len = call_kernel(_values, roots, end_ptr, ends, points, edge_moves, played)
-    plan: list[int] = []
-    h = [0, 0, 0, 0]
-    while len(plan) < deal.num_cards:
-        idx = h[0] + _BASE * h[1] + _BASE**2 * h[2] + _BASE**3 * h[3]
-        moves = int(stack_moves[idx])
-        for i in range(int(stack_len[idx])):
-            pile = (moves >> (2 * i)) & 3
-            plan.append(pile)
-            h[pile] += 1
-    seconds = time.perf_counter() - start
-    optimum = int(value[0])
-    final = replay(CribbageRules(), deal, plan)
-    if final.score != optimum:
-        raise AssertionError(
-            f"oracle kernel claims {optimum} but its plan replays to {final.score} on {deal}"
-        )
-    return OracleResult(
-        score=optimum,
-        bound=optimum,
-        plan=tuple(plan),
-        seconds=seconds,
-        stats={
-            "stack_nodes": int(visited.sum()),
-            "positions": len(roots),
-            "stack_ends": len(ends),
-            "threads": n_threads,
-        },
-    )
+    stats = {"stack_nodes": int(visited.sum()), "positions": len(roots), "stack_ends": len(ends)}
+    return StackTable(deal, value, stack_moves, stack_len, stats)
+
+
+def stack_table(deal: Deal | str, threads: int | None = None) -> StackTable:
+    """The oracle's table of ``deal`` (a :class:`Deal` or a deal string): the optimum from every
+    empty-stack position play can reach, what :class:`CribbageMoves` values moves by.
+    ``threads`` as in :func:`solve`."""
+    return _solve_table(_as_deal(deal, None), resolve_threads(threads))
 
 
 def resolve_threads(threads: int | None = None) -> int:
@@ -483,3 +537,121 @@ def solve_cached(
     variant = f"piles4x{deal.pile_size}"
     text = str(deal)
     return cache.solve(GAME, variant, text, lambda: solve(deal, threads=threads), lambda r: check(deal, r))
+
+
+class CribbageMoves:
+    """The move oracle of one deal (``tabletop_gym.core.MoveOracle``): the optimum and every legal
+    move's value at any position reached in play.
+
+    Where the stack is empty the dynamic program's table holds the optimum. Mid-stack, the past
+    still matters: a search over the rest of the current stack, whose every end is an empty-stack
+    position of the table (the stack began at one that play reached, so its ends are reached too).
+    The search remembers positions by what scoring can still see: the cards played from each pile,
+    the stack total and the stack's last 7 cards (a run is at most 7 cards long, a set at most 4).
+    """
+
+    def __init__(self, deal: Deal | str, threads: int | None = None) -> None:
+        self.table = stack_table(deal, threads)
+        self.deal = str(self.table.deal)
+        self._best: dict[tuple, tuple[int, int]] = {}  # search key -> (optimum, best pile)
+
+    def at(self, history: Sequence[int]) -> MoveValues:
+        """The values after ``history`` (pile indices from the deal's start)."""
+        try:
+            state = replay(CribbageRules(), self.table.deal, history)
+        except (IllegalActionError, GameOverError) as error:
+            raise ValueError(f"not a play of {self.deal}: {error}") from None
+        return self.at_state(state)
+
+    def at_state(self, state: CribbageState) -> MoveValues:
+        """The values at an engine position of this deal (``env.unwrapped.state``)."""
+        if state.deal != self.table.deal:
+            raise ValueError(f"the position is of deal {state.deal}, not of {self.deal}")
+        if state.done:
+            raise ValueError("the game is over: no move is left to value")
+        values = {}
+        for pile in state.legal_actions():
+            after = state.copy()
+            points = after.apply(pile)
+            values[pile] = points + self._optimum(after)
+        optimum = max(values.values())
+        plan = self._plan(state)
+        gained = replay_from(state, plan)
+        if gained != optimum:
+            raise AssertionError(
+                f"move oracle claims {optimum} from {state.history} of {self.deal}, its plan gains {gained}"
+            )
+        return MoveValues(float(optimum), {p: float(v) for p, v in values.items()}, tuple(plan))
+
+    def _optimum(self, state: CribbageState) -> int:
+        if state.done:
+            return 0
+        if not state.stack:
+            return self._table_value(state.heights)
+        return self._search(tuple(state.heights), tuple(state.stack[-_RECENT:]), state.total)[0]
+
+    def _table_value(self, heights: Sequence[int]) -> int:
+        value = int(self.table.value[self.table.index(heights)])
+        if value < 0:  # the table holds every empty-stack position play reaches: a bug, never a number
+            raise AssertionError(f"the table of {self.deal} lacks the reached position {list(heights)}")
+        return value
+
+    def _search(self, heights: tuple[int, ...], recent: tuple[int, ...], total: int) -> tuple[int, int]:
+        """(optimum, best pile) of the mid-stack position where each pile has given ``heights`` cards,
+        the stack ends with the cards ``recent`` (at most its last 7) and totals ``total``.
+
+        It plays on plain tuples with the engine's own ``score_card`` (the engine's positions cost
+        five times as much here); its best play is replayed through the engine by :meth:`at_state`."""
+        key = (heights, recent, total)
+        known = self._best.get(key)
+        if known is not None:
+            return known
+        piles = self.table.deal.piles
+        best = (-1, -1)
+        for pile in range(NUM_PILES):
+            h = heights[pile]
+            if h == len(piles[pile]) or total + value_of(piles[pile][h]) > STACK_LIMIT:
+                continue
+            card = piles[pile][h]
+            stack = recent + (card,)
+            after_total = total + value_of(card)
+            points = score_card(stack, after_total)
+            after = heights[:pile] + (h + 1,) + heights[pile + 1 :]
+            if any(
+                after[p] < len(piles[p]) and after_total + value_of(piles[p][after[p]]) <= STACK_LIMIT
+                for p in range(NUM_PILES)
+            ):
+                points += self._search(after, stack[-_RECENT:], after_total)[0]
+            elif sum(after) < self.table.deal.num_cards:
+                points += self._table_value(after)  # the stack ends here: a new one starts
+            if points > best[0]:
+                best = (points, pile)
+        self._best[key] = best
+        return best
+
+    def _plan(self, state: CribbageState) -> list[int]:
+        """An optimal play from ``state`` to the end: the search's best piles to the end of the stack,
+        then the table's stacks."""
+        state = state.copy()
+        plan: list[int] = []
+        if not state.stack:
+            return self.table.plan(state.heights)
+        while state.stack and not state.done:
+            pile = self._search(tuple(state.heights), tuple(state.stack[-_RECENT:]), state.total)[1]
+            plan.append(pile)
+            state.apply(pile)
+        if not state.done:
+            plan += self.table.plan(state.heights)
+        return plan
+
+
+def replay_from(state: CribbageState, plan: Sequence[int]) -> int:
+    """The points ``plan`` gains from ``state`` (left as it is), played by the engine to the game's end;
+    raises if it is illegal or stops short."""
+    state = state.copy()
+    start = state.score
+    for pile in plan:
+        state.apply(pile)
+    if not state.done:
+        raise ValueError(f"the plan stops with {state.num_cards - state.played} cards still to play")
+    return state.score - start

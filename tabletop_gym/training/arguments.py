@@ -111,6 +111,12 @@ MAX_EPISODES = 1_000_000
 """The most deals one evaluation plays: its report keeps every deal's score and deal string (about a
 hundred bytes each), and a million deals of the fastest game take hours."""
 
+MAX_VIDEOS = 1_000  # episodes recorded per agent by evaluate --video: each is a video file
+
+MAX_BLUNDER = 1_000
+"""The highest blunder threshold of ``evaluate --moves``: no single decision of any game here can lose
+that many points (a Modern Art round pays at most a few hundred), so a larger one is a typo."""
+
 MAX_STEPS = 1_000_000_000
 """The most environment steps one training run takes: about a week at this project's fastest rates;
 more is a typo, not a request."""

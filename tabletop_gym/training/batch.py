@@ -132,8 +132,9 @@ RUN_OPTIONS = frozenset(
     }
 )
 # The one-deal modes of the games' solve commands (a given deal, free deals, the unknown draw
-# order, CP-SAT pattern queries): none of them is a per-deal oracle result, so --deals refuses them.
-ONE_DEAL_OPTIONS = ("deal", "seed", "free", "unknown", "find_pattern", "most_wars")
+# order, CP-SAT pattern queries, a picture of one plan): none of them is a per-deal oracle result,
+# so --deals refuses them.
+ONE_DEAL_OPTIONS = ("deal", "seed", "free", "unknown", "find_pattern", "most_wars", "draw")
 # Errors that a deal or the settings cause, the same on every try: reported at once, not retried.
 INPUT_ERRORS = (ValueError, TypeError, AssertionError, TabletopError)
 RAY_RETRIES = 3

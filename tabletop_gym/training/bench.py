@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +72,9 @@ MAX_VECTOR_ENVS = 1 << 20
 MAX_VECTOR_STEPS = 10**10
 
 
-def add_vector_arguments(parser: argparse.ArgumentParser, game: str) -> None:
-    """``bench GAME``'s flags for timing the game's native vector environment."""
+def add_vector_arguments(parser: argparse.ArgumentParser, game: str, num_envs: int = VECTOR_ENVS) -> None:
+    """``bench GAME``'s flags for timing the game's native vector environment (``num_envs`` games a
+    batch by default)."""
     parser.add_argument(
         "--vector",
         action="store_true",
@@ -83,8 +84,8 @@ def add_vector_arguments(parser: argparse.ArgumentParser, game: str) -> None:
     parser.add_argument(
         "--num-envs",
         type=int_arg(1, MAX_VECTOR_ENVS),
-        default=VECTOR_ENVS,
-        help=f"with --vector: games stepped together, 1-{MAX_VECTOR_ENVS:,} (default {VECTOR_ENVS})",
+        default=num_envs,
+        help=f"with --vector: games stepped together, 1-{MAX_VECTOR_ENVS:,} (default {num_envs})",
     )
     parser.add_argument(
         "--vector-steps",
@@ -101,10 +102,10 @@ def vector_bench(
     steps: int,
     env_steps: int,
     runs: int = 3,
-    env_kwargs: Mapping[str, Any] | None = None,
+    env_kwargs: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The native vector environment of ``env_id`` (made with ``env_kwargs``, the id's settings)
-    against its single environment and a plain-loop CartPole-v1, all measured in this run: medians of
+    """The native vector environment of ``env_id`` (made with ``env_kwargs``) against its single
+    environment (the same settings) and a plain-loop CartPole-v1, all measured in this run: medians of
     ``runs`` runs, CPU time beside wall time, and the process's peak memory before and after the
     vector runs (flat when nothing grows with steps)."""
     env_kwargs = dict(env_kwargs or {})

@@ -1,4 +1,4 @@
-"""The ``tabletop-gym`` command line: play, solve, train, evaluate, demo, bench (and game extras)."""
+"""The ``tabletop-gym`` command line: play, solve, train, evaluate, demo, bench, draw (and game extras)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ from typing import Any
 import tabletop_gym
 from tabletop_gym.core import TabletopError, default_cache_dir, hold_output, quote_input
 from tabletop_gym.training.arguments import (
+    MAX_BLUNDER,
     MAX_EPISODES,
     MAX_STEPS,
+    MAX_VIDEOS,
     Parser,
     check_cache_dir,
     check_file_path,
@@ -44,6 +46,8 @@ HELP = {
     "stats": "statistics of games under fixed rules",
     "suite": "certified evaluation suites: list, check or build them",
     "baselines": "train and evaluate every agent on every game's suite: the baselines table",
+    "dataset": "write a suite's proven oracle plans as a Minari dataset (offline RL, imitation)",
+    "draw": "draw a position of an environment as a picture (SVG or PNG)",
 }
 
 
@@ -94,6 +98,27 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             type=path_arg,
             default=Path("runs/evaluate") / spec.name,
             help=f"report folder (default runs/evaluate/{spec.name})",
+        )
+        parser.add_argument(
+            "--moves",
+            action="store_true",
+            help="value every decision with the oracle instead: the share of optimal moves, the points "
+            "lost per game, blunders and where in the game they happen (moves.json, moves.png)",
+        )
+        parser.add_argument(
+            "--blunder",
+            type=float_arg(0, MAX_BLUNDER, low_open=True),
+            default=None,
+            help="with --moves: a decision losing more points than this is a blunder"
+            + (f" (default {spec.moves.blunder:g})" if spec.moves is not None else ""),
+        )
+        parser.add_argument(
+            "--video",
+            type=int_arg(1, MAX_VIDEOS),
+            default=None,
+            metavar="N",
+            help=f"record each agent's first N episodes, 1-{MAX_VIDEOS:,}, as OUT/videos/AGENT-episode-I.mp4 "
+            "(needs the video extra: pip install 'tabletop-gym[video]')",
         )
         from tabletop_gym.training.batch import add_ray_arguments
 
@@ -170,6 +195,12 @@ def _build_parser(argv: Sequence[str] | None) -> argparse.ArgumentParser:
         _add_suite_command(commands)
     if not listed_only("baselines"):
         _add_baselines_command(commands)
+    if not listed_only("dataset"):
+        _add_dataset_command(commands)
+    if not listed_only("draw"):
+        from tabletop_gym.training.pictures import add_draw_command
+
+        add_draw_command(commands, HELP["draw"])
     wanted = [c for c in GENERIC + PER_GAME if argv is None or c == named]
     specs = {name: get_game(name) for name in game_names()} if wanted else {}
     for command in GENERIC + PER_GAME:
@@ -189,6 +220,9 @@ def _build_parser(argv: Sequence[str] | None) -> argparse.ArgumentParser:
                 from tabletop_gym.training.batch import add_batch_arguments
 
                 add_batch_arguments(game_parser)  # --deals SPEC --out FILE [--ray]: every game alike
+                from tabletop_gym.training.pictures import add_draw_argument
+
+                add_draw_argument(game_parser)  # --draw FILE.svg|png: the oracle's plan
             if command == "demo":
                 # The settings of the game's demo: ones its oracle serves, a budget that fits.
                 game_parser.set_defaults(**specs[name].demo)
@@ -220,6 +254,78 @@ def _add_suite_command(commands: argparse._SubParsersAction) -> None:
     )
     build.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _env_option(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE``; the value read as JSON where it is JSON (``null``, ``3``), else as text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key.strip(), json.loads(value)
+    except ValueError:
+        return key.strip(), value
+
+
+def _add_dataset_command(commands: argparse._SubParsersAction) -> None:
+    from tabletop_gym.training.dataset import NAMESPACE
+
+    sub = commands.add_parser("dataset", help=HELP["dataset"])
+    games = sub.add_subparsers(dest="game", required=True, metavar="GAME")
+    for name in game_names():
+        parser = games.add_parser(name, help=f"dataset {name}")
+        parser.add_argument(
+            "--suite",
+            type=nonempty,
+            required=True,
+            help=f"a certified {name} suite: its id (see 'tabletop-gym suite list') or a suite file; the "
+            f"dataset is {NAMESPACE}/SUITE-ID/oracle-v0",
+        )
+        parser.add_argument(
+            "--out",
+            type=path_arg,
+            default=None,
+            help="datasets folder (default: Minari's, $MINARI_DATASETS_PATH or ~/.minari/datasets)",
+        )
+        parser.add_argument("--force", action="store_true", help="replace the dataset if it exists")
+        parser.add_argument(
+            "--limit", type=int_arg(1, 1_000_000), default=None, help="only the suite's first K deals"
+        )
+        parser.add_argument(
+            "--env-option",
+            dest="env_options",
+            action="append",
+            type=_env_option,
+            default=[],
+            metavar="KEY=VALUE",
+            help="an environment argument that changes only what the seat is shown (War: "
+            "observation=hidden); repeat for several",
+        )
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _dataset(args: argparse.Namespace) -> int:
+    from tabletop_gym.training.dataset import datasets_root, write
+
+    report = write(
+        args.game,
+        args.suite,
+        out=args.out,
+        force=args.force,
+        limit=args.limit,
+        env_options=dict(args.env_options),
+        progress=not args.no_progress,
+    )
+    skipped = report.skipped_bounds
+    skipped = f"; {skipped} deals skipped (bounds, not proven optima)" if skipped else ""
+    print(f"{report.dataset_id}: {report.episodes} episodes, {report.steps} steps{skipped}")
+    if report.hindsight_plan:
+        print("hindsight plans: the seat does not see the whole deal, the oracle's moves used it")
+    print(f"written to {report.path}")
+    root = datasets_root(args.out)
+    where = "" if args.out is None else f"MINARI_DATASETS_PATH={root} "
+    print(f"load it with: {where}python -c \"import minari; minari.load_dataset('{report.dataset_id}')\"")
+    return 0
 
 
 def _suite_list(text: str) -> list[str]:
@@ -377,7 +483,7 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.exit(2, f"{where}: error: unrecognized arguments: {' '.join(unknown)} (see: {where} --help)\n")
     # The suite and baselines commands name their games through suites; bench startup names none.
     startup = args.command == "bench" and args.game == STARTUP
-    spec = get_game(args.game) if args.command not in ("suite", "baselines") and not startup else None
+    spec = get_game(args.game) if args.command not in ("suite", "baselines", "draw") and not startup else None
     try:
         _check_paths(args)
         chosen = [f"--{k}" for k in ("deal", "seed") if getattr(args, k, None) is not None]
@@ -392,6 +498,12 @@ def _main(argv: Sequence[str] | None) -> int:
             status = _suite(args)
         elif args.command == "baselines":
             status = _baselines(args)
+        elif args.command == "dataset":
+            status = _dataset(args)
+        elif args.command == "draw":
+            from tabletop_gym.training.pictures import draw_command
+
+            status = draw_command(args)
         elif args.command == "evaluate":
             status = _evaluate(spec, args)
         elif args.command == "train":
@@ -425,6 +537,11 @@ def _check_paths(args: argparse.Namespace) -> None:
     out = getattr(args, "out", None)
     if isinstance(out, Path):
         check_output_dir(out)
+    draw = getattr(args, "draw", None)
+    if isinstance(draw, Path) and getattr(args, "deals", None) is None:  # with --deals: refused as such
+        from tabletop_gym.training.pictures import check_picture_output
+
+        check_picture_output(draw, "--draw")
     cache = getattr(args, "cache", None)
     if isinstance(cache, Path):
         check_cache_dir(cache)
@@ -463,6 +580,10 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
         if getattr(args, "ray", None) is not None:
             raise ValueError("--ray solves the oracle's deals; with --suite nothing is solved")
         suite = resolve(spec.name, args.suite, args)  # loaded and checked: every plan replayed
+    if getattr(args, "moves", False):
+        return _evaluate_moves(spec, args, suite)
+    if getattr(args, "blunder", None) is not None:
+        raise ValueError("--blunder is an option of --moves: add --moves, or leave it out")
     solve_first = None
     if hasattr(args, "ray"):  # evaluate's options (demo has none)
         from tabletop_gym.training.batch import check_ray_options
@@ -488,6 +609,7 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
         progress=not args.no_progress,
         suite=suite,
         solve_first=solve_first,
+        video=getattr(args, "video", None) or 0,
     )
     if suite is not None:
         print(f"suite {suite.id}: {report['episodes']} deals, oracle results as stored (nothing solved)")
@@ -496,6 +618,30 @@ def _evaluate(spec: GameSpec, args: argparse.Namespace, agents: Sequence[str] | 
         print(f"tabletop-gym: error: {report['write_error']}", file=sys.stderr)
         return 1
     print(f"report: {args.out / 'evaluation.json'}")
+    if report.get("plot"):
+        print(f"plot:   {report['plot']}")
+    videos = sum(len(entry.get("videos", ())) for entry in report["agents"].values())
+    if videos:
+        print(f"videos: {videos} in {args.out / 'videos'}")
+    return 0
+
+
+def _evaluate_moves(spec: GameSpec, args: argparse.Namespace, suite: Any) -> int:
+    """``evaluate GAME --moves``: every decision of every agent valued by the game's move oracle."""
+    from tabletop_gym.training.moves import MOVES_JSON, evaluate_moves, format_moves_table
+
+    if any(getattr(args, k) is not None for k in ("ray", "ray_cpus", "cpus_per_deal")):
+        raise ValueError("--moves values the deals here, one move oracle a deal: --ray does not apply")
+    report = evaluate_moves(
+        spec, args.agent, args.episodes, args.seed, args, args.blunder, args.out, not args.no_progress, suite
+    )
+    if suite is not None:
+        print(f"suite {suite.id}: {report['episodes']} deals")
+    print(format_moves_table(report))
+    if report.get("write_error"):
+        print(f"tabletop-gym: error: {report['write_error']}", file=sys.stderr)
+        return 1
+    print(f"report: {args.out / MOVES_JSON}")
     if report.get("plot"):
         print(f"plot:   {report['plot']}")
     return 0

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import shutil
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -195,19 +199,28 @@ def evaluate(
     progress: bool = True,
     suite: Suite | None = None,
     solve_first: Callable[[Sequence[int]], Mapping[str, OracleResult]] | None = None,
+    video: int = 0,
 ) -> dict[str, Any]:
     """Play ``episodes`` seeded deals (default 200 from seed 0) with each agent and compare every
     score with the oracle. With a loaded ``suite`` (``tabletop_gym.training.suites.load``) the agents play
     its deals (the first ``episodes`` of them, default all) and are compared with its stored,
     replay-checked oracle results: nothing is solved. ``solve_first(seeds)``, where given, returns
     the oracle results of the seeds' deals before any agent plays (``evaluate --ray`` solves them
-    as Ray tasks); a deal it leaves out is solved here as usual. One run writes ``out`` at a time:
-    another is refused (``OutputInUseError``) before any agent plays."""
+    as Ray tasks); a deal it leaves out is solved here as usual. ``video`` N records each agent's
+    first N episodes into ``out/videos`` (``AGENT-episode-I.mp4``, the ``[video]`` extra). One run
+    writes ``out`` at a time: another is refused (``OutputInUseError``) before any agent plays."""
+    from tabletop_gym.training.arguments import MAX_VIDEOS
+
+    video = check_int("video", video, 0, MAX_VIDEOS)
+    if video:
+        if out is None:
+            raise ValueError("videos are written into the report folder: give out (--out) with --video")
+        check_video_extra()
     if out is None:
         return _evaluate(spec, agent_names, episodes, seed, args, None, progress, suite, solve_first)
     out = Path(out)
     with hold_output(out, folder=True):
-        return _evaluate(spec, agent_names, episodes, seed, args, out, progress, suite, solve_first)
+        return _evaluate(spec, agent_names, episodes, seed, args, out, progress, suite, solve_first, video)
 
 
 def _evaluate(
@@ -220,6 +233,7 @@ def _evaluate(
     progress: bool,
     suite: Suite | None,
     solve_first: Callable[[Sequence[int]], Mapping[str, OracleResult]] | None,
+    video: int = 0,
 ) -> dict[str, Any]:
     games, episodes, seed = _games_to_play(suite, episodes, seed)
     _check_agent_names(agent_names)
@@ -245,11 +259,20 @@ def _evaluate(
         report["suite"] = {"id": suite.id, "checksum": suite.checksum, "options": suite.meta.get("options")}
         oracle_results = {deal: suite.result(deal) for _, deal in games}
     final_infos: dict[str, list[dict[str, Any]]] = {}
+    video_names = _video_names(agent_names) if video else {}
     for name, agent in agents:
-        agent_env = deal_env if deal_env is not None and getattr(agent, "reads_deal", False) else env
-        report["agents"][name], final_infos[name] = _play_games(
-            agent_env, agent, name, games, suite, progress
-        )
+        reads_deal = getattr(agent, "reads_deal", False)
+        agent_env = deal_env if deal_env is not None and reads_deal else env
+        if video:
+            assert out is not None
+            kwargs = {**env_kwargs, "reveal_deal": True} if reads_deal else env_kwargs
+            report["agents"][name], final_infos[name] = _play_recorded(
+                env_id, kwargs, agent, name, games, suite, progress, out, video_names[name], video
+            )
+        else:
+            report["agents"][name], final_infos[name] = _play_games(
+                agent_env, agent, name, games, suite, progress
+            )
         if spec.oracle is not None and suite is None:
             _solve_new_deals(spec, args, report["agents"][name]["deals"], oracle_results, progress)
     env.close()
@@ -302,6 +325,88 @@ def _play_games(
         # Scores compared with another deal's optimum would be silently wrong.
         raise ValueError(f"the environment played other deals than suite {suite.id}'s")
     return {"scores": [e.score for e in episodes_played], "deals": deals}, [e.info for e in episodes_played]
+
+
+VIDEO_FOLDER = "videos"
+# Frames of one video: RecordVideo holds a video's frames in memory until it encodes them (a War game
+# can last thousands of tricks, a Dominion frame is 1.2 MB), so a longer episode's video stops here.
+VIDEO_FRAMES = 500
+
+
+def check_video_extra() -> None:
+    """Videos are encoded by moviepy from Pillow's frames (the ``[video]`` extra): refused with the
+    command that installs it, before any agent plays."""
+    try:
+        import moviepy  # noqa: F401
+        import PIL  # noqa: F401
+    except ImportError as missing:
+        raise ImportError(
+            f"--video needs the video extra ({missing.name or 'moviepy'} is not installed): "
+            "pip install 'tabletop-gym[video]'"
+        ) from None
+
+
+def _video_names(agent_names: Sequence[str]) -> dict[str, str]:
+    """A file name for each agent: its name with what a file name cannot hold (a model's path's
+    slashes) as dashes, numbered where two agents would share one."""
+    names: dict[str, str] = {}
+    for agent in agent_names:
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "-", agent).strip("-.") or "agent"
+        name, n = base, 1
+        while name in names.values():
+            n += 1
+            name = f"{base}-{n}"
+        names[agent] = name
+    return names
+
+
+def _play_recorded(
+    env_id: str,
+    env_kwargs: Mapping[str, Any],
+    agent: Any,
+    name: str,
+    games: Sequence[tuple[int, Any]],
+    suite: Suite | None,
+    progress: bool,
+    out: Path,
+    file_name: str,
+    video: int,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``_play_games`` on an environment that draws frames, recording the first ``video`` episodes
+    (each up to its ``VIDEO_FRAMES``-th position).
+
+    RecordVideo writes each file under its final name as it encodes: it records into a hidden
+    folder beside, and each finished file is moved into ``out/videos`` whole (an interrupted run
+    leaves no half-written video there)."""
+    from gymnasium.wrappers import RecordVideo
+
+    class CappedRecorder(RecordVideo):
+        def _capture_frame(self) -> None:
+            if len(self.recorded_frames) < VIDEO_FRAMES:
+                super()._capture_frame()
+
+    folder = out / VIDEO_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".videos-", dir=out))
+    try:
+        recorder = CappedRecorder(
+            gym.make(env_id, **env_kwargs, render_mode="rgb_array"),
+            str(scratch / "recording"),  # a new folder: RecordVideo warns of one that exists
+            episode_trigger=lambda episode: episode < video,
+            name_prefix=file_name,
+            disable_logger=True,
+        )
+        try:
+            row, infos = _play_games(recorder, agent, name, games, suite, progress)
+        finally:
+            recorder.close()  # encodes the episode still being recorded
+        made = sorted((scratch / "recording").glob("*.mp4"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+        for path in made:
+            os.replace(path, folder / path.name)
+        row["videos"] = [f"{VIDEO_FOLDER}/{path.name}" for path in made]
+        return row, infos
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _solve_new_deals(

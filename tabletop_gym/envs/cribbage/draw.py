@@ -5,11 +5,14 @@ Every card of the deal is face up in the piles, so the engine's state is what th
 
 from __future__ import annotations
 
-from tabletop_gym.envs.cribbage.rules import NUM_PILES, RANK_CHARS, CribbageState
+from collections.abc import Sequence
+
+from tabletop_gym.envs.cribbage.rules import NUM_PILES, RANK_CHARS, CribbageState, Deal, as_deal, value_of
 from tabletop_gym.render import FELT, MUTED, PAPER, Picture
 
 _CARD_W, _CARD_H, _STEP = 30, 42, 34
 _LONGEST_STACK = 13
+_SOFT = "#b7d3bf"
 
 
 def draw(state: CribbageState) -> Picture:
@@ -47,4 +50,38 @@ def draw(state: CribbageState) -> Picture:
         pic.text(110, y + 27, "(new stack)" if state.new_stack else "(empty)", size=13, fill="#b7d3bf")
     if state.done:
         pic.text(width - 16, y + 40, "game over", size=14, fill=MUTED)
+    return pic
+
+
+def draw_plan(deal: Deal | str, plan: Sequence[int], status: str) -> Picture:
+    """An oracle's plan as the stacks it builds: one row per stack, its cards in the order played
+    with the points each scores, then the stack's total and points; ``status`` says what the score
+    is worth (``tabletop_gym.render.plan_status``)."""
+    state = CribbageState(as_deal(deal))
+    stacks: list[list[tuple[int, int]]] = [[]]
+    for pile in plan:
+        card = state.top(pile)
+        points = state.apply(pile)  # the engine's own scoring
+        stacks[-1].append((card, points))
+        if state.new_stack and not state.done:
+            stacks.append([])
+    longest = max(len(s) for s in stacks)
+    width = max(110 + longest * _STEP + 130, 520)
+    pic = Picture(width, 60 + len(stacks) * 62 + 14, background=FELT)
+    pic.text(16, 30, f"score {state.score}  ({status})", size=20, fill=PAPER)
+    pic.text(width - 16, 30, f"{len(stacks)} stacks, {state.played} cards", size=14, fill=PAPER,
+             align="end")
+    for i, stack in enumerate(stacks):
+        y = 50 + i * 62
+        pic.text(16, y + 27, f"stack {i + 1}", size=14, fill=PAPER)
+        for j, (rank, points) in enumerate(stack):
+            pic.card(110 + j * _STEP, y, RANK_CHARS[rank - 1], _CARD_W, _CARD_H)
+            if points:
+                pic.text(110 + j * _STEP + _CARD_W / 2, y + _CARD_H + 13, f"+{points}", size=11,
+                         fill="#f1c40f", align="middle")
+        total = sum(value_of(rank) for rank, _ in stack)
+        scored = sum(points for _, points in stack)
+        pic.text(width - 16, y + 20, f"total {total}", size=13, fill=PAPER, align="end")
+        pic.text(width - 16, y + 38, f"{scored} points", size=13, fill="#f1c40f" if scored else _SOFT,
+                 align="end")
     return pic

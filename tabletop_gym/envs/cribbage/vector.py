@@ -25,7 +25,15 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from tabletop_gym.core import IllegalActionError, call_kernel, check_int, compile_kernel, sigint_deferred
+from tabletop_gym.core import (
+    IllegalActionError,
+    call_kernel,
+    check_int,
+    compile_kernel,
+    sigint_deferred,
+    vector_actions,
+    vector_seeds,
+)
 from tabletop_gym.envs.cribbage.env import OBS_SIZE, CribbageEnv
 from tabletop_gym.envs.cribbage.rules import (
     COPIES,
@@ -346,7 +354,7 @@ class CribbageVectorEnv(VectorEnv):
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         n = self.num_envs
-        seeds = self._seeds(seed)
+        seeds = vector_seeds(seed, n)
         for i, s in enumerate(seeds):
             if s is not None or self._rngs[i] is None:
                 self._rngs[i] = seeding.np_random(s)[0]
@@ -383,7 +391,7 @@ class CribbageVectorEnv(VectorEnv):
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        actions = self._actions(actions)
+        actions = vector_actions(actions, self.num_envs, "pile indices")
         with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
             bad = _step(
                 actions, *self._kernel_state(), self._rewards, self._terminated, self._restarted, self._fault
@@ -444,19 +452,6 @@ class CribbageVectorEnv(VectorEnv):
             "_deal": self._all.copy(),
         }
 
-    def _seeds(self, seed: Any) -> list[int | None]:
-        n = self.num_envs
-        if seed is None:
-            return [None] * n
-        if isinstance(seed, (list, tuple, np.ndarray)):
-            if len(seed) != n:
-                raise ValueError(f"expected {n} seeds (one per sub-environment), got {len(seed)}")
-            return [
-                check_int(f"seed of sub-environment {i}", s, 0, optional=True) for i, s in enumerate(seed)
-            ]
-        first = check_int("seed", seed, 0)
-        return [first + i for i in range(n)]
-
     def _given_deals(self, options: dict[str, Any] | None) -> list[Deal] | None:
         if not options:
             return None
@@ -505,17 +500,6 @@ class CribbageVectorEnv(VectorEnv):
         empty = np.flatnonzero(self._next_deal >= DEALS_AHEAD)
         if empty.size:
             self._draw(empty)
-
-    def _actions(self, actions: Any) -> np.ndarray:
-        array = np.asarray(actions)
-        if array.shape != (self.num_envs,):
-            raise ValueError(
-                f"expected {self.num_envs} actions, one per sub-environment; got shape {array.shape}"
-            )
-        if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
-            why = f"actions must be integers (pile indices), got {array.dtype}"
-            raise IllegalActionError(actions, None, why)
-        return array.astype(np.int64, copy=False)
 
     def _raise_illegal(self, i: int, action: int) -> None:
         legal = np.flatnonzero(self._mask[i]).tolist()

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from tabletop_gym.core import OracleResult
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.observation import (
     COUNTER,
@@ -101,3 +102,58 @@ def _cards(pic: Picture, y: float, label: str, counts: np.ndarray) -> float:
         x, top = 16 + (_PER_ROW - 1) * (_W + 8), y + (_ROWS - 1) * (_H + 6)
         pic.text(x + _W / 2, top + 28, f"+{more} more", size=13, align="middle")
     return y + _ROWS * (_H + 6)
+
+
+# Each base card its own shade within its kind (treasures gold, victory cards green), so a deck's
+# growth reads as colours; kingdom cards share the Action colour and are named in the legend.
+_SHADES = {R.COPPER: "#c98a4b", R.SILVER: "#c0c7cf", R.GOLD: "#f1c40f", R.ESTATE: "#cfe8c8",
+           R.DUCHY: "#7cc47f", R.PROVINCE: "#2e8b57", R.CURSE: "#c9a0dc"}
+_BLOCK = 11
+
+
+def draw_plan(deal: str, result: OracleResult, rules: R.DominionRules) -> Picture:
+    """An oracle's plan as the deck it grows, turn by turn: after each turn, every card the player
+    owns as a block (coloured by card, the base cards first), and the cards gained (+) or trashed (-)
+    that turn; replayed through the engine. The headline says the turns the plan takes and what
+    they are worth: where the oracle proved no optimum it says the bound."""
+    state = R.DominionState.start(rules, deal)
+    decks: list[tuple[list[int], list[str]]] = []  # (owned after the turn, what changed)
+    before = list(state.owned[0])
+    for action in result.plan:
+        turn = state.turns[0]
+        state.apply(action)
+        if state.turns[0] != turn or state.done:
+            after = list(state.owned[0])
+            changed = [("+" if a > b else "-") + R.CARD_NAMES[c] + (f" x{abs(a - b)}" if abs(a - b) > 1
+                                                                       else "")
+                       for c, (a, b) in enumerate(zip(after, before, strict=True)) if a != b]
+            decks.append((after, changed))
+            before = after
+    order = [c for c in R.BASE_CARDS] + sorted(c for c in range(R.NUM_CARDS) if c not in R.BASE_CARDS)
+    largest = max((sum(owned) for owned, _ in decks), default=10)
+    width = 90 + largest * _BLOCK + 190
+    pic = Picture(max(width, 560), 96 + len(decks) * 24 + 40)
+    turns = -result.score
+    # Fewer turns is better: the bound is the fewest turns any play can take (the score is minus turns).
+    status = "proven optimum" if result.optimal else f"not proven optimal: bound {-result.bound:g} turns"
+    pic.text(16, 28, f"{turns:g} turns to own {rules.target} Provinces  ({status})", size=17)
+    pic.text(16, 50, "the deck after each turn, and the cards gained (+) or trashed (-)", size=12, fill=MUTED)
+    y = 64
+    for i, (owned, changed) in enumerate(decks):
+        top = y + i * 24
+        pic.text(16, top + 15, f"turn {i + 1}", size=12)
+        x = 70.0
+        for card in order:
+            for _ in range(owned[card]):
+                pic.rect(x, top + 3, _BLOCK - 1, 16, fill=_SHADES.get(card, _colour(card)), stroke=INK,
+                         stroke_width=0.5)
+                x += _BLOCK
+        pic.text(x + 8, top + 15, f"{sum(owned)}  {' '.join(changed)}", size=11)
+    used = [c for c in order if any(owned[c] for owned, _ in decks)]
+    x, top = 16.0, y + len(decks) * 24 + 14
+    for card in used:
+        pic.rect(x, top, _BLOCK - 1, 14, fill=_SHADES.get(card, _colour(card)), stroke=INK, stroke_width=0.5)
+        pic.text(x + _BLOCK + 3, top + 12, R.CARD_NAMES[card], size=11)
+        x += _BLOCK + 12 + 7 * len(R.CARD_NAMES[card])
+    pic.width = int(max(pic.width, x + 10))
+    return pic

@@ -23,9 +23,12 @@ from tabletop_gym.envs.dominion.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, 
 VERSUS_TURN_LIMIT = 100  # the game against bots': turns per player
 
 
+MAX_DEAL = 2**63  # deals are drawn below it (every seed up to 2**64 - 1 may be given)
+
+
 def draw_deal(rng: np.random.Generator) -> int:
     """The deal of a seeded episode: the first draw of the episode's generator."""
-    return int(rng.integers(0, 2**63))
+    return int(rng.integers(0, MAX_DEAL))
 
 
 def hidden_changes(state: R.DominionState, seat: int,

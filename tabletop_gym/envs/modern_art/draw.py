@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_gym.core import OracleResult
 from tabletop_gym.envs.modern_art.observation import (
     AWARDS,
     AWARDS_LEFT,
@@ -28,8 +29,16 @@ from tabletop_gym.envs.modern_art.observation import (
     TURN,
     VALUES,
 )
-from tabletop_gym.envs.modern_art.rules import ARTISTS, NUM_ARTISTS, NUM_SYMBOLS, PHASES, SYMBOLS
-from tabletop_gym.render import INK, MUTED, PAPER, Picture
+from tabletop_gym.envs.modern_art.rules import (
+    ARTISTS,
+    NUM_ARTISTS,
+    NUM_SYMBOLS,
+    PHASES,
+    SYMBOLS,
+    ModernArtRules,
+    State,
+)
+from tabletop_gym.render import INK, MUTED, PAPER, Picture, plan_status
 
 # One colour per artist, as the game's artists each have their own.
 ARTIST_COLOURS = ("#f39c12", "#27ae60", "#c0392b", "#2980b9", "#8e44ad")
@@ -98,4 +107,47 @@ def draw(observation: np.ndarray, rounds: int) -> Picture:
         for j, (symbol, count) in enumerate((s, c) for s, c in lines if c):
             pic.text(x + 4, y + 40 + j * 17, f"{count} x {symbol}", size=12)
     pic.height = int(y + 24 + NUM_SYMBOLS * 17 + 10)
+    return pic
+
+
+def draw_plan(deal: str, result: OracleResult, rules: ModernArtRules) -> Picture:
+    """An oracle's plan as the game it plays, round by round: the plan chooses every seat's moves
+    (the most seat 0 can get when everyone plays for it), so the picture is the board after each
+    round: each artist's value tokens so far, and every seat's points that round and in all;
+    replayed through the engine. The headline says seat 0's points and what they are worth (a
+    bound that is not proven says "bound")."""
+    state = State(rules, deal)
+    values_after: list[list[int]] = []
+    for action in result.plan:
+        state.apply(action)
+        if len(state.round_history) > len(values_after):
+            values_after.append(list(state.values))
+    n = rules.players
+    seat_w, artist_w = 62, 58
+    width = 16 + 70 + NUM_ARTISTS * artist_w + 10 + n * seat_w + 10
+    pic = Picture(max(width, 560), 66 + (len(values_after) + 1) * _ROW + 14)
+    status = plan_status(result.optimal, result.bound, " points")
+    pic.text(16, 28, f"you (seat 0): {result.score:g} points  ({status})", size=17)
+    pic.text(16, 50, "after each round: the artists' value tokens so far, each seat's points that round "
+             "(and in all)", size=12, fill=MUTED)
+    y = 66
+    x_seats = 16 + 70 + NUM_ARTISTS * artist_w + 10
+    for a in range(NUM_ARTISTS):
+        x = 16 + 70 + a * artist_w
+        pic.rect(x, y, artist_w - 6, 20, fill=ARTIST_COLOURS[a], radius=4)
+        pic.text(x + (artist_w - 6) / 2, y + 14, ARTISTS[a].split()[0], size=11, fill=PAPER, align="middle")
+    for i in range(n):
+        pic.text(x_seats + i * seat_w, y + 14, _seat(i), size=12, fill=MUTED)
+    totals = [0] * n
+    for r, (values, points) in enumerate(zip(values_after, state.round_history, strict=True)):
+        top = y + (r + 1) * _ROW
+        pic.text(16, top + 19, f"round {r + 1}", size=13)
+        for a in range(NUM_ARTISTS):
+            x = 16 + 70 + a * artist_w
+            pic.text(x + (artist_w - 6) / 2, top + 19, str(values[a]) if values[a] else "-", size=14,
+                     fill=INK if values[a] else MUTED, align="middle")
+        for i in range(n):
+            totals[i] += points[i]
+            pic.text(x_seats + i * seat_w, top + 19, f"+{points[i]} ({totals[i]})", size=12,
+                     fill=INK if i == 0 else MUTED)
     return pic

@@ -7,13 +7,15 @@ pile is a face-down stack with its count: the picture holds nothing the observat
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from tabletop_gym.envs.war.rules import RANK_CHARS
-from tabletop_gym.render import FELT, PAPER, Picture
+from tabletop_gym.core import OracleResult
+from tabletop_gym.envs.war.rules import RANK_CHARS, WarGame, WarRules, parse_deal
+from tabletop_gym.render import FELT, PAPER, Picture, plan_status
 
 _W, _H, _STEP = 22, 32, 17
 _SOFT = "#b7d3bf"
@@ -64,3 +66,60 @@ def _pile(pic: Picture, y: float, label: str, cards: list[int | None], count: in
                  face_up=rank is not None, size=13)
     if count is not None and cards:
         pic.text(150 + _W + 8, y + 21, f"x {count}", size=13, fill=PAPER)
+
+
+_PICKUPS_SHOWN = 16
+
+
+def draw_plan(deal: str, result: OracleResult, rules: WarRules, horizon: int | None = None) -> Picture:
+    """An oracle's plan as the pickups it orders: the plan is player 0's order of each pot it wins
+    where the order can matter, so each row is one such pickup (the trick, the cards player 0 holds
+    then as a bar, the pot's cards in the order they go under the pile), replayed through the engine;
+    past ``_PICKUPS_SHOWN`` rows the rest is counted. The headline says the result and what it is
+    worth: a bound that is not proven says "bound"."""
+    from tabletop_gym.envs.war.table import episode_rules  # the horizon is the engine's trick limit
+
+    game = WarGame(parse_deal(deal, rules), episode_rules(rules, horizon), controlled=0)
+    pickups: list[tuple[int, int, list[int]]] = []  # (trick, cards held, the order placed)
+    pots: list[Counter[int]] = []
+    for rank in result.plan:
+        trick = game.state.tricks
+        if not pickups or pickups[-1][0] != trick:
+            pickups.append((trick, game.state.cards_held(0), []))
+            pots.append(Counter(game.state.to_place))
+        pickups[-1][2].append(int(rank))
+        game.apply(rank)
+    for (_, _, order), pot in zip(pickups, pots, strict=True):
+        # Once one rank is left the engine places the rest itself: copies of that one rank.
+        order.extend(sorted((pot - Counter(order)).elements()))
+    total = rules.num_cards
+    if horizon is None:
+        word = {1: "forced win", 0: "draw at best", -1: "forced loss"}[int(result.score)]
+        headline = f"{word} in {result.stats.get('tricks', game.state.tricks)} tricks"
+    else:
+        headline = f"{result.score:g} cards after {horizon} tricks"
+    status = plan_status(result.optimal, result.bound, "" if horizon is None else " cards")
+    shown = pickups[:_PICKUPS_SHOWN]
+    longest = max((len(order) for _, _, order in shown), default=1)
+    bar = 120
+    width = max(250 + (longest - 1) * _STEP + _W + 16, 560)
+    more = len(pickups) > len(shown)
+    pic = Picture(width, 84 + max(len(shown), 1) * 40 + (24 if more else 0), background=FELT)
+    pic.text(16, 28, f"{headline}  ({status})", size=17, fill=PAPER)
+    pic.text(16, 52, "each pickup of the plan: the trick, your cards then, the pot in the order placed",
+             size=12, fill=_SOFT)
+    if not pickups:
+        pic.text(16, 94, "no pickup where the order matters: every order gives the same game", size=13,
+                 fill=PAPER)
+    for i, (trick, held, order) in enumerate(shown):
+        y = 70 + i * 40
+        pic.text(16, y + 21, f"trick {trick}", size=13, fill=PAPER)
+        pic.rect(90, y + 8, bar, 14, fill="#24542f", stroke=_SOFT)
+        pic.rect(90, y + 8, bar * held / total, 14, fill=PAPER)
+        pic.text(90 + bar + 8, y + 21, f"{held}", size=12, fill=PAPER)
+        for j, rank in enumerate(order):
+            pic.card(250 + j * _STEP, y, RANK_CHARS[rank], _W, _H, size=13)
+    if len(pickups) > len(shown):
+        pic.text(16, 70 + len(shown) * 40 + 16, f"... and {len(pickups) - len(shown)} more pickups", size=13,
+                 fill=_SOFT)
+    return pic

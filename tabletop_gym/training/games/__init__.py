@@ -75,6 +75,21 @@ class SelfPlay:
 
 
 @dataclass(frozen=True)
+class MoveReview:
+    """How ``evaluate --moves`` and ``play --review`` value a game's moves.
+
+    - ``oracle(settings)``: a function of a deal string that makes the deal's move oracle
+      (``tabletop_gym.core.MoveOracle``); it raises ``NoMoveOracleError`` where these
+      settings have no oracle that proves each move's value.
+    - ``blunder``: the loss (in the game's points) above which a decision counts as a blunder, unless
+      ``--blunder`` says otherwise.
+    """
+
+    oracle: Callable[[Any], Callable[[str], Any]]
+    blunder: float
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """A game as the command line sees it.
 
@@ -122,6 +137,8 @@ class GameSpec:
     - ``baseline``: how ``tabletop-gym baselines`` trains and plays the game; None leaves it out of
       the default table.
     - ``self_play``: how ``train --self-play`` seats the game's players; None for one-player games.
+    - ``moves``: how ``evaluate --moves`` values every decision; None where no oracle of the game proves
+      the optimum from every position.
     """
 
     name: str
@@ -148,6 +165,7 @@ class GameSpec:
     suites: tuple[SuiteDefinition, ...] = ()
     baseline: Baseline | None = None
     self_play: SelfPlay | None = None
+    moves: MoveReview | None = None
 
     def __post_init__(self) -> None:
         # A suite id names its game (``definition`` finds a suite by it, importing that game only).

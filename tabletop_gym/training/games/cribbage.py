@@ -32,7 +32,8 @@ from tabletop_gym.settings import given
 from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training.arguments import int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import add_vector_arguments, env_steps_per_second, peak_rss_mb, write_report
-from tabletop_gym.training.games import Baseline, GameSpec
+from tabletop_gym.training.games import Baseline, GameSpec, MoveReview
+from tabletop_gym.training.pictures import draw_if_asked
 from tabletop_gym.training.probe import add_probe_arguments
 from tabletop_gym.training.terminal import ask_move
 
@@ -68,6 +69,13 @@ def _solve(deal: str, settings: CribbageSettings) -> OracleResult:
     return oracle.solve_cached(deal, OracleCache(cache) if cache else None)
 
 
+def _move_oracle(settings: CribbageSettings) -> Any:
+    """Cribbage's move oracle for a deal string (every setting has one: the oracle always proves)."""
+    from tabletop_gym.oracles.cribbage import CribbageMoves
+
+    return CribbageMoves
+
+
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "play"):
         parser.add_argument(
@@ -75,6 +83,14 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         )
         parser.add_argument(
             "--seed", type=seed_arg, default=None, help="without --deal: the seed of a random deal"
+        )
+    if command == "play":
+        parser.add_argument(
+            "--review",
+            choices=REVIEWS,
+            default=None,
+            help="the oracle's word on your moves: after each move that lost points, or all of them at "
+            "the end (what each lost, and the best move instead)",
         )
     if command in ("evaluate", "demo"):
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
@@ -133,7 +149,18 @@ def _solve_command(args: argparse.Namespace) -> int:
     print(f"deal     {deal}")
     print(f"optimum  {result.score} (proven optimal)  in {result.seconds:.2f} s")
     print(f"plan     {''.join(str(p) for p in result.plan)}  (pile index per move)")
+    draw_if_asked(args, lambda: _plan_picture(deal, result))
     return 0
+
+
+REVIEWS = ("each", "end")
+
+
+def _plan_picture(deal: str, result: OracleResult) -> Any:
+    from tabletop_gym.envs.cribbage.draw import draw_plan
+    from tabletop_gym.render import plan_status
+
+    return draw_plan(deal, result.plan, plan_status(result.optimal, result.bound))
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -144,18 +171,36 @@ def _play(args: argparse.Namespace) -> int:
     _, info = env.reset(seed=args.seed, options=options)
     state = env.unwrapped.state
     print(f"deal {info['deal']}\nType a pile number (0-3) to play its top card, quit to stop.\n")
+    review = getattr(args, "review", None)
+    moves = oracle.CribbageMoves(info["deal"]) if review is not None else None
+    lost: list[str] = []
     while not state.done:
         print(render_text(state))
         pile = ask_move("pile> ", lambda answer: _read_pile(answer, state))
         if pile is None:
             break
+        values = moves.at_state(state) if moves is not None else None
         _, points, _, _, info = env.step(pile)
         print(f"+{int(points)}\n" if points else "")
+        if values is not None and values.loss(pile) > 0:
+            lost.append(_loss_line(state.played, pile, values))
+            if review == "each":
+                print(lost[-1] + "\n")
     result = oracle.solve(parse_deal(info["deal"]))
     ended = "game over" if state.done else "stopped"
     print(f"{ended}: you scored {state.score}; the best possible score on this deal is {result.score}")
+    if review == "end":
+        print("\n".join(["moves that lost points:"] + lost) if lost else "every move you played was optimal")
     print(f"an optimal plan: {''.join(str(p) for p in result.plan)}")
     return 0
+
+
+def _loss_line(move: int, pile: int, values: Any) -> str:
+    """What a move gave away, and the best move instead, in the game's words."""
+    return (
+        f"move {move}: pile {pile} lost {values.loss(pile):g} points: with it at most "
+        f"{values.values[pile]:g} more points were to be had, with pile {values.best} {values.optimum:g}"
+    )
 
 
 def _read_pile(answer: str, state: CribbageState) -> tuple[int | None, str]:
@@ -332,4 +377,6 @@ SPEC = GameSpec(
     suites=SUITES,
     baseline=BASELINE,
     settings=_settings,
+    # A blunder gives away more than a pair or a fifteen (2 points) would have scored.
+    moves=MoveReview(oracle=_move_oracle, blunder=2),
 )

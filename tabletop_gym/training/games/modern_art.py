@@ -60,6 +60,7 @@ from tabletop_gym.training.arguments import (
 )
 from tabletop_gym.training.bench import env_steps_per_second
 from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
+from tabletop_gym.training.pictures import draw_if_asked, refuse_draw
 from tabletop_gym.training.players import check_entry, load_players, seated, split_entries
 from tabletop_gym.training.ratings import Outcome, places_from_scores
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
@@ -307,6 +308,7 @@ def _solve_command(args: argparse.Namespace) -> int:
     settings = SPEC.read(args)
     rules, limits = settings.rules, settings.limits
     if args.free:
+        refuse_draw(args, "--free finds a deal over every deal, draw its plan with --deal DEAL --draw")
         free = oracle.free_deal(rules, deals=2, width=limits.width, time_limit=limits.time_limit)
         print(f"deal   {free['deal']}")
         print(f"rules  {rules.variant()}")
@@ -327,7 +329,14 @@ def _solve_command(args: argparse.Namespace) -> int:
         print(f"       {_bounds_line(result.stats)}")
     print(f"gap    {result.gap}   time {result.seconds:.1f} s   {'optimal' if result.optimal else ''}")
     print("plan actions: " + " ".join(map(str, result.plan)))
+    draw_if_asked(args, lambda: _plan_picture(deal, result, rules))
     return 0
+
+
+def _plan_picture(deal: str, result: OracleResult, rules: ModernArtRules) -> Any:
+    from tabletop_gym.envs.modern_art.draw import draw_plan
+
+    return draw_plan(deal, result, rules)
 
 
 # ---- play in the terminal ------------------------------------------------------------------------

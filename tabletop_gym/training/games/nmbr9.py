@@ -50,6 +50,7 @@ from tabletop_gym.training.arguments import (
 )
 from tabletop_gym.training.bench import env_steps_per_second, peak_rss_mb
 from tabletop_gym.training.games import Baseline, GameSpec
+from tabletop_gym.training.pictures import draw_if_asked, refuse_draw
 from tabletop_gym.training.probe import add_probe_arguments
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
 
@@ -288,6 +289,7 @@ def _solve_command(args: argparse.Namespace) -> int:
             raise ValueError(
                 "--unknown solves the variant over every draw order: --free, --deal and --seed do not apply"
             )
+        refuse_draw(args, "--unknown solves over every draw order, with no one layout to draw")
         return _solve_unknown(settings, hindsight=not args.no_hindsight)
     if args.no_hindsight:
         raise ValueError("--no-hindsight applies to --unknown only: here there is no hindsight mean to skip")
@@ -314,7 +316,15 @@ def _solve_command(args: argparse.Namespace) -> int:
 
         state = replay_free(result.plan, grid, levels)
     print(level_drawing(state))
+    draw_if_asked(args, lambda: _plan_picture(state, result))
     return 0
+
+
+def _plan_picture(state: Nmbr9State, result: OracleResult) -> Any:
+    from tabletop_gym.envs.nmbr9.draw import draw_levels
+    from tabletop_gym.render import plan_status
+
+    return draw_levels(state, plan_status(result.optimal, result.bound))
 
 
 def _references(settings: Nmbr9Settings) -> dict[str, float]:

@@ -46,6 +46,7 @@ from tabletop_gym.training.arguments import (
 )
 from tabletop_gym.training.bench import add_vector_arguments, env_steps_per_second, vector_bench, write_report
 from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
+from tabletop_gym.training.pictures import draw_if_asked, refuse_draw
 from tabletop_gym.training.players import SeatedAgent, check_entry, load_players, split_entries
 from tabletop_gym.training.ratings import Outcome, places_from_scores
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
@@ -393,6 +394,7 @@ def _solve_command(args: argparse.Namespace) -> int:
     if settings.horizon is None and method != WarLimits.method:  # another method asks for the horizon oracle
         raise ValueError(f"--method {method} chooses the horizon oracle: it applies with --horizon only")
     if args.find_pattern is not None or args.most_wars is not None:
+        refuse_draw(args, "--find-pattern and --most-wars find a deal, with no plan of pickups to draw")
         return _free_deal_command(settings, args.find_pattern, args.most_wars)
     deal = _deal_for(settings, args.deal, args.seed)
     print(f"deal       {deal}")
@@ -420,7 +422,14 @@ def _solve_command(args: argparse.Namespace) -> int:
         print(f"best       {word} in {result.stats['tricks']} tricks (proven optimal)")
     print(f"plan       {plan or '(no decision matters)'}  (rank placed at each decision)")
     print(f"time       {result.seconds:.3f} s")
+    draw_if_asked(args, lambda: _plan_picture(deal, result, settings))
     return 0
+
+
+def _plan_picture(deal: str, result: OracleResult, settings: WarSettings) -> Any:
+    from tabletop_gym.envs.war.draw import draw_plan
+
+    return draw_plan(deal, result, settings.rules, settings.horizon)
 
 
 def _free_deal_command(settings: WarSettings, pattern: str | None, most_wars: int | None) -> int:
