@@ -5,7 +5,7 @@ Every environment of the package keeps its default observation and behaviour; th
 the other forms on request, the same for every environment id::
 
     env = ActionMaskObservation(FlatObservation(gym.make("tabletop/Cribbage-v0")))
-    envs = gym.make_vec("tabletop/War-v0", num_envs=4, wrappers=[FlatObservation])
+    envs = gym.make_vec("tabletop/War-v0", num_envs=4, vectorization_mode="sync", wrappers=[FlatObservation])
 
 They are wrappers rather than environment arguments because that is how Gymnasium offers other
 forms of an environment (``FlattenObservation``, ``DtypeObservation``), how ``gym.make_vec`` takes

@@ -2,3 +2,4 @@
 
 ENV_ID = "tabletop/War-v0"
 ENTRY_POINT = "tabletop_gym.envs.war.env:WarEnv"
+VECTOR_ENTRY_POINT = "tabletop_gym.envs.war.vector:WarVectorEnv"

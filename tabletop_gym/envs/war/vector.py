@@ -1,0 +1,706 @@
+"""A native vector environment for War: N games stepped in one compiled numba call.
+
+``gym.make_vec("tabletop/War-v0", num_envs=N)`` returns it (the id's ``vector_entry_point``).
+Sub-environment i behaves as ``gym.make("tabletop/War-v0")`` with the same settings would inside
+Gymnasium's ``SyncVectorEnv``: the same observations, rewards, terminations, truncations and infos,
+with next-step autoreset. Player 1 follows its fixed pickup convention inside the kernel.
+
+The rules are stepped by a separate kernel (``_step``), not by the engine (``rules.py``), because the
+engine's Python objects cost microseconds a trick; tests check the kernel against the engine step by
+step. The deals are the single environment's, drawn inside the kernel: each sub-environment keeps the
+state of its own PCG64 generator (seeded as the single environment seeds its own, ``reset(seed=s)``
+seeding sub-environment i with ``s + i``) and draws from it exactly what numpy's ``Generator.shuffle``
+and ``Generator.integers(2**63)`` draw (``random_deal`` and the pickup seed of ``WarTable.candidates``),
+skipping the deals where player 0 never chooses as the single environment does. Drawing in the kernel
+keeps the autoresets of short episodes (a ``horizon``) off Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numba
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from tabletop_gym.core import (
+    IllegalActionError,
+    call_kernel,
+    check_int,
+    compile_kernel,
+    sigint_deferred,
+    vector_actions,
+    vector_seeds,
+)
+from tabletop_gym.envs.war.env import WarEnv
+from tabletop_gym.envs.war.rules import (
+    DETERMINISTIC_PICKUPS,
+    PICKUPS,
+    RANK_CHARS,
+    Deal,
+    WarRules,
+    parse_deal,
+)
+from tabletop_gym.envs.war.table import MAX_DRAWS, OBSERVATIONS, rules_text
+
+MAX_NUM_ENVS = 1 << 20
+
+# The integer state of a game, one row per sub-environment (``_game``'s columns).
+HEAD = 0  # HEAD + p: where player p's pile starts in its ring buffer
+SIZE = 2  # SIZE + p: cards in player p's pile
+POT = 4  # POT + p: cards player p has put on the table this trick
+TURNED = 6  # TURNED + p: cards player p has put on the table this game
+TAKER = 8  # the player picking up the pot, -1 between tricks
+TRICKS = 9
+WINNER = 10  # 0 or 1, -1 a draw, NO_WINNER while the game goes on
+REASON = 11  # why the game ended: END_* below
+DEALT = 12  # cards dealt to player 0 (the hidden observation's unseen cards are counted from it)
+LEFT = 13  # pot cards still to place
+KINDS = 14  # distinct ranks among them
+CARDS = 15  # info["cards"] at the last observation: the base of the horizon reward
+FIELDS = 16
+NO_WINNER = -2
+END_NONE, END_ALL_CARDS, END_BOTH_OUT, END_MAX_TRICKS = 0, 1, 2, 3
+
+# The rule parameters the kernel reads (``_rules``'s entries).
+R_RANKS, R_SUITS, R_FACE_DOWN, R_PICKUP, R_LIMIT, R_HORIZON, R_FULL, R_CARDS, R_RING = range(9)
+WINNER_FIRST, LOSER_FIRST, HIGH_FIRST = (PICKUPS.index(p) for p in DETERMINISTIC_PICKUPS)
+
+# numpy's PCG64 (the generator ``seeding.np_random`` makes): a 128-bit LCG with an XSL-RR output.
+# Its state per sub-environment: the state and increment as (high, low) 64-bit halves, then the
+# buffered half of a 64-bit draw that ``next_uint32`` keeps (a flag and the value).
+S_HI, S_LO, INC_HI, INC_LO, HAS_HALF, HALF = range(6)
+MULT_HI = np.uint64(2549297995355413924)
+MULT_LO = np.uint64(4865540595714422341)
+LOW32 = np.uint64(0xFFFFFFFF)
+U0, U1, U32, U58, U63, U64 = (np.uint64(k) for k in (0, 1, 32, 58, 63, 64))
+
+# Kernel status codes (the first sub-environment at fault is reported).
+NOT_A_RANK, NOT_IN_POT, NO_DECISION = 1, 2, 3
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _mulhi(a, b):
+    """The high 64 bits of the 128-bit product of two unsigned 64-bit numbers."""
+    a_lo, a_hi = a & LOW32, a >> U32
+    b_lo, b_hi = b & LOW32, b >> U32
+    p0, p1, p2, p3 = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi
+    mid = (p0 >> U32) + (p1 & LOW32) + (p2 & LOW32)
+    return p3 + (p1 >> U32) + (p2 >> U32) + (mid >> U32)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next64(rng, i):
+    """numpy's ``pcg64_next64``: step the LCG, then the output of the new state."""
+    s_hi, s_lo = rng[i, S_HI], rng[i, S_LO]
+    lo = s_lo * MULT_LO
+    hi = _mulhi(s_lo, MULT_LO) + s_hi * MULT_LO + s_lo * MULT_HI
+    new_lo = lo + rng[i, INC_LO]
+    new_hi = hi + rng[i, INC_HI] + (U1 if new_lo < lo else U0)
+    rng[i, S_HI], rng[i, S_LO] = new_hi, new_lo
+    x = new_hi ^ new_lo
+    rot = new_hi >> U58
+    return (x >> rot) | (x << ((U64 - rot) & U63))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next32(rng, i):
+    """numpy's ``pcg64_next32``: the low half of a 64-bit draw, its high half kept for the next call."""
+    if rng[i, HAS_HALF] != U0:
+        rng[i, HAS_HALF] = U0
+        return rng[i, HALF]
+    value = _next64(rng, i)
+    rng[i, HAS_HALF] = U1
+    rng[i, HALF] = value >> U32
+    return value & LOW32
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _interval(rng, i, most):
+    """numpy's ``random_interval`` (below 2**32): a uniform integer 0..most by masked rejection."""
+    if most == 0:
+        return 0
+    top = np.uint64(most)
+    mask = top
+    for shift in (1, 2, 4, 8, 16, 32):
+        mask |= mask >> np.uint64(shift)
+    value = _next32(rng, i) & mask
+    while value > top:
+        value = _next32(rng, i) & mask
+    return np.int64(value)
+
+
+@numba.njit(cache=True, nogil=True)
+def _draw(i, rules, rng, deals, game, deck):
+    """``rules.random_deal`` from sub-environment i's generator, then the pickup seed that
+    ``WarTable.candidates`` draws after it (``integers(2**63)`` is one 64-bit draw shifted right once):
+    the deal goes to ``deals[i]``, player 0's pile first."""
+    n = rules[R_CARDS]
+    suits = rules[R_SUITS]
+    for k in range(n):
+        deck[k] = k // suits
+    for k in range(n - 1, 0, -1):  # Generator.shuffle: Fisher-Yates from the end
+        j = _interval(rng, i, k)
+        deck[k], deck[j] = deck[j], deck[k]
+    first = (n + 1) // 2
+    for k in range(first):
+        deals[i, k] = deck[2 * k]
+    for k in range(n - first):
+        deals[i, first + k] = deck[2 * k + 1]
+    game[i, DEALT] = first
+    _next64(rng, i)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _turn(i, p, game, ring, pots, wrap):
+    """Player p turns the top card of the pile onto the table."""
+    head = game[i, HEAD + p]
+    rank = ring[i, p, head]
+    game[i, HEAD + p] = (head + 1) & wrap
+    game[i, SIZE + p] -= 1
+    pots[i, p, game[i, POT + p]] = rank
+    game[i, POT + p] += 1
+    game[i, TURNED + p] += 1
+    return rank
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _place(i, rank, game, ring, to_place, wrap):
+    """A pot card of ``rank`` goes under the taker's pile (``WarState.place``)."""
+    p = game[i, TAKER]
+    tail = (game[i, HEAD + p] + game[i, SIZE + p]) & wrap
+    ring[i, p, tail] = rank
+    ring[i, p, tail + wrap + 1] = rank
+    game[i, SIZE + p] += 1
+    to_place[i, rank] -= 1
+    if to_place[i, rank] == 0:
+        game[i, KINDS] -= 1
+    game[i, LEFT] -= 1
+    if game[i, LEFT] == 0:
+        game[i, TAKER] = -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _play_trick(i, rules, game, ring, pots, to_place, wrap):
+    """``WarState.play_trick``: cards turned until one player takes the pot, or the game ends."""
+    game[i, POT] = 0
+    game[i, POT + 1] = 0
+    face_down = rules[R_FACE_DOWN]
+    while True:
+        empty0 = game[i, SIZE] == 0
+        empty1 = game[i, SIZE + 1] == 0
+        if empty0 or empty1:
+            # A player who must turn a card face up and has none loses; both: a draw.
+            if empty0 and empty1:
+                game[i, WINNER] = -1
+                game[i, REASON] = END_BOTH_OUT
+            else:
+                game[i, WINNER] = 1 if empty0 else 0
+                game[i, REASON] = END_ALL_CARDS
+            return
+        up0 = _turn(i, 0, game, ring, pots, wrap)
+        up1 = _turn(i, 1, game, ring, pots, wrap)
+        if up0 != up1:
+            game[i, TAKER] = 0 if up0 > up1 else 1
+            break
+        for p in range(2):  # a war: face-down cards, keeping one to turn face up
+            for _ in range(max(0, min(face_down, game[i, SIZE + p] - 1))):
+                _turn(i, p, game, ring, pots, wrap)
+    kinds = 0
+    for p in range(2):
+        for c in range(game[i, POT + p]):
+            rank = pots[i, p, c]
+            if to_place[i, rank] == 0:
+                kinds += 1
+            to_place[i, rank] += 1
+    game[i, KINDS] = kinds
+    game[i, LEFT] = game[i, POT] + game[i, POT + 1]
+    game[i, TRICKS] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _advance(i, rules, game, ring, pots, to_place):
+    """``WarGame.advance`` with player 0 controlled: play on until player 0 orders a pot of two ranks
+    or more while player 1 still holds cards, or the game ends."""
+    wrap = rules[R_RING] - 1
+    ranks = rules[R_RANKS]
+    pickup = rules[R_PICKUP]
+    while game[i, WINNER] == NO_WINNER:
+        taker = game[i, TAKER]
+        if taker < 0:
+            if game[i, SIZE] > 0 and game[i, SIZE + 1] > 0 and game[i, TRICKS] >= rules[R_LIMIT]:
+                game[i, WINNER] = -1
+                game[i, REASON] = END_MAX_TRICKS
+                return
+            _play_trick(i, rules, game, ring, pots, to_place, wrap)
+        elif taker == 0:
+            if game[i, KINDS] > 1 and game[i, SIZE + 1] > 0:
+                return
+            for rank in range(ranks):  # no choice left: lowest rank first, as the engine
+                while to_place[i, rank] > 0:
+                    _place(i, rank, game, ring, to_place, wrap)
+        elif pickup == HIGH_FIRST:
+            for rank in range(ranks - 1, -1, -1):
+                while to_place[i, rank] > 0:
+                    _place(i, rank, game, ring, to_place, wrap)
+        else:
+            first = 1 if pickup == WINNER_FIRST else 0  # the taker's own cards first, or the loser's
+            for p in (first, 1 - first):
+                for c in range(game[i, POT + p]):
+                    _place(i, pots[i, p, c], game, ring, to_place, wrap)
+
+
+@numba.njit(cache=True, nogil=True)
+def _start(i, rules, game, ring, pots, to_place, deals):
+    """Sub-environment i starts the deal ``deals[i]``, played up to player 0's first decision; True
+    if there is one."""
+    n = rules[R_CARDS]
+    first = game[i, DEALT]
+    for f in range(FIELDS):
+        if f != DEALT:
+            game[i, f] = 0
+    half = rules[R_RING]
+    for k in range(first):
+        ring[i, 0, k] = deals[i, k]
+        ring[i, 0, k + half] = deals[i, k]
+    for k in range(n - first):
+        ring[i, 1, k] = deals[i, first + k]
+        ring[i, 1, k + half] = deals[i, first + k]
+    game[i, SIZE] = first
+    game[i, SIZE + 1] = n - first
+    game[i, TAKER] = -1
+    game[i, WINNER] = NO_WINNER
+    for r in range(rules[R_RANKS]):
+        to_place[i, r] = 0
+    _advance(i, rules, game, ring, pots, to_place)
+    return game[i, WINNER] == NO_WINNER
+
+
+@numba.njit(cache=True, nogil=True)
+def _new_game(i, rules, rng, game, ring, pots, to_place, deals, deck):
+    """Draw deals until one gives player 0 a decision (``WarEnv.reset``); False after ``MAX_DRAWS``."""
+    for _ in range(MAX_DRAWS):
+        _draw(i, rules, rng, deals, game, deck)
+        if _start(i, rules, game, ring, pots, to_place, deals):
+            return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cards(i, rules, game):
+    """``WarState.horizon_cards(0)``: every card once player 0 has won, else the cards held."""
+    if game[i, WINNER] == 0:
+        return rules[R_CARDS]
+    held = game[i, SIZE]
+    if game[i, TAKER] == 0:
+        held += game[i, LEFT]
+    return held
+
+
+@numba.njit(cache=True, nogil=True)
+def _observe(i, rules, game, ring, pots, to_place, obs, mask, table, score, tricks, cards, result, over):
+    """Sub-environment i's observation, mask, pots and the other infos, as ``WarTable`` gives seat 0's.
+    The observation and mask come zeroed and the pots filled with -1 (numpy fills whole arrays faster
+    than a row at a time here): only the other entries are written."""
+    n = rules[R_CARDS]
+    awaiting = game[i, TAKER] == 0 and game[i, WINNER] == NO_WINNER
+    size0 = game[i, SIZE]
+    head0 = game[i, HEAD]
+    if rules[R_FULL]:
+        dst = obs[i]
+        src = ring[i, 0, head0 : head0 + size0]
+        for c in range(size0):
+            dst[c] = src[c] + 1
+        head1 = game[i, HEAD + 1]
+        size1 = game[i, SIZE + 1]
+        src = ring[i, 1, head1 : head1 + size1]
+        dst = obs[i, n : n + size1]
+        for c in range(size1):
+            dst[c] = src[c] + 1
+        base = 2 * n
+    else:
+        # Dealt cards are never put back, so the ones not yet turned are the top of the pile.
+        unseen = max(0, game[i, DEALT] - game[i, TURNED])
+        for c in range(unseen):
+            obs[i, c] = 1
+        for c in range(unseen, size0):
+            obs[i, c] = ring[i, 0, head0 + c] + 2
+        obs[i, n] = game[i, SIZE + 1]
+        base = n + 1
+    if awaiting:
+        for r in range(rules[R_RANKS]):
+            left = to_place[i, r]
+            if left > 0:
+                obs[i, base + r] = left
+                mask[i, r] = 1
+        for p in range(2):
+            for c in range(game[i, POT + p]):
+                table[i, p, c] = pots[i, p, c]
+    winner = game[i, WINNER]
+    held = _cards(i, rules, game)
+    outcome = 0 if winner < 0 else (1 if winner == 0 else -1)
+    score[i] = held if rules[R_HORIZON] else outcome
+    tricks[i] = game[i, TRICKS]
+    cards[i] = held
+    result[i] = outcome
+    over[i] = winner != NO_WINNER
+
+
+@numba.njit(cache=True, nogil=True)
+def _reset_all(given, rules, rng, game, ring, pots, to_place, deals, out, deck):
+    """Every sub-environment starts a game: its given deal (``given[i]``, already in ``deals[i]``; the
+    generator still draws the pickup seed, as ``WarTable.candidates`` does for a given deal) or a drawn
+    one. Returns -1, or the first sub-environment where none of ``MAX_DRAWS`` deals gives player 0 a
+    decision."""
+    obs, mask, table, score, tricks, cards, result, over = out
+    for i in range(game.shape[0]):
+        if given[i]:
+            _next64(rng, i)
+            _start(i, rules, game, ring, pots, to_place, deals)
+        elif not _new_game(i, rules, rng, game, ring, pots, to_place, deals, deck):
+            return i
+        game[i, CARDS] = _cards(i, rules, game)
+        _observe(i, rules, game, ring, pots, to_place, obs, mask, table, score, tricks, cards, result, over)
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _step(actions, rules, rng, game, ring, pots, to_place, deals, out, rewards, terminated, truncated,
+          restarted, fault, deck):
+    """One pickup decision in every sub-environment (next-step autoreset: a finished one starts its next
+    game and ignores its action). Returns -1, or the first sub-environment whose action is illegal,
+    before any sub-environment has moved (``fault[0]`` then says why)."""
+    obs, mask, table, score, tricks, cards, result, over = out
+    num_envs = game.shape[0]
+    ranks = rules[R_RANKS]
+    wrap = rules[R_RING] - 1
+    for i in range(num_envs):
+        if game[i, WINNER] != NO_WINNER:
+            continue
+        a = actions[i]
+        if a < 0 or a >= ranks:
+            fault[0] = NOT_A_RANK
+            return i
+        if to_place[i, a] == 0:
+            fault[0] = NOT_IN_POT
+            return i
+    for i in range(num_envs):
+        if game[i, WINNER] != NO_WINNER:
+            if not _new_game(i, rules, rng, game, ring, pots, to_place, deals, deck):
+                fault[0] = NO_DECISION
+                return i
+            game[i, CARDS] = _cards(i, rules, game)
+            rewards[i] = 0.0
+            terminated[i] = False
+            truncated[i] = False
+            restarted[i] = True
+        else:
+            restarted[i] = False
+            _place(i, actions[i], game, ring, to_place, wrap)
+            _advance(i, rules, game, ring, pots, to_place)
+            winner = game[i, WINNER]
+            done = winner != NO_WINNER
+            stopped = game[i, REASON] == END_MAX_TRICKS
+            terminated[i] = done and not stopped
+            truncated[i] = done and stopped
+            if rules[R_HORIZON]:
+                # The score with a horizon is the cards held: each step pays their change.
+                held = _cards(i, rules, game)
+                rewards[i] = held - game[i, CARDS]
+                game[i, CARDS] = held
+            elif done:
+                rewards[i] = 0.0 if winner < 0 else (1.0 if winner == 0 else -1.0)
+            else:
+                rewards[i] = 0.0
+        _observe(i, rules, game, ring, pots, to_place, obs, mask, table, score, tricks, cards, result, over)
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _choices(game, to_place):
+    """``action_masks()``: the ranks in player 0's pot as bools, every rank where a finished game waits
+    for its autoreset."""
+    out = np.empty(to_place.shape, dtype=np.bool_)
+    for i in range(to_place.shape[0]):
+        waiting = game[i, WINNER] != NO_WINNER
+        for r in range(to_place.shape[1]):
+            out[i, r] = waiting or to_place[i, r] > 0
+    return out
+
+
+class WarVectorEnv(VectorEnv):
+    """``num_envs`` games of War stepped together in one compiled call, player 1 on its convention.
+
+    Sub-environment i is ``WarEnv`` with the same settings (same observation, action, reward and info)
+    under next-step autoreset: the step after a game's end starts sub-environment i's next deal,
+    ignores its action and returns reward 0. ``reset(seed=s)`` gives sub-environment i the deals of
+    ``WarEnv`` reset with seed ``s + i`` (a list of seeds gives one to each);
+    ``reset(options={"deal": ...})`` starts one deal string in every sub-environment, or a list of
+    them one each.
+
+    ``infos`` hold, as ``SyncVectorEnv`` stacks them: ``action_mask`` (``(num_envs, ranks)`` int8, all
+    zeros for a finished game), ``score``, ``tricks``, ``cards``, ``result``, ``game_over``, ``pots``
+    (``(num_envs, 2, ranks * suits)`` int64) and ``deal``, each with its ``_key`` array.
+    ``action_masks()`` gives the ``(num_envs, ranks)`` bool mask, where a sub-environment waiting for
+    its autoreset has every action legal (its action is ignored), so a loop choosing among the legal
+    actions always has a choice. An illegal action raises ``IllegalActionError`` naming the
+    sub-environment, before any sub-environment moves.
+
+    Arguments: ``num_envs``; ``ranks``, ``suits``, ``face_down``, ``pickup``, ``max_tricks``,
+    ``observation``, ``horizon``, ``reveal_deal`` (as ``WarEnv``, checked by it); ``pickup`` one of
+    the fixed conventions (``random`` draws player 1's pickups from Python's generator, which the
+    kernel does not replay) and no ``opponent`` agent (an agent is Python, called every pot): for
+    those, ``vectorization_mode="sync"``; ``render_mode`` (None only); ``copy`` (default True: the
+    observations returned are new arrays; False returns the environment's own observation array,
+    overwritten by the next step).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        render_mode: str | None = None,
+        ranks: int = WarRules.ranks,
+        suits: int = WarRules.suits,
+        face_down: int = WarRules.face_down,
+        pickup: str = WarRules.pickup,
+        max_tricks: int = WarRules.max_tricks,
+        observation: str = OBSERVATIONS[0],
+        horizon: int | None = None,
+        reveal_deal: bool = False,
+        opponent: Any = None,
+        copy: bool = True,
+    ) -> None:
+        self.num_envs = check_int("num_envs", num_envs, 1, MAX_NUM_ENVS)
+        if opponent is not None:
+            raise ValueError(
+                f"opponent={opponent!r}: the native vector environment plays player 1 by its pickup "
+                f"convention ({', '.join(DETERMINISTIC_PICKUPS)}) inside its compiled kernel, not by an "
+                "agent; for an opponent agent use gym.make_vec(..., vectorization_mode='sync')"
+            )
+        # The single environment checks every setting, with its own messages.
+        single = WarEnv(ranks=ranks, suits=suits, face_down=face_down, pickup=pickup, max_tricks=max_tricks,
+                        observation=observation, horizon=horizon, reveal_deal=reveal_deal)
+        if render_mode is not None:
+            raise ValueError(f"render_mode must be None for the vector environment, got {render_mode!r}")
+        if single.rules.pickup not in DETERMINISTIC_PICKUPS:
+            raise ValueError(
+                f"pickup={single.rules.pickup!r}: the native vector environment plays the fixed "
+                f"conventions {DETERMINISTIC_PICKUPS}; the random convention draws player 1's pickups "
+                "from Python's generator, which its kernel does not replay: use "
+                "gym.make_vec(..., vectorization_mode='sync')"
+            )
+        self._single = single  # checks the deals given to reset, with the single environment's messages
+        self.render_mode = None
+        self.rules = single.rules
+        self.horizon = single.horizon
+        self.observation_mode = single.observation_mode
+        self.reveal_deal = single.reveal_deal
+        self.copy = bool(copy)
+        self.single_observation_space = single.observation_space
+        self.single_action_space = spaces.Discrete(self.rules.ranks)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        n, cards = self.num_envs, self.rules.num_cards
+        ring = 1 << (cards - 1).bit_length()  # a power of two: a pile's ring buffer wraps with a mask
+        engine_limit = single.table.engine_rules.max_tricks
+        self._rules = np.array(
+            [self.rules.ranks, self.rules.suits, self.rules.face_down, PICKUPS.index(self.rules.pickup),
+             engine_limit, self.horizon is not None, self.observation_mode == "full", cards, ring],
+            dtype=np.int64,
+        )
+        self._game = np.zeros((n, FIELDS), dtype=np.int64)
+        # Each card is written twice, ``ring`` apart, so that a pile is always one contiguous slice.
+        self._ring = np.zeros((n, 2, 2 * ring), dtype=np.int8)
+        self._pots = np.zeros((n, 2, cards), dtype=np.int8)
+        self._to_place = np.zeros((n, self.rules.ranks), dtype=np.int64)
+        self._deals = np.zeros((n, cards), dtype=np.int8)
+        self._rng = np.zeros((n, 6), dtype=np.uint64)
+        self._deck = np.zeros(cards, dtype=np.int64)
+        self._obs = np.zeros((n, self.single_observation_space.shape[0]), dtype=np.int64)
+        self._rewards = np.zeros(n, dtype=np.float64)
+        self._terminated = np.zeros(n, dtype=np.bool_)
+        self._truncated = np.zeros(n, dtype=np.bool_)
+        self._restarted = np.zeros(n, dtype=np.bool_)
+        self._fault = np.zeros(1, dtype=np.int64)
+        self._deal_text = np.full(n, "", dtype=object)
+        self._seeded = np.zeros(n, dtype=np.bool_)
+        self._started = False
+        self._all = np.ones(n, dtype=np.bool_)
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        seeds = vector_seeds(seed, self.num_envs)
+        given = self._given_deals(options)
+        for i, s in enumerate(seeds):
+            if s is not None or not self._seeded[i]:
+                self._seed(i, s)
+        is_given = np.zeros(self.num_envs, dtype=np.bool_)
+        if given is not None:
+            for i, deal in enumerate(given):
+                self._deals[i, : deal.num_cards] = deal.piles[0] + deal.piles[1]
+                self._game[i, DEALT] = len(deal.piles[0])
+            is_given[:] = True
+        out = self._new_outputs()
+        bad = call_kernel(_reset_all, is_given, self._rules, self._rng, self._game, self._ring, self._pots,
+                          self._to_place, self._deals, out, self._deck)
+        if bad >= 0:
+            self._no_decision(bad)
+        if given is not None:
+            self._deal_text[:] = [str(deal) for deal in given]
+        else:
+            self._deal_text[:] = self._texts(np.arange(self.num_envs))
+        if not self._started:
+            compile_kernel(_choices, self._game, self._to_place)
+            compile_kernel(_step, np.zeros(self.num_envs, dtype=np.int64), *self._step_state(out))
+            self._started = True
+        return out[0], self._infos(out)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        actions = vector_actions(actions, self.num_envs, "ranks")
+        out = self._new_outputs()
+        with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
+            bad = _step(actions, *self._step_state(out))
+        if bad >= 0:
+            if self._fault[0] == NO_DECISION:
+                self._no_decision(bad)
+            self._raise_illegal(bad, actions[bad])
+        restarted = np.flatnonzero(self._restarted)
+        if restarted.size:
+            self._deal_text[restarted] = self._texts(restarted)
+        return out[0], self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), self._infos(out)
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, ranks)`` bool: the ranks in player 0's pot in every sub-environment; every rank
+        for one whose game has ended (the next step starts its next deal and ignores the action)."""
+        if not self._started:
+            raise RuntimeError("call reset() before action_masks()")
+        with sigint_deferred():
+            return _choices(self._game, self._to_place)
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
+        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
+        per sub-environment (all False for a finished game, as its single environment says)."""
+        if name != "action_masks" or args or kwargs:
+            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
+        masks = self.action_masks()
+        masks[self._game[:, WINNER] != NO_WINNER] = False
+        return tuple(masks)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _step_state(self, out: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
+        return (
+            self._rules, self._rng, self._game, self._ring, self._pots, self._to_place, self._deals, out,
+            self._rewards, self._terminated, self._truncated, self._restarted, self._fault, self._deck,
+        )  # fmt: skip
+
+    def _new_outputs(self) -> tuple[np.ndarray, ...]:
+        """Arrays the kernel fills for the observations and infos of one step: new ones each time, so
+        nothing returned is overwritten later, without a copy; zeros (the pots -1) where the kernel
+        writes only the other entries."""
+        n, cards, ranks = self.num_envs, self.rules.num_cards, self.rules.ranks
+        if self.copy:
+            obs = np.zeros_like(self._obs)
+        else:
+            obs = self._obs
+            obs.fill(0)
+        return (
+            obs,
+            np.zeros((n, ranks), dtype=np.int8),
+            np.full((n, 2, cards), -1, dtype=np.int64),
+            np.empty(n, dtype=np.float64),
+            np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.bool_),
+        )
+
+    def _infos(self, out: tuple[np.ndarray, ...]) -> dict[str, Any]:
+        _, mask, table, score, tricks, cards, result, over = out
+        if self.observation_mode == "full" or self.reveal_deal:
+            deal = self._deal_text.copy()
+        else:
+            # The hidden observation's deal is shown on the last step only: it orders unseen cards.
+            deal = np.full(self.num_envs, "", dtype=object)
+            deal[over] = self._deal_text[over]
+        infos: dict[str, Any] = {}
+        for key, value in (("action_mask", mask), ("score", score), ("tricks", tricks), ("cards", cards),
+                           ("result", result), ("game_over", over), ("pots", table), ("deal", deal)):
+            infos[key] = value
+            infos[f"_{key}"] = self._all.copy()
+        return infos
+
+    def _texts(self, which: np.ndarray) -> np.ndarray:
+        """The deal strings of the drawn deals of the sub-environments ``which`` (player 0's pile is
+        the larger half of the deck: ``random_deal`` deals it the first card)."""
+        cards = self.rules.num_cards
+        first = (cards + 1) // 2
+        chars = np.frombuffer(RANK_CHARS.encode(), dtype=np.uint8)
+        letters = np.full((which.size, cards + 1), ord("/"), dtype=np.uint8)
+        ranks = self._deals[which]
+        letters[:, :first] = chars[ranks[:, :first]]
+        letters[:, first + 1 :] = chars[ranks[:, first:]]
+        return letters.view(f"S{cards + 1}")[:, 0].astype(str).astype(object)
+
+    def _seed(self, i: int, seed: int | None) -> None:
+        """Sub-environment i's generator state: the PCG64 that ``WarEnv.reset(seed=seed)`` makes."""
+        state = seeding.np_random(seed)[0].bit_generator.state
+        lcg = state["state"]
+        mask = (1 << 64) - 1
+        self._rng[i] = [
+            lcg["state"] >> 64, lcg["state"] & mask, lcg["inc"] >> 64, lcg["inc"] & mask,
+            state["has_uint32"], state["uinteger"],
+        ]  # fmt: skip
+        self._seeded[i] = True
+
+    def _given_deals(self, options: dict[str, Any] | None) -> list[Deal] | None:
+        deals = WarEnv._deal_option(options)
+        if deals is None:
+            return None
+        if isinstance(deals, (str, Deal)):
+            deals = [deals] * self.num_envs
+        deals = list(deals)
+        if len(deals) != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        checked: dict[str, Deal] = {}
+        parsed = []
+        for i, deal in enumerate(deals):
+            try:
+                text = str(parse_deal(deal, self.rules))
+                if text not in checked:
+                    # A deal where player 0 never chooses is refused with the single environment's message.
+                    self._single.reset(options={"deal": text})
+                    checked[text] = parse_deal(text, self.rules)
+            except ValueError as error:
+                raise type(error)(f"sub-environment {i}: {error}") from None
+            parsed.append(checked[text])
+        return parsed
+
+    def _no_decision(self, i: int) -> None:
+        raise ValueError(
+            f"sub-environment {i}: none of {MAX_DRAWS} deals drawn gives player 0 a pickup decision under "
+            f"these rules ({rules_text(self.rules, self.horizon)}): use a longer horizon or a larger deck"
+        )
+
+    def _raise_illegal(self, i: int, action: int) -> None:
+        legal = np.flatnonzero(self._to_place[i]).tolist()
+        why = {
+            NOT_A_RANK: f"not a rank 0-{self.rules.ranks - 1}",
+            NOT_IN_POT: "that rank is not in the pot",
+        }[int(self._fault[0])]
+        raise IllegalActionError(int(action), legal, f"in sub-environment {i}: {why}")
