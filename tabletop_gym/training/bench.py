@@ -142,13 +142,19 @@ def add_vector_arguments(parser: argparse.ArgumentParser, game: str, num_envs: i
 
 
 def vector_bench_command(
-    game: str, env_id: str, args: argparse.Namespace, env_kwargs: dict[str, Any] | None = None
+    game: str,
+    env_id: str,
+    args: argparse.Namespace,
+    env_kwargs: dict[str, Any] | None = None,
+    labels: dict[str, Any] | None = None,
 ) -> int:
     """``bench GAME --vector``: the native vector environment's steps per second (median of 3 runs,
     wall and CPU), the single environment's and a plain-loop CartPole-v1's in the same run (both made
-    with ``env_kwargs``), written to ``GAME-vector.json``."""
-    report = vector_bench(env_id, args.num_envs, args.vector_steps, args.env_steps, env_kwargs=env_kwargs)
-    report.update(env_kwargs or {})
+    with ``env_kwargs``), written to ``GAME-vector.json`` with ``labels`` (what the settings are called)."""
+    report = dict(labels or {})
+    report.update(
+        vector_bench(env_id, args.num_envs, args.vector_steps, args.env_steps, env_kwargs=env_kwargs)
+    )
     report["load_average_after"] = os.getloadavg()[0]
     write_report(f"{game}-vector", report, args.out)
     return 0

@@ -764,7 +764,8 @@ def _bench(args: argparse.Namespace) -> int:
     settings = SPEC.read(args)
     if args.vector:
         # The solitaire game's native vector environment (the treasure game, --target Provinces).
-        return vector_bench_command("dominion", ENV_ID, args, {"target": settings.rules.target})
+        target = {"target": settings.rules.target}
+        return vector_bench_command("dominion", ENV_ID, args, target, target)
     target = settings.rules.target
     # Which deals the per-deal figures are over: see _bench_deals.
     numbering = "deal numbers 0..N-1" if args.deal_numbers else "deals of seeds 0..N-1 (reset(seed=s))"

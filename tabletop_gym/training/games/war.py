@@ -626,7 +626,7 @@ def _bench(args: argparse.Namespace) -> int:
     settings = SPEC.read(args)
     rules, time_limit = settings.rules, settings.limits.time_limit
     if args.vector:
-        return vector_bench_command("war", ENV_ID, args, as_dict(rules))
+        return vector_bench_command("war", ENV_ID, args, as_dict(rules), {"rules": rules.variant})
     if rules.pickup not in DETERMINISTIC_PICKUPS:
         raise ValueError(
             "bench times fixed conventions; choose --pickup winner_first, loser_first or high_first"
