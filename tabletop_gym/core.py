@@ -220,6 +220,59 @@ class OracleResult:
         )
 
 
+# -- the value of every move: one contract for every game whose oracle proves optima ---------------------
+
+
+class NoMoveOracleError(TabletopError, ValueError):
+    """The game or its settings have no oracle that proves each move's value."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveValues:
+    """What an oracle proves about one position reached in play (a :class:`MoveOracle`'s answer).
+
+    ``optimum`` is the most the seat can still gain from the position to the end of the game (not
+    counting what it has scored); ``values`` gives each legal action its reward plus the optimum from
+    the position it leads to; ``plan`` is an optimal continuation, which the engine has replayed from
+    the position to gain exactly ``optimum``. An action's loss, ``optimum - values[action]``, is what
+    that decision gives away. The optimum after an action is the optimum of the next position, so the
+    losses of a game's decisions add up to exactly the deal's optimum minus the score played. Values
+    are exact, never bounds: a setting whose oracle only bounds the optimum has no move oracle
+    (:class:`NoMoveOracleError`).
+    """
+
+    optimum: float
+    values: Mapping[int, float]
+    plan: tuple[int, ...]
+
+    @property
+    def best(self) -> int:
+        """The optimal action the plan starts with."""
+        return self.plan[0]
+
+    def loss(self, action: int) -> float:
+        """What ``action`` gives away against the best move (0 for an optimal one)."""
+        try:
+            return self.optimum - self.values[int(action)]
+        except KeyError:
+            raise ValueError(
+                f"action {action} is not legal here; the legal actions are {sorted(self.values)}"
+            ) from None
+
+
+class MoveOracle(Protocol):
+    """A game's move oracle, made for one deal (``deal``, the deal string as ``info["deal"]`` gives
+    it): the :class:`MoveValues` of any position play reaches (what ``evaluate --moves`` reads)."""
+
+    deal: str
+
+    def at(self, history: Sequence[int]) -> MoveValues:
+        """The values at the position that ``history`` (the actions from the deal's start) reaches;
+        raises ``ValueError`` for a history that is not a legal play of the deal, or one that has
+        ended the game (no decision is left to value)."""
+        ...
+
+
 def _plain(value: Any) -> Any:
     """Turn tuples and numpy scalars into JSON-friendly values."""
     if isinstance(value, dict):

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import builtins
 import json
 import random
+from types import SimpleNamespace
 
+import gymnasium as gym
 import pytest
 
+import tabletop_gym  # noqa: F401  (registers the environments)
+from tabletop_gym.core import NoMoveOracleError, OracleResult
 from tabletop_gym.envs.cribbage.rules import CribbageRules, CribbageState, parse_deal, random_deal, replay
 from tabletop_gym.oracles import cribbage
-from tabletop_gym.oracles.moves import NoMoveOracleError
 from tabletop_gym.training.cli import main
 from tabletop_gym.training.games import get_game
-from tabletop_gym.training.moves import move_oracle_factory, review_game
+from tabletop_gym.training.moves import evaluate_moves, move_oracle_factory, review_game
 
 
 def _brute_force(state: CribbageState, known: dict | None = None) -> int:
@@ -70,24 +74,28 @@ def test_a_trap_mid_stack_is_valued_as_brute_force_does() -> None:
         assert value == after.apply(pile) + _brute_force(after)
 
 
-@pytest.mark.parametrize("seed", [7])
-def test_best_plans_replay_to_their_value_and_losses_add_up(seed: int) -> None:
-    deal = str(random_deal(seed))
-    moves = cribbage.CribbageMoves(deal, threads=1)
-    optimum = cribbage.solve(deal, threads=1).score
-    rng = random.Random(seed)
-    state = CribbageState(parse_deal(deal))
+def test_best_plans_replay_to_their_value_and_losses_add_up_in_the_environment() -> None:
+    env = gym.make("tabletop/Cribbage-v0")
+    _, info = env.reset(seed=7)
+    moves = cribbage.CribbageMoves(info["deal"], threads=1)
+    optimum = cribbage.solve(info["deal"], threads=1).score
+    rng = random.Random(7)
+    state = env.unwrapped.state
+    actions: list[int] = []
     lost = 0.0
-    while not state.done:
+    done = False
+    while not done:
         values = moves.at_state(state)
+        assert moves.at(actions) == values  # the environment's position, or the deal and its actions
         # The engine replays the plan from this position to exactly the optimum claimed.
         assert cribbage.replay_from(state, values.plan) == values.optimum
         assert values.values[values.best] == values.optimum
-        assert state.score + values.optimum <= optimum
+        assert info["score"] + values.optimum <= optimum
         pile = rng.choice(state.legal_actions())
         lost += values.loss(pile)
-        state.apply(pile)
-    assert lost == optimum - state.score
+        actions.append(pile)
+        _, _, done, _, info = env.step(pile)
+    assert lost == optimum - info["score"]
     assert moves.at([]).optimum == optimum
 
 
@@ -187,3 +195,34 @@ def test_play_review_names_the_moves_that_lost_points_and_the_best(review, monke
         assert out.index("moves that lost points:") > out.index("stopped: you scored")
     else:
         assert out.index("move 5: pile 0 lost 7 points") < out.index("stopped: you scored")
+
+
+class _StoredSuite:
+    """A suite's face as evaluate reads it: its deals and a stored optimum for each."""
+
+    id, checksum = "cribbage-test", "0"
+
+    def __init__(self, deal: str, optimum: int) -> None:
+        self.entries = [SimpleNamespace(seed=0, deal=deal)]
+        self._optimum = optimum
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def result(self, deal: str) -> OracleResult:
+        return OracleResult(score=self._optimum, bound=self._optimum, plan=())
+
+
+def test_on_a_suite_the_move_oracle_must_agree_with_its_stored_optimum() -> None:
+    spec = get_game("cribbage")
+    deal = str(random_deal(11))
+    optimum = cribbage.solve(deal, threads=1).score
+    args = argparse.Namespace()
+    stored = _StoredSuite(deal, optimum)
+    report = evaluate_moves(spec, ["greedy"], None, None, args, progress=False, suite=stored)
+    assert report["suite"]["id"] == "cribbage-test"
+    assert report["agents"]["greedy"]["games"][0]["optimum"] == optimum
+    with pytest.raises(AssertionError, match="is not suite cribbage-test's"):
+        evaluate_moves(
+            spec, ["greedy"], None, None, args, progress=False, suite=_StoredSuite(deal, optimum + 1)
+        )

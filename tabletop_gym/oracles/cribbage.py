@@ -39,7 +39,14 @@ import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from tabletop_gym.core import GameOverError, IllegalActionError, OracleCache, OracleResult, call_kernel
+from tabletop_gym.core import (
+    GameOverError,
+    IllegalActionError,
+    MoveValues,
+    OracleCache,
+    OracleResult,
+    call_kernel,
+)
 from tabletop_gym.envs.cribbage.rules import (
     NUM_PILES,
     STACK_LIMIT,
@@ -51,7 +58,6 @@ from tabletop_gym.envs.cribbage.rules import (
     score_card,
     value_of,
 )
-from tabletop_gym.oracles.moves import MoveValues
 
 GAME = "cribbage"
 _BASE = 14  # positions per pile: 0..13 cards played
@@ -485,7 +491,7 @@ def _solve_table(deal: Deal, n_threads: int) -> StackTable:
 
 def stack_table(deal: Deal | str, threads: int | None = None) -> StackTable:
     """The oracle's table of ``deal`` (a :class:`Deal` or a deal string): the optimum from every
-    empty-stack position play can reach, what :mod:`tabletop_gym.oracles.moves` values moves by.
+    empty-stack position play can reach, what :class:`CribbageMoves` values moves by.
     ``threads`` as in :func:`solve`."""
     return _solve_table(_as_deal(deal, None), resolve_threads(threads))
 
@@ -534,7 +540,7 @@ def solve_cached(
 
 
 class CribbageMoves:
-    """The move oracle of one deal (:mod:`tabletop_gym.oracles.moves`): the optimum and every legal
+    """The move oracle of one deal (``tabletop_gym.core.MoveOracle``): the optimum and every legal
     move's value at any position reached in play.
 
     Where the stack is empty the dynamic program's table holds the optimum. Mid-stack, the past

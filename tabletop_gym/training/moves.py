@@ -1,6 +1,6 @@
 """``evaluate GAME --moves``: how many points each of an agent's decisions gave away.
 
-Every decision of every game is valued by the game's move oracle (``tabletop_gym.oracles.moves``):
+Every decision of every game is valued by the game's move oracle (``tabletop_gym.core.MoveOracle``):
 its loss is the optimum at that position minus the value of the move played. A game's losses add up
 to exactly the deal's optimum minus the agent's score, which is checked on every deal: a report whose
 totals did not agree would be wrong, so it is never written.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +19,7 @@ import numpy as np
 from tqdm import tqdm
 
 from tabletop_gym.agents.base import Agent
-from tabletop_gym.core import atomic_output, atomic_write_text, hold_output
-from tabletop_gym.oracles.moves import MoveOracle, NoMoveOracleError
+from tabletop_gym.core import MoveOracle, NoMoveOracleError, atomic_output, atomic_write_text, hold_output
 from tabletop_gym.training.evaluate import (
     _check_agent_names,
     _check_policy_fits,
@@ -41,9 +40,12 @@ def move_oracle_factory(spec: GameSpec, args: argparse.Namespace | dict[str, Any
     """The game's ``deal -> MoveOracle`` for the settings ``args`` gives; a clear error where the game,
     or these settings of it, have no oracle that proves each move's value."""
     if spec.moves is None:
+        from tabletop_gym.training.games import game_names, get_game
+
+        valued = [name for name in game_names() if get_game(name).moves is not None]
         raise NoMoveOracleError(
             f"{spec.name} has no move values: --moves needs an oracle that proves the optimum from every "
-            "position, which this package has for cribbage only so far"
+            f"position, which this package has for {', '.join(valued)}"
         )
     return spec.moves.oracle(spec.read(args))
 
@@ -120,7 +122,7 @@ def _evaluate_moves(
     episodes: int | None,
     seed: int | None,
     args: argparse.Namespace,
-    make_oracle: Any,
+    make_oracle: Callable[[str], MoveOracle],
     threshold: float,
     out: Path | None,
     progress: bool,

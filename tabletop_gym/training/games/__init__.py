@@ -79,7 +79,7 @@ class MoveReview:
     """How ``evaluate --moves`` and ``play --review`` value a game's moves.
 
     - ``oracle(settings)``: a function of a deal string that makes the deal's move oracle
-      (``tabletop_gym.oracles.moves.MoveOracle``); it raises ``NoMoveOracleError`` where these
+      (``tabletop_gym.core.MoveOracle``); it raises ``NoMoveOracleError`` where these
       settings have no oracle that proves each move's value.
     - ``blunder``: the loss (in the game's points) above which a decision counts as a blunder, unless
       ``--blunder`` says otherwise.
