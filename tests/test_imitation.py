@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from tabletop_gym.agents import load_policy
+from tabletop_gym.core import NoMoveOracleError
 from tabletop_gym.oracles.cribbage import CribbageMoves
-from tabletop_gym.oracles.moves import NoMoveOracleError
 from tabletop_gym.training.cli import main
 from tabletop_gym.training.games import get_game
 from tabletop_gym.training.imitation import (

@@ -2,7 +2,7 @@
 
 ``tabletop-gym train GAME --teacher oracle`` trains the same MaskablePPO policy that ``train`` does,
 by supervised learning instead of reinforcement: the game's move oracle
-(:mod:`tabletop_gym.oracles.moves`) tells, at every position, which legal moves are optimal.
+(:class:`tabletop_gym.core.MoveOracle`) tells, at every position, which legal moves are optimal.
 
 - Iteration 0 (behaviour cloning): the teacher plays ``deals`` fresh deals itself; every position of
   its games is labelled with the set of optimal moves there.
@@ -93,7 +93,7 @@ class Teacher:
     move oracle is kept while that deal is played."""
 
     def __init__(self, spec: GameSpec, settings: Any, env: Any) -> None:
-        from tabletop_gym.oracles.moves import NoMoveOracleError
+        from tabletop_gym.core import NoMoveOracleError
 
         if spec.moves is None:
             raise NoMoveOracleError(
