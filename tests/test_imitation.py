@@ -161,3 +161,30 @@ def test_a_teacher_the_learner_cannot_follow_is_refused() -> None:
         Teacher(get_game("nmbr9"), get_game("nmbr9").read({}), env)
     with pytest.raises(ValueError, match="unknown teacher"):
         ImitationOptions(teacher="hindsight")
+
+
+def test_ctrl_c_keeps_the_last_iterations_checkpoint_and_resume_goes_on(tmp_path, monkeypatch) -> None:
+    from tabletop_gym.training import imitation
+
+    out = tmp_path / "run"
+    spec = _small_cribbage()
+    fits = []
+    real_fit = imitation.fit
+
+    def interrupted_fit(*args, **kwargs):
+        fits.append(1)
+        if len(fits) == 2:  # Ctrl-C while the second iteration trains
+            raise KeyboardInterrupt
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(imitation, "fit", interrupted_fit)
+    options = ImitationOptions(iterations=2, deals=2, epochs=1)
+    with pytest.raises(KeyboardInterrupt, match="after 1 imitation iterations"):
+        train_imitation(spec, options, 0, out, {}, progress=False)
+    assert json.loads((out / STATE).read_text())["iterations_done"] == 1
+    config = json.loads((out / "config.json").read_text())
+    assert config["interrupted"] is True and not (out / "model.zip").exists()
+    monkeypatch.setattr(imitation, "fit", real_fit)
+    train_imitation(spec, options, 0, out, {}, progress=False, resume=True)
+    state = json.loads((out / STATE).read_text())
+    assert [p["iteration"] for p in state["curve"]] == [0, 1, 2] and (out / "model.zip").is_file()
