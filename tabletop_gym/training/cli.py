@@ -156,6 +156,7 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
         )
         if spec.self_play is not None:
             _add_self_play_arguments(parser, spec)
+        _add_teacher_arguments(parser)
     if command == "demo":
         parser.add_argument(
             "--out",
@@ -708,9 +709,65 @@ def _self_play_options(args: argparse.Namespace) -> Any:
     return SelfPlayOptions(**given)
 
 
+TEACHER_OPTIONS = ("iterations", "deals", "epochs")
+
+
+def _add_teacher_arguments(parser: argparse.ArgumentParser) -> None:
+    """``train --teacher``: imitation (behaviour cloning, then DAgger); None tells an option given
+    without --teacher."""
+    from tabletop_gym.training.imitation import TEACHERS
+
+    group = parser.add_argument_group(
+        "imitation (behaviour cloning, then DAgger, with the oracle as teacher; --steps, --n-envs and "
+        "--checkpoint-every are not used: a checkpoint follows every iteration)"
+    )
+    group.add_argument("--teacher", choices=TEACHERS, default=None,
+                       help="learn from the move oracle's optimal moves instead of by reinforcement")
+    group.add_argument("--iterations", type=int_arg(1, 10_000), default=None,
+                       help="DAgger iterations after the first, behaviour-cloning one (default 10)")
+    group.add_argument("--deals", type=int_arg(1, 100_000), default=None,
+                       help="fresh deals played per iteration, each position labelled by the teacher "
+                       "(default 50)")
+    group.add_argument("--epochs", type=int_arg(1, 1_000), default=None,
+                       help="passes over all labelled positions per iteration (default 4)")
+
+
+def _teacher_options(args: argparse.Namespace) -> Any:
+    """The parsed imitation options (None without --teacher); one given without it is refused."""
+    given = {name: getattr(args, name, None) for name in TEACHER_OPTIONS}
+    given = {name: value for name, value in given.items() if value is not None}
+    if getattr(args, "teacher", None) is None:
+        if given:
+            flag = "--" + next(iter(given)).replace("_", "-")
+            raise ValueError(f"{flag} is an option of --teacher: add --teacher oracle, or leave it out")
+        return None
+    if getattr(args, "self_play", False):
+        raise ValueError("--teacher and --self-play are two ways to train: choose one")
+    from tabletop_gym.training.imitation import ImitationOptions
+
+    return ImitationOptions(teacher=args.teacher, **given)
+
+
 def _train(spec: GameSpec, args: argparse.Namespace) -> int:
     from tabletop_gym.training.train import train
 
+    teacher = _teacher_options(args)
+    if teacher is not None:
+        from tabletop_gym.training.imitation import CURVE_PNG, train_imitation
+
+        path = train_imitation(spec, teacher, args.seed, args.out, args, progress=not args.no_progress,
+                               resume=args.resume)
+        config = json.loads((args.out / "config.json").read_text())
+        print(f"model:  {path}  ({config['positions']} labelled positions, {config['iterations_done']} "
+              f"iterations in {config['train_seconds']} s)")
+        for point in config["curve"]:
+            if "score_ratio" in point:
+                print(f"  iteration {point['iteration']:>3}: score/optimum {point['score_ratio']:.3f} "
+                      f"on {teacher.deals} fresh deals ({point['positions']} positions)")
+        print(f"config: {args.out / 'config.json'}")
+        if (args.out / CURVE_PNG).exists():
+            print(f"curve:  {args.out / CURVE_PNG}")
+        return 0
     self_play = _self_play_options(args)
     path = train(
         spec,

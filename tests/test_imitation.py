@@ -1,0 +1,190 @@
+"""Imitation training with the oracle as teacher (train --teacher oracle): labels, learning, resume, errors.
+
+The learning tests play Cribbage on small deals (3 cards a pile), whose oracle answers at once."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from tabletop_gym.agents import load_policy
+from tabletop_gym.core import NoMoveOracleError
+from tabletop_gym.oracles.cribbage import CribbageMoves
+from tabletop_gym.training.cli import main
+from tabletop_gym.training.games import get_game
+from tabletop_gym.training.imitation import (
+    CHECKPOINT,
+    STATE,
+    Data,
+    ImitationOptions,
+    Teacher,
+    deal_seeds,
+    play,
+    train_imitation,
+)
+
+PILE_SIZE = 3
+
+
+def _small_cribbage():
+    """Cribbage's spec with an environment of small deals (the command line always deals 13 a pile)."""
+    return dataclasses.replace(get_game("cribbage"), env_kwargs=lambda settings: {"pile_size": PILE_SIZE})
+
+
+def _score_ratio(agent_act, seeds) -> float:
+    """Total score over total optimum of ``agent_act`` on the small deals of ``seeds``."""
+    env = gym.make("tabletop/Cribbage-v0", pile_size=PILE_SIZE)
+    score = optimum = 0.0
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        optimum += CribbageMoves(info["deal"], threads=1).at([]).optimum
+        done = False
+        while not done:
+            obs, reward, done, _, info = env.step(agent_act(obs, info))
+            score += reward
+    return score / optimum
+
+
+def test_teacher_labels_are_the_move_oracles_optimal_moves() -> None:
+    spec = get_game("cribbage")
+    env = gym.make("tabletop/Cribbage-v0", pile_size=4)
+    teacher = Teacher(spec, spec.read({}), env)
+    data = Data()
+    score, optimum = play(env, teacher, 7, None, data)
+    # The teacher plays its best moves: it reaches the optimum, which the oracle proves from the start.
+    deal = env.unwrapped.state.deal
+    moves = CribbageMoves(str(deal), threads=1)
+    assert score == optimum == moves.at([]).optimum
+    history = list(env.unwrapped.state.history)
+    assert len(data) == len(history) == 16
+    for step, (legal, optimal) in enumerate(zip(data.legal, data.optimal, strict=True)):
+        values = moves.at(history[:step])
+        assert sorted(np.flatnonzero(legal)) == sorted(values.values)
+        best = sorted(a for a, v in values.values.items() if v == values.optimum)
+        assert sorted(np.flatnonzero(optimal)) == best
+        assert optimal[values.best] and optimal[history[step]]
+    # Ties exist (several optimal moves somewhere), so the loss that accepts them all matters.
+    assert any(o.sum() > 1 for o in data.optimal)
+
+
+def test_deal_seeds_are_fresh_every_iteration_and_fixed_by_the_seed() -> None:
+    assert deal_seeds(0, 1, 5) == deal_seeds(0, 1, 5)
+    assert not set(deal_seeds(0, 1, 5)) & set(deal_seeds(0, 2, 5))
+    assert deal_seeds(0, 1, 5) != deal_seeds(1, 1, 5)
+
+
+def test_a_few_dagger_iterations_beat_random_and_load_as_a_model(tmp_path) -> None:
+    out = tmp_path / "run"
+    options = ImitationOptions(iterations=2, deals=12, epochs=6, batch_size=128)
+    path = train_imitation(_small_cribbage(), options, 0, out, {}, progress=False)
+    config = json.loads((out / "config.json").read_text())
+    assert config["teacher"]["iterations"] == 2 and config["iterations_done"] == 3
+    assert config["env_kwargs"] == {"pile_size": PILE_SIZE} and config["algorithm"] == "MaskablePPO"
+    curve = json.loads((out / "imitation_curve.json").read_text())
+    assert [p["iteration"] for p in curve] == [0, 1, 2]
+    assert (out / "imitation_curve.png").stat().st_size > 0
+    agent = load_policy(path)  # as evaluate loads a run folder's model
+    rng = np.random.default_rng(0)
+    seeds = range(500, 530)
+
+    def random_act(obs, info):
+        return int(rng.choice(np.flatnonzero(info["action_mask"])))
+
+    learned = _score_ratio(agent.act, seeds)
+    assert learned > _score_ratio(random_act, seeds) + 0.1
+
+
+def test_evaluate_plays_an_imitation_model(tmp_path, capsys) -> None:
+    out = tmp_path / "run"
+    train_imitation(get_game("cribbage"), ImitationOptions(iterations=1, deals=1, epochs=1), 0, out, {},
+                    progress=False)
+    report = tmp_path / "evaluate"
+    args = ["evaluate", "cribbage", "--agent", str(out), "--episodes", "1", "--out", str(report)]
+    assert main(args + ["--no-progress"]) == 0
+    assert "run" in capsys.readouterr().out
+
+
+def test_resume_continues_the_iterations_and_keeps_the_data(tmp_path) -> None:
+    out = tmp_path / "run"
+    spec = _small_cribbage()
+    train_imitation(spec, ImitationOptions(iterations=1, deals=3, epochs=1), 0, out, {}, progress=False)
+    state = json.loads((out / STATE).read_text())
+    assert state["iterations_done"] == 2 and (out / CHECKPOINT).is_file()
+    before = state["positions"]
+    train_imitation(spec, ImitationOptions(iterations=3, deals=3, epochs=1), 0, out, {}, progress=False,
+                    resume=True)
+    state = json.loads((out / STATE).read_text())
+    assert state["iterations_done"] == 4
+    assert [p["iteration"] for p in state["curve"]] == [0, 1, 2, 3]
+    assert state["positions"] == before + 2 * 3 * 4 * PILE_SIZE
+    assert len(Data.load(out / "imitation_data.npz")) == state["positions"]
+    config = json.loads((out / "config.json").read_text())
+    assert config["resumed_at_iteration"] == 2
+    with pytest.raises(ValueError, match="ask for more with --iterations"):
+        train_imitation(spec, ImitationOptions(iterations=3, deals=3, epochs=1), 0, out, {}, progress=False,
+                        resume=True)
+
+
+def test_the_command_line_trains_with_the_teacher(tmp_path, capsys) -> None:
+    out = tmp_path / "run"
+    args = ["train", "cribbage", "--teacher", "oracle", "--iterations", "1", "--deals", "1", "--epochs", "1"]
+    assert main(args + ["--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "iteration   1: score/optimum" in printed and (out / "model.zip").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["train", "dominion", "--teacher", "oracle"], "dominion has no move oracle"),
+        (["train", "cribbage", "--iterations", "3"], "--iterations is an option of --teacher"),
+        (["train", "war", "--teacher", "oracle", "--self-play"], "choose one"),
+    ],
+)
+def test_bad_teacher_options_are_clear_errors(args, message, tmp_path, capsys) -> None:
+    assert main(args + ["--out", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run" / "model.zip").exists()
+
+
+def test_a_teacher_the_learner_cannot_follow_is_refused() -> None:
+    spec = dataclasses.replace(get_game("cribbage"))
+    env = gym.make("tabletop/Cribbage-v0", pile_size=PILE_SIZE)
+    env.unwrapped.deal_is_public = False  # a seat that does not see the whole deal
+    with pytest.raises(ValueError, match="cannot follow"):
+        Teacher(spec, spec.read({}), env)
+    with pytest.raises(NoMoveOracleError):
+        Teacher(get_game("nmbr9"), get_game("nmbr9").read({}), env)
+    with pytest.raises(ValueError, match="unknown teacher"):
+        ImitationOptions(teacher="hindsight")
+
+
+def test_ctrl_c_keeps_the_last_iterations_checkpoint_and_resume_goes_on(tmp_path, monkeypatch) -> None:
+    from tabletop_gym.training import imitation
+
+    out = tmp_path / "run"
+    spec = _small_cribbage()
+    fits = []
+    real_fit = imitation.fit
+
+    def interrupted_fit(*args, **kwargs):
+        fits.append(1)
+        if len(fits) == 2:  # Ctrl-C while the second iteration trains
+            raise KeyboardInterrupt
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(imitation, "fit", interrupted_fit)
+    options = ImitationOptions(iterations=2, deals=2, epochs=1)
+    with pytest.raises(KeyboardInterrupt, match="after 1 imitation iterations"):
+        train_imitation(spec, options, 0, out, {}, progress=False)
+    assert json.loads((out / STATE).read_text())["iterations_done"] == 1
+    config = json.loads((out / "config.json").read_text())
+    assert config["interrupted"] is True and not (out / "model.zip").exists()
+    monkeypatch.setattr(imitation, "fit", real_fit)
+    train_imitation(spec, options, 0, out, {}, progress=False, resume=True)
+    state = json.loads((out / STATE).read_text())
+    assert [p["iteration"] for p in state["curve"]] == [0, 1, 2] and (out / "model.zip").is_file()
