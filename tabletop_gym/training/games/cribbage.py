@@ -42,6 +42,9 @@ VECTOR_ENVS = 4096
 MAX_VECTOR_ENVS = 1 << 20
 MAX_VECTOR_STEPS = 10**10
 
+# Steps of each run of `bench cribbage --train`: some seconds of each trainer on the shared machine.
+TRAIN_BENCH_STEPS = {"vector": 200_000, "sb3": 20_000}
+
 # The probe counts at which bench reads the probe search's anytime curve.
 PROBE_COUNTS = (1, 10, 100, 1_000, 10_000)
 MAX_BENCH_DEALS = 100_000  # deals of one timing: each takes the oracle about a second
@@ -105,6 +108,26 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
             default=10_000_000,
             help=f"with --vector: steps (all games together) per run, 1-{MAX_VECTOR_STEPS:,} "
             "(default 10000000)",
+        )
+        parser.add_argument(
+            "--train",
+            action="store_true",
+            help="time training end to end instead (rollouts and updates; median of 3 runs, CPU beside "
+            "wall): --trainer vector on the native vector environment against --trainer sb3, "
+            "interleaved, and write cribbage-train.json",
+        )
+        parser.add_argument(
+            "--train-steps",
+            type=int_arg(1, MAX_ENV_STEPS),
+            default=TRAIN_BENCH_STEPS["vector"],
+            help=f"with --train: steps of each vector-trainer run (default {TRAIN_BENCH_STEPS['vector']})",
+        )
+        parser.add_argument(
+            "--sb3-steps",
+            type=int_arg(0, MAX_ENV_STEPS),
+            default=TRAIN_BENCH_STEPS["sb3"],
+            help=f"with --train: steps of each sb3-trainer run, 0 to leave it out "
+            f"(default {TRAIN_BENCH_STEPS['sb3']})",
         )
         parser.add_argument(
             "--deals",
@@ -224,14 +247,31 @@ def _vector_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_bench(args: argparse.Namespace) -> int:
+    """``bench cribbage --train``: end-to-end training steps per second of both trainers, interleaved."""
+    from tabletop_gym.training.bench import training_bench
+
+    steps = {"vector": args.train_steps}
+    if args.sb3_steps:
+        steps = {"sb3": args.sb3_steps, **steps}
+    report = training_bench(SPEC, steps)
+    report["load_average_after"] = os.getloadavg()[0]
+    write_report("cribbage-train", report, args.out)
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     """Oracle time per deal (median wall and CPU; 1 thread against N in one interleaved run), peak
     memory, environment steps per second, and the probe search's score/optimum against its number
     of probes."""
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
+    if args.vector and args.train:
+        raise ValueError("--vector times the environment, --train the training: give one of them")
     if args.vector:
         return _vector_bench(args)
+    if args.train:
+        return _train_bench(args)
     from tabletop_gym.oracles import cribbage as oracle
 
     settings = SPEC.read(args)
