@@ -426,6 +426,12 @@ def _main(argv: Sequence[str] | None) -> int:
                 status = _demo(spec, args)
         elif startup:
             status = startup_bench(args)
+        elif args.command == "bench" and getattr(args, "train", False):
+            if getattr(args, "vector", False):
+                raise ValueError("--vector times the environment, --train the training: give one of them")
+            from tabletop_gym.training.train_bench import train_bench_command
+
+            status = train_bench_command(spec, args)
         elif args.command == "solve" and getattr(args, "deals", None) is not None:
             status = _solve_batch(spec, args)
         else:

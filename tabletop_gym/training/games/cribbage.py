@@ -247,31 +247,14 @@ def _vector_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _train_bench(args: argparse.Namespace) -> int:
-    """``bench cribbage --train``: end-to-end training steps per second of both trainers, interleaved."""
-    from tabletop_gym.training.bench import training_bench
-
-    steps = {"vector": args.train_steps}
-    if args.sb3_steps:
-        steps = {"sb3": args.sb3_steps, **steps}
-    report = training_bench(SPEC, steps)
-    report["load_average_after"] = os.getloadavg()[0]
-    write_report("cribbage-train", report, args.out)
-    return 0
-
-
 def _bench(args: argparse.Namespace) -> int:
     """Oracle time per deal (median wall and CPU; 1 thread against N in one interleaved run), peak
     memory, environment steps per second, and the probe search's score/optimum against its number
     of probes."""
     from tqdm import tqdm  # where a bar is shown: the command line starts without it
 
-    if args.vector and args.train:
-        raise ValueError("--vector times the environment, --train the training: give one of them")
     if args.vector:
         return _vector_bench(args)
-    if args.train:
-        return _train_bench(args)
     from tabletop_gym.oracles import cribbage as oracle
 
     settings = SPEC.read(args)
