@@ -38,7 +38,7 @@ DEFAULT_VECTOR_PPO: dict[str, Any] = {
     "n_steps": 32,
     "batch_size": 2048,
     "n_epochs": 4,
-    "learning_rate": 5e-4,
+    "learning_rate": 1e-3,
     "gamma": 1.0,
     "gae_lambda": 0.95,
     "ent_coef": 0.01,
