@@ -240,3 +240,4 @@ def startup_bench(args: argparse.Namespace) -> int:
             )
     write_report(STARTUP, report, args.out)
     return 0
+

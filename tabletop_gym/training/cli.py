@@ -38,7 +38,7 @@ PER_GAME = ("play", "solve", "bench", "tournament", "stats")
 HELP = {
     "play": "play a game in the terminal",
     "solve": "solve a deal with the game's oracle, or many with --deals",
-    "train": "train a MaskablePPO agent",
+    "train": "train a MaskablePPO agent (on the game's native vector environment where it has one)",
     "evaluate": "score agents against the oracle on seeded deals",
     "demo": "train a small agent, then evaluate it beside random and greedy",
     "bench": "measure the oracle and environment speed",
@@ -132,7 +132,20 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             help=f"environment steps, 1-{MAX_STEPS:,} (default {default_steps})",
         )
         parser.add_argument(
-            "--n-envs", type=int_arg(1, 256), default=8, help="environments stepped side by side (default 8)"
+            "--n-envs",
+            type=int_arg(1, 4096),
+            default=None,
+            help="games played side by side, 1-4096 (default: 8 with --trainer sb3, "
+            f"{_vector_envs(spec)} with --trainer vector)",
+        )
+        parser.add_argument(
+            "--trainer",
+            choices=("vector", "sb3"),
+            default=None,
+            help="who collects the rollouts: vector, the fast masked PPO loop on the game's native vector "
+            "environment, or sb3, MaskablePPO.learn on single environments; both save the same MaskablePPO "
+            "model (default: vector where the game has a native vector environment"
+            + (", as this one has" if _has_vector_env(spec) else ", which this one has not") + ")",
         )
         parser.add_argument(
             "--checkpoint-every",
@@ -165,6 +178,18 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             help=f"demo folder (default runs/demo/{spec.name})",
         )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _has_vector_env(spec: GameSpec) -> bool:
+    import gymnasium as gym
+
+    return gym.spec(spec.env_id).vector_entry_point is not None
+
+
+def _vector_envs(spec: GameSpec) -> int:
+    from tabletop_gym.training.vector_ppo import DEFAULT_VECTOR_PPO
+
+    return {**DEFAULT_VECTOR_PPO, **spec.vector_ppo}["n_envs"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -514,6 +539,12 @@ def _main(argv: Sequence[str] | None) -> int:
                 status = _demo(spec, args)
         elif startup:
             status = startup_bench(args)
+        elif args.command == "bench" and getattr(args, "train", False):
+            if getattr(args, "vector", False):
+                raise ValueError("--vector times the environment, --train the training: give one of them")
+            from tabletop_gym.training.train_bench import train_bench_command
+
+            status = train_bench_command(spec, args)
         elif args.command == "solve" and getattr(args, "deals", None) is not None:
             status = _solve_batch(spec, args)
         else:
@@ -780,6 +811,7 @@ def _train(spec: GameSpec, args: argparse.Namespace) -> int:
         checkpoint_every=args.checkpoint_every,
         resume=args.resume,
         self_play=self_play,
+        trainer=args.trainer,
     )
     config = json.loads((args.out / "config.json").read_text())
     print(f"model:  {path}  ({config['steps_done']} steps in {config['train_seconds']} s)")
@@ -827,6 +859,7 @@ def _demo(spec: GameSpec, args: argparse.Namespace) -> int:
         n_envs=args.n_envs,
         progress=not args.no_progress,
         checkpoint_every=args.checkpoint_every,
+        trainer=args.trainer,
     )
     print(f"[2/2] evaluating on {args.episodes} deals against the oracle")
     args.out = out / "evaluation"

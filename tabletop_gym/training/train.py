@@ -1,4 +1,10 @@
-"""Train a MaskablePPO agent (sb3-contrib) on a game's environment."""
+"""Train a MaskablePPO agent (sb3-contrib) on a game's environment.
+
+Two trainers make the same model (a MaskablePPO ``model.zip``): ``vector``, the masked PPO loop of
+:mod:`tabletop_gym.training.vector_ppo` on the game's native vector environment, where its id has one
+(the default there: many times faster); and ``sb3``, ``MaskablePPO.learn`` on SB3's vector of single
+environments (every game; the default where there is no native vector environment, and for self-play).
+"""
 
 from __future__ import annotations
 
@@ -45,6 +51,27 @@ def choose_policy(spec: GameSpec, observation_space: Any) -> str:
 
 
 CHECKPOINT = "checkpoint.zip"
+TRAINERS = ("vector", "sb3")
+SB3_N_ENVS = 8  # the sb3 trainer's environments side by side, unless told
+
+
+def choose_trainer(trainer: str | None, env_id: str, self_play: bool) -> str:
+    """The trainer a run uses: the one asked for, else ``vector`` where ``env_id`` has a native vector
+    environment (and the run is not self-play, whose other seats are played by single environments),
+    else ``sb3``. A trainer that cannot run this game is refused."""
+    from tabletop_gym.training.vector_ppo import has_vector_env
+
+    if trainer is not None and trainer not in TRAINERS:
+        raise ValueError(f"unknown trainer {trainer!r}: choose {' or '.join(TRAINERS)}")
+    native = has_vector_env(env_id)
+    if trainer == "vector":
+        if not native:
+            raise ValueError(f"--trainer vector needs a native vector environment, which {env_id} has not: "
+                             "use --trainer sb3")
+        if self_play:
+            raise ValueError("--self-play trains with --trainer sb3 (its other seats are single "
+                             "environments)")
+    return trainer or ("vector" if native and not self_play else "sb3")
 
 
 def train(
@@ -53,12 +80,13 @@ def train(
     seed: int,
     out: Path,
     args: argparse.Namespace,
-    n_envs: int = 8,
+    n_envs: int | None = None,
     progress: bool = True,
     overrides: dict[str, Any] | None = None,
     checkpoint_every: int = 50_000,
     resume: bool = False,
     self_play: selfplay.SelfPlayOptions | None = None,
+    trainer: str | None = None,
 ) -> Path:
     """Train for ``steps`` environment steps; writes ``model.zip`` and ``config.json`` to ``out``.
 
@@ -74,6 +102,10 @@ def train(
     ``self_play`` (a :class:`tabletop_gym.training.selfplay.SelfPlayOptions`) seats a pool of the
     learner's earlier policies in the other seats (see that module); its snapshots and learning curve
     go to ``out`` too, and ``resume`` restores the pool.
+
+    ``trainer`` (``vector`` or ``sb3``; None chooses, see :func:`choose_trainer`) collects the rollouts;
+    both save the same model. ``n_envs`` (None: the trainer's default, 8 for ``sb3`` and the game's
+    ``vector_ppo`` setting for ``vector``) games are played side by side.
     """
     out = Path(out)
     # Two runs in one folder would leave one run's config.json beside the other's model.
@@ -81,7 +113,7 @@ def train(
         if not resume:
             _check_fresh_start(out, spec, args)
         return _train(spec, steps, seed, out, args, n_envs, progress, overrides, checkpoint_every, resume,
-                      self_play)
+                      self_play, trainer)
 
 
 def _train(
@@ -90,12 +122,13 @@ def _train(
     seed: int,
     out: Path,
     args: argparse.Namespace,
-    n_envs: int,
+    n_envs: int | None,
     progress: bool,
     overrides: dict[str, Any] | None,
     checkpoint_every: int,
     resume: bool,
     self_play: selfplay.SelfPlayOptions | None = None,
+    trainer: str | None = None,
 ) -> Path:
     _require_training_extra()
     import gymnasium as gym
@@ -103,28 +136,40 @@ def _train(
     from stable_baselines3.common.env_util import make_vec_env
 
     import tabletop_gym  # noqa: F401  (registers the environments)
+    from tabletop_gym.training import vector_ppo
 
     steps = check_int("steps", steps, 1, MAX_STEPS)
-    n_envs = check_int("n_envs", n_envs, 1)
     seed = check_int("seed", seed, 0)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, 0)
-    settings = {**DEFAULT_PPO, **spec.ppo, **(overrides or {})}
-    net_arch = settings.pop("net_arch")
     game_settings = spec.read(args)
     env_id, env_kwargs = spec.environment(game_settings)
+    trainer = choose_trainer(trainer, env_id, self_play is not None)
+    if trainer == "vector":
+        settings = {**vector_ppo.DEFAULT_VECTOR_PPO, **spec.vector_ppo, **(overrides or {})}
+        default_envs = settings.pop("n_envs")
+    else:
+        settings = {**DEFAULT_PPO, **spec.ppo, **(overrides or {})}
+        default_envs = SB3_N_ENVS
+    n_envs = check_int("n_envs", default_envs if n_envs is None else n_envs, 1, vector_ppo.MAX_ENVS)
+    net_arch = settings.pop("net_arch")
     players = selfplay.check_options(spec, game_settings, self_play) if self_play is not None else 1
     out.mkdir(parents=True, exist_ok=True)
     start_from = _resume_point(out, spec.name, env_id, env_kwargs) if resume else None
     if resume:
         _check_same_kind(out, self_play is not None)
     torch.set_num_threads(1)  # small networks: one thread is fastest and leaves a core to the envs
+    native_env = None
     if self_play is not None:
         pool = selfplay.Pool(self_play, spec, game_settings)
         vec_env = selfplay.make_vec_env(spec, game_settings, pool, n_envs, seed, players)
+    elif trainer == "vector":
+        native_env = vector_ppo.make_vector_env(env_id, env_kwargs, n_envs)
+        vec_env = vector_ppo.spaces_env(native_env)
     else:
         vec_env = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=n_envs, seed=seed)
     policy = choose_policy(spec, vec_env.observation_space)
-    tensorboard = str(out / "tb") if importlib.util.find_spec("tensorboard") else None
+    # The vector trainer logs nothing to TensorBoard (its progress is the bar and config.json).
+    tensorboard = str(out / "tb") if trainer == "sb3" and importlib.util.find_spec("tensorboard") else None
     if start_from is not None:
         model = _resumed_model(start_from, vec_env, tensorboard, steps)
     else:
@@ -150,6 +195,7 @@ def _train(
         "env_id": env_id,
         "env_kwargs": env_kwargs,
         "algorithm": "MaskablePPO",
+        "trainer": trainer,
         "policy": policy,
         "net_arch": net_arch,
         "steps": steps,
@@ -163,7 +209,18 @@ def _train(
         "self_play": _self_play_config(spec, self_play, players),
     }
     start = time.perf_counter()
-    _learn(model, steps - done_before, callbacks, start_from is None, progress, out, config, vec_env, start)
+    if native_env is None:
+        def run() -> None:
+            model.learn(
+                total_timesteps=steps - done_before,
+                callback=callbacks,
+                reset_num_timesteps=start_from is None,
+                progress_bar=progress and importlib.util.find_spec("rich") is not None,
+            )
+    else:
+        def run() -> None:
+            _learn_vector(model, native_env, steps, seed, callbacks, progress)
+    _learn(model, run, out, config, vec_env, start)
     seconds = time.perf_counter() - start
     path = out / "model.zip"
     config.update(steps_done=int(model.num_timesteps), interrupted=False, train_seconds=round(seconds, 2))
@@ -300,27 +357,34 @@ def _library_versions() -> dict[str, str]:
     }
 
 
-def _learn(
-    model: Any,
-    more_steps: int,
-    callbacks: list,
-    fresh: bool,
-    progress: bool,
-    out: Path,
-    config: dict[str, Any],
-    vec_env: Any,
-    start: float,
+def _learn_vector(
+    model: Any, native_env: Any, steps: int, seed: int, callbacks: list, progress: bool
 ) -> None:
-    """Train ``more_steps`` steps. On Ctrl-C the model so far goes to the checkpoint (and, without a
-    finished model, config.json says the run was cut short); the KeyboardInterrupt goes on with the
-    command line's one line."""
+    """The vector trainer up to ``steps`` moves in all, calling the (SB3) callbacks after each update, as
+    ``MaskablePPO.learn`` calls them after each step: the checkpoint saves the weights as updated."""
+    from tqdm import tqdm
+
+    from tabletop_gym.training.vector_ppo import learn
+
+    for callback in callbacks:
+        callback.init_callback(model)
+        callback.on_training_start(locals(), globals())
+    with tqdm(total=steps, initial=int(model.num_timesteps), unit="step", disable=not progress,
+              desc="train") as bar:
+        def after_update(moves: int) -> None:
+            bar.update(min(moves, steps - bar.n))  # the last rollout may pass the steps asked for
+            for callback in callbacks:
+                callback.on_step()
+
+        learn(model, native_env, steps, seed, after_update)
+
+
+def _learn(model: Any, run: Any, out: Path, config: dict[str, Any], vec_env: Any, start: float) -> None:
+    """Train by ``run()``. On Ctrl-C the model so far goes to the checkpoint (and, without a finished
+    model, config.json says the run was cut short); the KeyboardInterrupt goes on with the command
+    line's one line."""
     try:
-        model.learn(
-            total_timesteps=more_steps,
-            callback=callbacks,
-            reset_num_timesteps=fresh,
-            progress_bar=progress and importlib.util.find_spec("rich") is not None,
-        )
+        run()
     except KeyboardInterrupt:
         _save(model, out / CHECKPOINT)
         if not (out / "model.zip").exists():

@@ -111,6 +111,8 @@ class GameSpec:
     - ``commands``: the game's implementation of ``play``, ``bench`` and any other sub-command
       (``tournament``, ``stats``), each ``fn(args) -> int`` (exit status).
     - ``ppo``: MaskablePPO settings that suit the game (override the defaults of ``train``).
+    - ``vector_ppo``: the same for the vector trainer (the game's native vector environment), over
+      ``vector_ppo.DEFAULT_VECTOR_PPO``; ``n_envs`` among them.
     - ``env_id_for(settings)``: for a game with several environments, the one the command line asked
       for (e.g. Dominion's versus game with ``--opponents``); ``env_id`` otherwise.
     - ``demo``: argument defaults of ``tabletop-gym demo <game>`` (``steps``, ``episodes`` and game
@@ -153,6 +155,7 @@ class GameSpec:
     commands: dict[str, Callable[[argparse.Namespace], int]] = field(default_factory=dict)
     ratio_name: Callable[[Any], str] = lambda settings: "score / {best}"
     ppo: dict[str, Any] = field(default_factory=dict)
+    vector_ppo: dict[str, Any] = field(default_factory=dict)
     env_id_for: Callable[[Any], str] | None = None
     demo: dict[str, Any] = field(default_factory=dict)
     policy: str | None = None

@@ -48,6 +48,9 @@ from tabletop_gym.training.terminal import ask_move
 VECTOR_ENVS = 4096
 VECTOR_STEPS = 10_000_000
 
+# Steps of each run of `bench cribbage --train`: some seconds of each trainer on the shared machine.
+TRAIN_BENCH_STEPS = {"vector": 200_000, "sb3": 20_000}
+
 # The probe counts at which bench reads the probe search's anytime curve.
 PROBE_COUNTS = (1, 10, 100, 1_000, 10_000)
 MAX_BENCH_DEALS = 100_000  # deals of one timing: each takes the oracle about a second
@@ -109,6 +112,26 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         add_probe_arguments(parser, most=PROBE_COUNTS[-1] if command == "bench" else None)
     if command == "bench":
         add_vector_arguments(parser, "cribbage", VECTOR_ENVS, VECTOR_STEPS)
+        parser.add_argument(
+            "--train",
+            action="store_true",
+            help="time training end to end instead (rollouts and updates; median of 3 runs, CPU beside "
+            "wall): --trainer vector on the native vector environment against --trainer sb3, "
+            "interleaved, and write cribbage-train.json",
+        )
+        parser.add_argument(
+            "--train-steps",
+            type=int_arg(1, MAX_ENV_STEPS),
+            default=TRAIN_BENCH_STEPS["vector"],
+            help=f"with --train: steps of each vector-trainer run (default {TRAIN_BENCH_STEPS['vector']})",
+        )
+        parser.add_argument(
+            "--sb3-steps",
+            type=int_arg(0, MAX_ENV_STEPS),
+            default=TRAIN_BENCH_STEPS["sb3"],
+            help=f"with --train: steps of each sb3-trainer run, 0 to leave it out "
+            f"(default {TRAIN_BENCH_STEPS['sb3']})",
+        )
         parser.add_argument(
             "--deals",
             type=int_arg(1, MAX_BENCH_DEALS),
