@@ -106,7 +106,9 @@ def _trained(
         return folder / "model.zip", float(config.get("train_seconds", 0.0))
     # An interrupted run of the same budget goes on from its checkpoint; any other run starts afresh.
     resume = same and (folder / "checkpoint.zip").is_file()
-    path = train(spec, steps, seed, folder, args, progress=progress, checkpoint_every=10_000, resume=resume)
+    # MaskablePPO on single environments: the trainer of the published table, whose figures these reproduce.
+    path = train(spec, steps, seed, folder, args, progress=progress, checkpoint_every=10_000, resume=resume,
+                 trainer="sb3")
     return path, float(json.loads(config_path.read_text())["train_seconds"])
 
 

@@ -849,7 +849,11 @@ def _demo(spec: GameSpec, args: argparse.Namespace) -> int:
         # answer lands in the cache, where the evaluation finds it.
         print(f"[0/2] checking that the oracle serves {env_id} ({settings}) on the first deal")
         _first_deal_oracle(spec, args)
-    print(f"[1/2] training MaskablePPO on {env_id} ({settings}) for {args.steps} steps")
+    from tabletop_gym.training.train import choose_trainer
+
+    trainer = choose_trainer(args.trainer, env_id, False, spec.vector_trainer)
+    how = "MaskablePPO" if trainer == "sb3" else "masked PPO on the native vector environment"
+    print(f"[1/2] training {how} on {env_id} ({settings}) for {args.steps} steps")
     model = train(
         spec,
         args.steps,
@@ -859,7 +863,7 @@ def _demo(spec: GameSpec, args: argparse.Namespace) -> int:
         n_envs=args.n_envs,
         progress=not args.no_progress,
         checkpoint_every=args.checkpoint_every,
-        trainer=args.trainer,
+        trainer=trainer,
     )
     print(f"[2/2] evaluating on {args.episodes} deals against the oracle")
     args.out = out / "evaluation"

@@ -55,10 +55,11 @@ TRAINERS = ("vector", "sb3")
 SB3_N_ENVS = 8  # the sb3 trainer's environments side by side, unless told
 
 
-def choose_trainer(trainer: str | None, env_id: str, self_play: bool) -> str:
-    """The trainer a run uses: the one asked for, else ``vector`` where ``env_id`` has a native vector
-    environment (and the run is not self-play, whose other seats are played by single environments),
-    else ``sb3``. A trainer that cannot run this game is refused."""
+def choose_trainer(trainer: str | None, env_id: str, self_play: bool, vector_default: bool = False) -> str:
+    """The trainer a run uses: the one asked for, else ``vector`` where the game makes it its default
+    (``GameSpec.vector_trainer``: its learning was checked against MaskablePPO's) and ``env_id`` has a
+    native vector environment (and the run is not self-play, whose other seats are played by single
+    environments), else ``sb3``. A trainer that cannot run this game is refused."""
     from tabletop_gym.training.vector_ppo import has_vector_env
 
     if trainer is not None and trainer not in TRAINERS:
@@ -71,7 +72,7 @@ def choose_trainer(trainer: str | None, env_id: str, self_play: bool) -> str:
         if self_play:
             raise ValueError("--self-play trains with --trainer sb3 (its other seats are single "
                              "environments)")
-    return trainer or ("vector" if native and not self_play else "sb3")
+    return trainer or ("vector" if vector_default and native and not self_play else "sb3")
 
 
 def train(
@@ -143,7 +144,7 @@ def _train(
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, 0)
     game_settings = spec.read(args)
     env_id, env_kwargs = spec.environment(game_settings)
-    trainer = choose_trainer(trainer, env_id, self_play is not None)
+    trainer = choose_trainer(trainer, env_id, self_play is not None, spec.vector_trainer)
     if trainer == "vector":
         settings = {**vector_ppo.DEFAULT_VECTOR_PPO, **spec.vector_ppo, **(overrides or {})}
         default_envs = settings.pop("n_envs")

@@ -113,6 +113,9 @@ class GameSpec:
     - ``ppo``: MaskablePPO settings that suit the game (override the defaults of ``train``).
     - ``vector_ppo``: the same for the vector trainer (the game's native vector environment), over
       ``vector_ppo.DEFAULT_VECTOR_PPO``; ``n_envs`` among them.
+    - ``vector_trainer``: ``train`` uses the vector trainer unless told (``--trainer``): set where its
+      learning has been checked against MaskablePPO's at the same budget (Cribbage); elsewhere it is
+      there to choose, and ``sb3`` stays the default.
     - ``env_id_for(settings)``: for a game with several environments, the one the command line asked
       for (e.g. Dominion's versus game with ``--opponents``); ``env_id`` otherwise.
     - ``demo``: argument defaults of ``tabletop-gym demo <game>`` (``steps``, ``episodes`` and game
@@ -156,6 +159,7 @@ class GameSpec:
     ratio_name: Callable[[Any], str] = lambda settings: "score / {best}"
     ppo: dict[str, Any] = field(default_factory=dict)
     vector_ppo: dict[str, Any] = field(default_factory=dict)
+    vector_trainer: bool = False
     env_id_for: Callable[[Any], str] | None = None
     demo: dict[str, Any] = field(default_factory=dict)
     policy: str | None = None
