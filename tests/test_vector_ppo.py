@@ -148,9 +148,12 @@ def test_a_few_thousand_steps_beat_random_play_on_small_piles() -> None:
 
 
 def test_the_trainer_is_chosen_by_the_id_and_a_trainer_that_cannot_run_is_refused(tmp_path, capsys) -> None:
-    assert choose_trainer(None, CRIBBAGE, self_play=False) == "vector"
-    assert choose_trainer(None, CRIBBAGE, self_play=True) == "sb3"
-    assert choose_trainer("sb3", CRIBBAGE, self_play=False) == "sb3"
+    assert choose_trainer(None, CRIBBAGE, self_play=False, vector_default=True) == "vector"
+    assert choose_trainer(None, CRIBBAGE, self_play=True, vector_default=True) == "sb3"
+    assert choose_trainer("sb3", CRIBBAGE, self_play=False, vector_default=True) == "sb3"
+    # A game whose vector trainer's learning is unchecked keeps MaskablePPO unless told.
+    assert choose_trainer(None, "tabletop/War-v0", self_play=False) == "sb3"
+    assert choose_trainer("vector", "tabletop/War-v0", self_play=False) == "vector"
     assert choose_trainer(None, "tabletop/ModernArt-v0", self_play=False) == "sb3"
     with pytest.raises(ValueError, match="needs a native vector environment, which tabletop/ModernArt-v0"):
         choose_trainer("vector", "tabletop/ModernArt-v0", self_play=False)
