@@ -32,6 +32,7 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.dominion import BOTS, BigMoney, make_bot, solitaire_turns, tournament, wilson
 from tabletop_gym.core import (
     InvalidDealError,
+    NoMoveOracleError,
     OracleCache,
     OracleResult,
     atomic_write_text,
@@ -50,7 +51,7 @@ from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training import ratings
 from tabletop_gym.training.arguments import add_options, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import env_steps_per_second
-from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
+from tabletop_gym.training.games import Baseline, GameSpec, MoveReview, SelfPlay
 from tabletop_gym.training.players import SeatedAgent, check_entry, load_players, model_path, split_entries
 from tabletop_gym.training.ratings import Outcome
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
@@ -154,6 +155,25 @@ def _oracle(deal: str, settings: DominionSettings) -> OracleResult | None:
     if settings.opponents:
         return None
     return _solve(deal, settings)
+
+
+def _move_oracle(settings: DominionSettings) -> Any:
+    """The solitaire game's move oracle for a deal string, in the settings where the oracle proves the
+    fewest turns (the treasure game and Smithy); ``NoMoveOracleError`` elsewhere."""
+    from tabletop_gym.envs.dominion.env import SOLITAIRE_TURN_LIMIT
+    from tabletop_gym.oracles.dominion.moves import MOVE_KINGDOMS, DominionMoves
+
+    rules = settings.rules
+    if settings.opponents:
+        raise NoMoveOracleError("Dominion's move values are for the solitaire game: against bots "
+                                "(--opponents) no oracle proves the best play")
+    if rules.cards not in MOVE_KINGDOMS:
+        raise NoMoveOracleError(
+            f"Dominion has move values for the treasure game (no --kingdom) and --kingdom smithy, not "
+            f"{rules.kingdom}: with these cards the oracle's search only bounds the fewest turns"
+        )
+    work = settings.limits.oracle_work_limit
+    return lambda deal: DominionMoves(deal, rules.target, rules.cards, SOLITAIRE_TURN_LIMIT, work)
 
 
 def _env_kwargs(settings: DominionSettings) -> dict[str, Any]:
@@ -904,4 +924,6 @@ SPEC = GameSpec(
     baseline=BASELINE,
     settings=_settings,
     self_play=SELF_PLAY,
+    # A blunder costs more than one turn.
+    moves=MoveReview(oracle=_move_oracle, blunder=1),
 )
