@@ -288,6 +288,11 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "evaluate", "demo", "play"):
         parser.add_argument("--cache", type=path_arg, default=None,
                             help="oracle cache folder (default ~/.cache/tabletop-gym)")
+    if command == "play":
+        parser.add_argument("--review", choices=REVIEWS, default=None,
+                            help="solitaire, treasure game or Smithy: the oracle's word on your moves, after "
+                                 "each move that lost turns or all of them at the end (what each lost, and "
+                                 "the best move instead)")
     if command in ("solve", "play"):
         parser.add_argument("--deal", type=nonempty,
                             help="the deal, a decimal integer 0..2**64-1 (the one solve and play print, "
@@ -566,12 +571,19 @@ def _phrase(decision: int, action: int) -> str:
             R.WORKSHOP_GAIN: f"gains {card}"}[decision]
 
 
+REVIEWS = ("each", "end")
+
+
 def _play(args: argparse.Namespace) -> int:
     settings = SPEC.read(args)
     opponents = settings.opponents
     kingdom = settings.rules.kingdom
     target = settings.rules.target
     deal = _deal(args)
+    review = getattr(args, "review", None)
+    # Made before the game starts, so a setting without move values is refused at once.
+    moves = _move_oracle(settings)(deal) if review is not None else None
+    lost: list[str] = []
     if opponents:
         env = gym.make(VERSUS_ENV_ID, **_env_kwargs(settings)).unwrapped
     else:
@@ -594,15 +606,34 @@ def _play(args: argparse.Namespace) -> int:
         action = ask_move(f"{_PROMPTS[state.decision]}> ", lambda answer: _read_answer(answer, state))
         if action is None:
             break
+        values = moves.at_state(state) if moves is not None else None
+        turn, decision = state.turns[0] + 1, state.decision
         env.step(action)
         print()
+        if values is not None and values.loss(action) > 0:
+            lost.append(_loss_line(turn, decision, action, values))
+            if review == "each":
+                print(lost[-1] + "\n")
     for line in narrator.news(state):
         print(line)
     if opponents:
         _versus_summary(state, seat, names)
     else:
         _solitaire_summary(state, deal, settings)
+    if review == "end":
+        print("\n".join(["moves that lost turns:"] + lost) if lost else "every move you played was optimal")
     return 0
+
+
+def _loss_line(turn: int, decision: int, action: int, values: Any) -> str:
+    """What a move gave away, and the best move instead, in the game's words."""
+    loss = int(values.loss(action))
+
+    def words(a: int) -> str:
+        return "pass" if a == R.PASS else f"{_PROMPTS[decision]} {R.CARD_NAMES[a]}"
+
+    return (f"turn {turn}: {words(action)} lost {loss} turn{'s' if loss > 1 else ''}: with "
+            f"{words(values.best)} the game could end in {-int(values.optimum)} more turns")
 
 
 def _versus_summary(state: R.DominionState, seat: int, names: dict[int, str]) -> None:
