@@ -5,6 +5,7 @@ the optimum minus the score, and refusals."""
 from __future__ import annotations
 
 import argparse
+import json
 
 import gymnasium as gym
 import pytest
@@ -133,3 +134,16 @@ def test_refusals() -> None:
     with pytest.raises(NoMoveOracleError, match="solitaire"):
         move_oracle_factory(spec, argparse.Namespace(opponents="big-money"))
     assert move_oracle_factory(spec, argparse.Namespace(kingdom="smithy", target=1))("4").at([]).optimum < 0
+
+
+def test_evaluate_moves_reports_the_turns_lost(tmp_path, capsys) -> None:
+    from tabletop_gym.training.cli import main
+
+    args = ["evaluate", "dominion", "--moves", "--target", "1", "--kingdom", "smithy", "--agent", "greedy",
+            "--agent", "smithy-big-money", "--episodes", "2", "--out", str(tmp_path), "--no-progress"]
+    assert main(args) == 0
+    report = json.loads((tmp_path / "moves.json").read_text())
+    for summary in report["agents"].values():
+        lost = summary["mean_optimum"] - summary["mean_score"]
+        assert summary["mean_points_lost_per_game"] == pytest.approx(lost)
+    assert (tmp_path / "moves.png").exists() and "smithy-big-money" in capsys.readouterr().out
