@@ -26,11 +26,11 @@ from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.env import SOLITAIRE_TURN_LIMIT
 from tabletop_gym.oracles.dominion.common import DEFAULT_WORK_LIMIT, oracle_kingdom
 from tabletop_gym.oracles.dominion.kingdom import _kingdom_iteration, _KingdomSearch
+from tabletop_gym.oracles.dominion.oracle import _TREASURE_NODES_PER_WORK
 from tabletop_gym.oracles.dominion.treasure import _BASE, _iteration, _Search
 
 # The kingdoms whose searches prove the fewest turns within seconds (tabletop-gym bench dominion).
 MOVE_KINGDOMS = ((), (R.SMITHY,))
-_TREASURE_NODES_PER_WORK = 4  # as the oracle counts the treasure search's work
 
 
 class DominionMoves:
