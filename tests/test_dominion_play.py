@@ -176,3 +176,15 @@ def test_play_review_refuses_a_kingdom_without_move_values(capsys, tmp_path):
     args = ["play", "dominion", "--deal", "5", "--kingdom", "first-game", "--review", "end"]
     assert main(args) == 2
     assert "treasure game" in capsys.readouterr().err
+
+
+def test_play_review_stops_where_the_search_runs_out_of_work(monkeypatch, capsys, tmp_path):
+    # A work limit of 1 settles no position: the review says so once and the game goes on.
+    player = BigMoneyAtTheTerminal(capsys)
+    monkeypatch.setattr(builtins, "input", player)
+    args = ["play", "dominion", "--deal", "5", "--target", "1", "--cache", str(tmp_path), "--review", "each",
+            "--oracle-work-limit", "1"]
+    assert main(args) == 0
+    out = player.output()
+    assert out.count("the review stops here:") == 1 and "work limit" in out
+    assert f"game over after {solitaire_turns('big-money', 5, target=1)} turns" in out

@@ -606,7 +606,13 @@ def _play(args: argparse.Namespace) -> int:
         action = ask_move(f"{_PROMPTS[state.decision]}> ", lambda answer: _read_answer(answer, state))
         if action is None:
             break
-        values = moves.at_state(state) if moves is not None else None
+        values = None
+        if moves is not None:
+            try:
+                values = moves.at_state(state)
+            except NoMoveOracleError as error:  # a position the search cannot settle within its work
+                print(f"the review stops here: {error} (--oracle-work-limit gives it more)\n")
+                moves = None
         turn, decision = state.turns[0] + 1, state.decision
         env.step(action)
         print()
@@ -621,7 +627,9 @@ def _play(args: argparse.Namespace) -> int:
     else:
         _solitaire_summary(state, deal, settings)
     if review == "end":
-        print("\n".join(["moves that lost turns:"] + lost) if lost else "every move you played was optimal")
+        until = "" if moves is not None else " (until the review stopped)"
+        print("\n".join([f"moves that lost turns{until}:"] + lost) if lost
+              else f"every move you played was optimal{until}")
     return 0
 
 
