@@ -153,3 +153,38 @@ def test_narration_tells_actions_buys_and_discards_from_the_engine_record():
                for line in lines)
     bought = [b for line in lines for b in re.findall(r"buys ([\w, ]+)$", line)]
     assert sum(b.count("Militia") for b in bought) == state.gains[1][R.MILITIA] >= 1
+
+
+@pytest.mark.parametrize("review", ["each", "end"])
+def test_play_review_names_the_moves_that_lost_turns_and_the_best(review, monkeypatch, capsys, tmp_path):
+    # Deal 5, one Province: passing on the first two turns (Silver was affordable) costs turns, big
+    # money's play after that none or some; every loss line names the best move instead.
+    player = BigMoneyAtTheTerminal(capsys, script=("pass", "pass"))
+    monkeypatch.setattr(builtins, "input", player)
+    args = ["play", "dominion", "--deal", "5", "--target", "1", "--cache", str(tmp_path), "--review", review]
+    assert main(args) == 0
+    out = player.output()
+    lines = [line for line in out.splitlines() if line.startswith("turn ") and " lost " in line]
+    assert lines and lines[0].startswith("turn 1: pass lost ") and "could end in" in lines[0]
+    if review == "end":
+        assert out.index("moves that lost turns:") > out.index("the fewest turns any play")
+    else:
+        assert out.index(lines[0]) < out.index("the fewest turns any play")
+
+
+def test_play_review_refuses_a_kingdom_without_move_values(capsys, tmp_path):
+    args = ["play", "dominion", "--deal", "5", "--kingdom", "first-game", "--review", "end"]
+    assert main(args) == 2
+    assert "treasure game" in capsys.readouterr().err
+
+
+def test_play_review_stops_where_the_search_runs_out_of_work(monkeypatch, capsys, tmp_path):
+    # A work limit of 1 settles no position: the review says so once and the game goes on.
+    player = BigMoneyAtTheTerminal(capsys)
+    monkeypatch.setattr(builtins, "input", player)
+    args = ["play", "dominion", "--deal", "5", "--target", "1", "--cache", str(tmp_path), "--review", "each",
+            "--oracle-work-limit", "1"]
+    assert main(args) == 0
+    out = player.output()
+    assert out.count("the review stops here:") == 1 and "work limit" in out
+    assert f"game over after {solitaire_turns('big-money', 5, target=1)} turns" in out

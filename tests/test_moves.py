@@ -180,7 +180,7 @@ def test_moves_of_a_game_without_a_move_oracle_is_a_clear_error(tmp_path, capsys
     assert main(args) == 2
     assert "war has no move values" in capsys.readouterr().err
     with pytest.raises(NoMoveOracleError):
-        move_oracle_factory(get_game("dominion"), {})
+        move_oracle_factory(get_game("dominion"), {"kingdom": "first-game"})  # a kingdom only bounded
 
 
 @pytest.mark.parametrize("review", ["each", "end"])

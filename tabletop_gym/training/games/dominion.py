@@ -31,6 +31,7 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.dominion import BOTS, BigMoney, make_bot, solitaire_turns, tournament, wilson
 from tabletop_gym.core import (
     InvalidDealError,
+    NoMoveOracleError,
     OracleCache,
     OracleResult,
     atomic_write_text,
@@ -49,7 +50,7 @@ from tabletop_gym.suites.definitions import SuiteDefinition
 from tabletop_gym.training import ratings
 from tabletop_gym.training.arguments import add_options, float_arg, int_arg, nonempty, path_arg, seed_arg
 from tabletop_gym.training.bench import add_vector_arguments, env_steps_per_second, vector_bench_command
-from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
+from tabletop_gym.training.games import Baseline, GameSpec, MoveReview, SelfPlay
 from tabletop_gym.training.pictures import draw_if_asked
 from tabletop_gym.training.players import SeatedAgent, check_entry, load_players, model_path, split_entries
 from tabletop_gym.training.ratings import Outcome
@@ -152,6 +153,25 @@ def _oracle(deal: str, settings: DominionSettings) -> OracleResult | None:
     if settings.opponents:
         return None
     return _solve(deal, settings)
+
+
+def _move_oracle(settings: DominionSettings) -> Any:
+    """The solitaire game's move oracle for a deal string, in the settings where the oracle proves the
+    fewest turns (the treasure game and Smithy); ``NoMoveOracleError`` elsewhere."""
+    from tabletop_gym.envs.dominion.env import SOLITAIRE_TURN_LIMIT
+    from tabletop_gym.oracles.dominion.moves import MOVE_KINGDOMS, DominionMoves
+
+    rules = settings.rules
+    if settings.opponents:
+        raise NoMoveOracleError("Dominion's move values are for the solitaire game: against bots "
+                                "(--opponents) no oracle proves the best play")
+    if rules.cards not in MOVE_KINGDOMS:
+        raise NoMoveOracleError(
+            f"Dominion has move values for the treasure game (no --kingdom) and --kingdom smithy, not "
+            f"{rules.kingdom}: with these cards the oracle's search only bounds the fewest turns"
+        )
+    work = settings.limits.oracle_work_limit
+    return lambda deal: DominionMoves(deal, rules.target, rules.cards, SOLITAIRE_TURN_LIMIT, work)
 
 
 def _env_kwargs(settings: DominionSettings) -> dict[str, Any]:
@@ -266,6 +286,11 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("solve", "evaluate", "demo", "play"):
         parser.add_argument("--cache", type=path_arg, default=None,
                             help="oracle cache folder (default ~/.cache/tabletop-gym)")
+    if command == "play":
+        parser.add_argument("--review", choices=REVIEWS, default=None,
+                            help="solitaire, treasure game or Smithy: the oracle's word on your moves, after "
+                                 "each move that lost turns or all of them at the end (what each lost, and "
+                                 "the best move instead)")
     if command in ("solve", "play"):
         parser.add_argument("--deal", type=nonempty,
                             help="the deal, a decimal integer 0..2**64-1 (the one solve and play print, "
@@ -542,12 +567,19 @@ def _phrase(decision: int, action: int) -> str:
             R.WORKSHOP_GAIN: f"gains {card}"}[decision]
 
 
+REVIEWS = ("each", "end")
+
+
 def _play(args: argparse.Namespace) -> int:
     settings = SPEC.read(args)
     opponents = settings.opponents
     kingdom = settings.rules.kingdom
     target = settings.rules.target
     deal = _deal(args)
+    review = getattr(args, "review", None)
+    # Made before the game starts, so a setting without move values is refused at once.
+    moves = _move_oracle(settings)(deal) if review is not None else None
+    lost: list[str] = []
     if opponents:
         env = gym.make(VERSUS_ENV_ID, **_env_kwargs(settings)).unwrapped
     else:
@@ -570,15 +602,42 @@ def _play(args: argparse.Namespace) -> int:
         action = ask_move(f"{_PROMPTS[state.decision]}> ", lambda answer: _read_answer(answer, state))
         if action is None:
             break
+        values = None
+        if moves is not None:
+            try:
+                values = moves.at_state(state)
+            except NoMoveOracleError as error:  # a position the search cannot settle within its work
+                print(f"the review stops here: {error} (--oracle-work-limit gives it more)\n")
+                moves = None
+        turn, decision = state.turns[0] + 1, state.decision
         env.step(action)
         print()
+        if values is not None and values.loss(action) > 0:
+            lost.append(_loss_line(turn, decision, action, values))
+            if review == "each":
+                print(lost[-1] + "\n")
     for line in narrator.news(state):
         print(line)
     if opponents:
         _versus_summary(state, seat, names)
     else:
         _solitaire_summary(state, deal, settings)
+    if review == "end":
+        until = "" if moves is not None else " (until the review stopped)"
+        print("\n".join([f"moves that lost turns{until}:"] + lost) if lost
+              else f"every move you played was optimal{until}")
     return 0
+
+
+def _loss_line(turn: int, decision: int, action: int, values: Any) -> str:
+    """What a move gave away, and the best move instead, in the game's words."""
+    loss = int(values.loss(action))
+
+    def words(a: int) -> str:
+        return "pass" if a == R.PASS else f"{_PROMPTS[decision]} {R.CARD_NAMES[a]}"
+
+    return (f"turn {turn}: {words(action)} lost {loss} turn{'s' if loss > 1 else ''}: with "
+            f"{words(values.best)} the game could end in {-int(values.optimum)} more turns")
 
 
 def _versus_summary(state: R.DominionState, seat: int, names: dict[int, str]) -> None:
@@ -888,4 +947,6 @@ SPEC = GameSpec(
     baseline=BASELINE,
     settings=_settings,
     self_play=SELF_PLAY,
+    # A blunder costs more than one turn.
+    moves=MoveReview(oracle=_move_oracle, blunder=1),
 )
