@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from tabletop_gym.core import atomic_output, atomic_write_text, check_int, hold_output
+from tabletop_gym.core import atomic_write_text, check_int, hold_output
 from tabletop_gym.training.arguments import MAX_STEPS
 from tabletop_gym.training.evaluate import score_ratio
+from tabletop_gym.training.figures import save_figure
 
 # Each game's suite, training budget, training aids and deals to play are its own (``GameSpec.baseline``,
 # beside the game in training/games/<game>.py); a game without one trains for this many steps.
@@ -407,9 +408,4 @@ def plot(report: dict[str, Any], path: Path) -> str | None:
             "score / optimum or bound",
         )
     fig.tight_layout()
-    try:
-        with atomic_output(path) as tmp:
-            fig.savefig(tmp, dpi=110, format="png")
-    finally:
-        plt.close(fig)
-    return str(path)
+    return save_figure(fig, path)

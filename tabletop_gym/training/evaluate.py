@@ -21,12 +21,12 @@ from tabletop_gym.agents.base import Agent
 from tabletop_gym.agents.policy import PlanAgent, load_policy
 from tabletop_gym.core import (
     OracleResult,
-    atomic_output,
     atomic_write_text,
     check_int,
     hold_output,
     quote_input,
 )
+from tabletop_gym.training.figures import save_figure
 from tabletop_gym.training.games import GameSpec
 
 if TYPE_CHECKING:
@@ -551,11 +551,4 @@ def _plot(spec: GameSpec, report: dict[str, Any], path: Path) -> str | None:
     fig = _figure(spec, report)
     if fig is None:
         return None
-    import matplotlib.pyplot as plt
-
-    try:
-        with atomic_output(path) as tmp:
-            fig.savefig(tmp, dpi=110)
-    finally:
-        plt.close(fig)
-    return str(path)
+    return save_figure(fig, path)

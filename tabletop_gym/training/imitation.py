@@ -51,6 +51,7 @@ from tabletop_gym.core import (
     read_regular,
     sigint_deferred,
 )
+from tabletop_gym.training.figures import save_figure
 from tabletop_gym.training.games import GameSpec
 
 TEACHERS = ("oracle",)
@@ -416,6 +417,4 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, game: str) -> None:
     ax.set_title(f"{game}: DAgger with the oracle as teacher")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    with atomic_output(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=100)
-    plt.close(fig)
+    save_figure(fig, path, dpi=100)

@@ -19,13 +19,14 @@ import numpy as np
 from tqdm import tqdm
 
 from tabletop_gym.agents.base import Agent
-from tabletop_gym.core import MoveOracle, NoMoveOracleError, atomic_output, atomic_write_text, hold_output
+from tabletop_gym.core import MoveOracle, NoMoveOracleError, atomic_write_text, hold_output
 from tabletop_gym.training.evaluate import (
     _check_agent_names,
     _check_policy_fits,
     _games_to_play,
     make_agent,
 )
+from tabletop_gym.training.figures import save_figure
 from tabletop_gym.training.games import GameSpec
 
 if TYPE_CHECKING:
@@ -263,9 +264,4 @@ def _plot(spec: GameSpec, report: dict[str, Any], path: Path) -> str | None:
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    try:
-        with atomic_output(path) as tmp:
-            fig.savefig(tmp, dpi=110)
-    finally:
-        plt.close(fig)
-    return str(path)
+    return save_figure(fig, path)

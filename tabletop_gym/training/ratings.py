@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_gym.agents.base import Agent
-from tabletop_gym.core import atomic_output, atomic_write_text, check_int, hold_output
+from tabletop_gym.core import atomic_write_text, check_int, hold_output
+from tabletop_gym.training.figures import save_figure
 from tabletop_gym.training.players import labels
 
 Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
@@ -177,9 +178,7 @@ def _plot(report: dict[str, Any], path: Path, title: str) -> bool:
     ax.set_xlabel("openskill Plackett-Luce rating (mu, 95% interval)")
     ax.set_title(title)
     fig.tight_layout()
-    with atomic_output(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
     return True
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from tabletop_gym.core import atomic_output, atomic_write_text, check_float, check_int, read_regular
 from tabletop_gym.training.arguments import one_line
+from tabletop_gym.training.figures import save_figure
 
 SAMPLINGS = ("latest", "uniform", "mix")
 POOL_FOLDER = "pool"
@@ -439,9 +440,7 @@ class Curve:
         ax.set_title(f"self-play, {self.players} players, {self.games} games per point")
         ax.legend(fontsize=7, loc="best")
         fig.tight_layout()
-        with atomic_output(path) as tmp:
-            fig.savefig(tmp, format="png", dpi=110)
-        plt.close(fig)
+        save_figure(fig, path)
 
     @classmethod
     def load(cls, out: Path, bot: str, players: int, games: int) -> Curve:
