@@ -31,7 +31,7 @@ from tabletop_gym.training.arguments import (
     stop_on_broken_pipe,
 )
 from tabletop_gym.training.bench import STARTUP, add_startup_arguments, startup_bench
-from tabletop_gym.training.games import GameSpec, game_names, get_game
+from tabletop_gym.training.games import DEFAULT_VECTOR_PPO, GameSpec, game_names, get_game
 
 GENERIC = ("evaluate", "train", "demo")
 PER_GAME = ("play", "solve", "bench", "tournament", "stats")
@@ -187,8 +187,6 @@ def _has_vector_env(spec: GameSpec) -> bool:
 
 
 def _vector_envs(spec: GameSpec) -> int:
-    from tabletop_gym.training.vector_ppo import DEFAULT_VECTOR_PPO
-
     return {**DEFAULT_VECTOR_PPO, **spec.vector_ppo}["n_envs"]
 
 

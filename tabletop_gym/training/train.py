@@ -26,7 +26,7 @@ from tabletop_gym.core import (
 )
 from tabletop_gym.training import selfplay
 from tabletop_gym.training.arguments import MAX_STEPS, one_line
-from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.games import DEFAULT_VECTOR_PPO, GameSpec
 
 DEFAULT_PPO: dict[str, Any] = {
     "n_steps": 512,
@@ -146,7 +146,7 @@ def _train(
     env_id, env_kwargs = spec.environment(game_settings)
     trainer = choose_trainer(trainer, env_id, self_play is not None, spec.vector_trainer)
     if trainer == "vector":
-        settings = {**vector_ppo.DEFAULT_VECTOR_PPO, **spec.vector_ppo, **(overrides or {})}
+        settings = {**DEFAULT_VECTOR_PPO, **spec.vector_ppo, **(overrides or {})}
         default_envs = settings.pop("n_envs")
     else:
         settings = {**DEFAULT_PPO, **spec.ppo, **(overrides or {})}

@@ -30,20 +30,6 @@ from gymnasium import spaces
 
 MAX_ENVS = 4096  # games side by side, either trainer: past this a rollout's memory grows for no speed
 HUGE_NEG = -1e8  # the logit of an illegal action, as sb3-contrib's masked distribution sets it
-# Defaults of the native-vector trainer (a game's GameSpec.vector_ppo and the command line override them):
-# many games a batch, big minibatches, and a small network, so that the network's work per environment
-# step stays near the environment's own (see docs/training.md for the measurements behind them).
-DEFAULT_VECTOR_PPO: dict[str, Any] = {
-    "n_envs": 256,
-    "n_steps": 32,
-    "batch_size": 2048,
-    "n_epochs": 4,
-    "learning_rate": 1e-3,
-    "gamma": 1.0,
-    "gae_lambda": 0.95,
-    "ent_coef": 0.01,
-    "net_arch": [64, 64],
-}
 
 
 def has_vector_env(env_id: str) -> bool:

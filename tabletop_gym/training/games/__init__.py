@@ -28,6 +28,22 @@ def _no_figures(
     return {}
 
 
+# Defaults of the native-vector trainer (a game's GameSpec.vector_ppo and the command line override them):
+# many games a batch, big minibatches, and a small network, so that the network's work per environment
+# step stays near the environment's own (see docs/training.md for the measurements behind them).
+DEFAULT_VECTOR_PPO: dict[str, Any] = {
+    "n_envs": 256,
+    "n_steps": 32,
+    "batch_size": 2048,
+    "n_epochs": 4,
+    "learning_rate": 1e-3,
+    "gamma": 1.0,
+    "gae_lambda": 0.95,
+    "ent_coef": 0.01,
+    "net_arch": [64, 64],
+}
+
+
 @dataclass(frozen=True)
 class Baseline:
     """How ``tabletop-gym baselines`` trains and plays a game.
@@ -112,7 +128,7 @@ class GameSpec:
       (``tournament``, ``stats``), each ``fn(args) -> int`` (exit status).
     - ``ppo``: MaskablePPO settings that suit the game (override the defaults of ``train``).
     - ``vector_ppo``: the same for the vector trainer (the game's native vector environment), over
-      ``vector_ppo.DEFAULT_VECTOR_PPO``; ``n_envs`` among them.
+      ``DEFAULT_VECTOR_PPO``; ``n_envs`` among them.
     - ``vector_trainer``: ``train`` uses the vector trainer unless told (``--trainer``): set where its
       learning has been checked against MaskablePPO's at the same budget (Cribbage); elsewhere it is
       there to choose, and ``sb3`` stays the default.
