@@ -44,7 +44,7 @@ from tabletop_gym.training.arguments import (
     seed_arg,
 )
 from tabletop_gym.training.bench import env_steps_per_second, write_report
-from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
+from tabletop_gym.training.games import Baseline, GameSpec, MoveReview, SelfPlay
 from tabletop_gym.training.players import SeatedAgent, check_entry, load_players, split_entries
 from tabletop_gym.training.ratings import Outcome, places_from_scores
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
@@ -201,6 +201,40 @@ def _oracle(deal: str, settings: WarSettings) -> OracleResult | None:
         raise search.SearchBudgetError(
             f"{error} (--time-limit {time_limit:g}); raise --time-limit, or use --horizon T"
         ) from None
+
+
+def _move_oracle(settings: WarSettings) -> Any:
+    """War's move oracle for a deal string, where the search proves the best result from every
+    position: player 1 on its fixed convention, player 0 seeing both piles (the full observation),
+    and a deck the whole-game search covers (or a horizon). Each search has the oracle's work limit
+    in positions, as ``solve`` does."""
+    from tabletop_gym.core import NoMoveOracleError
+    from tabletop_gym.oracles.war.moves import WarMoves
+
+    rules, limits = settings.rules, settings.limits
+    if settings.opponents is not None:
+        raise NoMoveOracleError(
+            "War's move values assume player 1's pickup convention: with an --opponents agent they "
+            "would value nothing; leave --opponents out (or name a convention)"
+        )
+    if settings.observation != "full":
+        raise NoMoveOracleError(
+            "War's move values are for the full observation, where player 0 sees both piles: under the "
+            "hidden one the best order depends on cards the seat has not seen, which a search of the "
+            "whole deal would use (--observation full)"
+        )
+    if not rules.deterministic:
+        raise NoMoveOracleError(
+            "War's move values need player 1 on a fixed pickup convention (--pickup winner_first, "
+            "loser_first or high_first), not 'random'"
+        )
+    if settings.horizon is None and rules.num_cards > EXACT_LIMIT and not limits.force_exact:
+        raise NoMoveOracleError(
+            f"War's move values of the whole game need the exact search, for decks of at most {EXACT_LIMIT} "
+            f"cards ({rules.num_cards} here): use --horizon T, smaller --ranks/--suits, or --force-exact"
+        )
+    budget = max(1, int(limits.time_limit * POSITIONS_PER_SECOND))
+    return lambda deal: WarMoves(deal, rules, settings.horizon, max_positions=budget)
 
 
 def _cpsat_cached(
@@ -764,4 +798,7 @@ SPEC = GameSpec(
     baseline=BASELINE,
     settings=_settings,
     self_play=SELF_PLAY,
+    # A blunder gives away more than a draw's worth (a win thrown to a loss) or, with a horizon, more
+    # than one card.
+    moves=MoveReview(oracle=_move_oracle, blunder=1),
 )
