@@ -59,6 +59,10 @@ class WarMoves:
         self.engine_rules = episode_rules(rules, horizon)  # the engine stops the episode at the horizon
         self._deal = parse_deal(deal, rules)
         self.deal = str(self._deal)
+        self._last: tuple[tuple[int, ...], WarGame] = ((), WarGame(self._deal, self.engine_rules, controlled=0))
+        # The last plan given, from the position it was given at: a plan that lasts to the trick limit
+        # (a drawn whole game: thousands of tricks) is not played out again at every decision of it.
+        self._plan: tuple[WarGame, tuple[int, ...]] | None = None
         self._horizon = (
             None
             if horizon is None
@@ -68,10 +72,20 @@ class WarMoves:
     def at(self, history: Sequence[int]) -> MoveValues:
         """The values after ``history`` (player 0's pot cards from the deal's start, as the
         environment takes them)."""
+        history = tuple(int(rank) for rank in history)
         try:
-            game = replay(self.engine_rules, self._deal, history)
+            # A game is reviewed decision by decision: the last position asked goes on, where the
+            # history does, rather than replaying thousands of tricks from the deal again.
+            last_history, last_game = self._last
+            if history[: len(last_history)] == last_history:
+                game = last_game.copy()
+                for rank in history[len(last_history) :]:
+                    game.apply(rank)
+            else:
+                game = replay(self.engine_rules, self._deal, history)
         except (IllegalActionError, GameOverError) as error:
             raise ValueError(f"not a play of {self.deal}: {error}") from None
+        self._last = history, game.copy()
         return self.at_game(game)
 
     def at_game(self, game: WarGame) -> MoveValues:
@@ -94,16 +108,30 @@ class WarMoves:
             lines[rank] = after, line
         best = max(values, key=values.__getitem__)
         optimum = values[best]
-        # Only the best move's line is played out: a drawn whole game's line lasts to the trick limit
-        # (thousands of tricks), the engine's replay is what such a value costs.
-        after, line = lines[best]
-        rest = self._play(after, line)
-        if not after.done or self._score(after) != optimum:
-            raise AssertionError(
-                f"move oracle claims {optimum} from {game.choices} of {self.deal}, its plan ends "
-                f"{'with ' + str(self._score(after)) if after.done else 'before the game does'}"
-            )
-        return MoveValues(float(optimum), {r: float(v) for r, v in values.items()}, (best,) + rest)
+        plan = self._continued(game, optimum, values)
+        if plan is None:
+            # Only the best move's line is played out: a drawn whole game's line lasts to the trick
+            # limit, and the engine's replay of it is what such a value costs.
+            after, line = lines[best]
+            plan = (best,) + self._play(after, line)
+            if not after.done or self._score(after) != optimum:
+                raise AssertionError(
+                    f"move oracle claims {optimum} from {game.choices} of {self.deal}, its plan ends "
+                    f"{'with ' + str(self._score(after)) if after.done else 'before the game does'}"
+                )
+        self._plan = game.copy(), plan
+        return MoveValues(float(optimum), {r: float(v) for r, v in values.items()}, plan)
+
+    def _continued(self, game: WarGame, optimum: int, values: dict[int, int]) -> tuple[int, ...] | None:
+        """The rest of the last plan where ``game`` is the position its first decision led to and that
+        rest still scores ``optimum``: the engine has played it from here already (as the tail of the
+        last plan's replay), so it is not played again. None otherwise."""
+        if self._plan is None:
+            return None
+        before, plan = self._plan
+        if len(plan) < 2 or game.choices != before.choices + [plan[0]] or values.get(plan[1]) != optimum:
+            return None
+        return plan[1:]
 
     def _score(self, game: WarGame) -> int:
         """The episode's score of a finished game: the result, or the cards held at the horizon."""
