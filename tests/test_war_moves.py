@@ -87,7 +87,8 @@ def test_values_in_the_environment_add_up_and_start_at_the_oracles_optimum(trick
         _, info = env.reset(seed=seed)
         deal = info["deal"]
         moves = WarMoves(deal, rules, tricks)
-        optimum = (search.solve(deal, rules) if tricks is None else horizon.solve_horizon(deal, tricks, rules)).score
+        solved = search.solve(deal, rules) if tricks is None else horizon.solve_horizon(deal, tricks, rules)
+        optimum = solved.score
         rng = random.Random(seed)
         actions: list[int] = []
         lost = 0.0

@@ -59,7 +59,8 @@ class WarMoves:
         self.engine_rules = episode_rules(rules, horizon)  # the engine stops the episode at the horizon
         self._deal = parse_deal(deal, rules)
         self.deal = str(self._deal)
-        self._last: tuple[tuple[int, ...], WarGame] = ((), WarGame(self._deal, self.engine_rules, controlled=0))
+        start = WarGame(self._deal, self.engine_rules, controlled=0)
+        self._last: tuple[tuple[int, ...], WarGame] = ((), start)
         # The last plan given, from the position it was given at: a plan that lasts to the trick limit
         # (a drawn whole game: thousands of tricks) is not played out again at every decision of it.
         self._plan: tuple[WarGame, tuple[int, ...]] | None = None
