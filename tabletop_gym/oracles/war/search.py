@@ -168,9 +168,12 @@ def orders_from(pile0: Sequence[int], pot: tuple[int, ...], steps: Sequence[Step
             picked.append([])
     orders = []
     for pot, first in zip(pots, picked, strict=True):
-        rest = Counter(pot)
-        rest.subtract(first)
-        orders.append(tuple(first) + tuple(sorted(rest.elements())))
+        # Lists, not Counters: a line lasting to the trick limit takes thousands of pots, and the move
+        # oracle asks for one at every decision of such a game.
+        rest = list(pot)
+        for rank in first:
+            rest.remove(rank)
+        orders.append(tuple(first) + tuple(sorted(rest)))
     return orders
 
 
