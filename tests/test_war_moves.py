@@ -3,6 +3,7 @@ losses add up to optimum minus score, evaluate --moves, and the settings it refu
 
 from __future__ import annotations
 
+import builtins
 import json
 import random
 
@@ -170,3 +171,26 @@ def test_move_oracle_refuses_positions_that_are_not_a_play_of_the_deal() -> None
         moves.at_game(WarGame(other, rules, controlled=0))
     with pytest.raises(ValueError, match="horizon"):
         WarMoves(deal, rules, horizon=0)
+
+
+@pytest.mark.parametrize("review", ["each", "end"])
+def test_play_review_names_the_cards_that_gave_something_away(review, monkeypatch, capsys) -> None:
+    # Seed 2 with a 10-trick horizon: 2, then 5 (the best was 7: 6 cards held after 10 tricks, 0 with
+    # the 5), then 2.
+    answers = iter(["2", "5", "2"])
+    monkeypatch.setattr(builtins, "input", lambda prompt="": next(answers))
+    args = ["play", "war", "--ranks", "6", "--suits", "2", "--horizon", "10", "--seed", "2"]
+    assert main(args + ["--review", review]) == 0
+    out = capsys.readouterr().out
+    line = "decision 2: 5 lost 6 (cards): with it at best 0, with 7 6"
+    assert line in out and "decision 1" not in out and "decision 3" not in out
+    if review == "end":
+        assert out.index("cards that gave something away:") > out.index("result: you lost")
+    else:
+        assert out.index(line) < out.index("result: you lost")
+
+
+def test_play_review_refuses_settings_without_move_values(capsys) -> None:
+    args = ["play", "war", "--ranks", "6", "--suits", "2", "--observation", "hidden", "--review", "end"]
+    assert main(args) == 2
+    assert "full observation" in capsys.readouterr().err

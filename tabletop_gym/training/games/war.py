@@ -346,6 +346,14 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         which.add_argument(
             "--seed", type=seed_arg, default=None, help="without --deal: the seed of a random deal"
         )
+        parser.add_argument(
+            "--review",
+            choices=REVIEWS,
+            default=None,
+            help="the oracle's word on your pot cards (full observation, player 1 on its convention): after "
+            "each one that gave something away, or all of them at the end (what each lost, and the best "
+            "card instead)",
+        )
     if command == "bench":
         parser.add_argument(
             "--games",
@@ -525,16 +533,44 @@ def _rank_list(ranks: list[int]) -> str:
     return ", ".join(RANK_CHARS[r] for r in ranks)
 
 
+REVIEWS = ("each", "end")
+
+
 def _play(args: argparse.Namespace) -> int:
+    settings = SPEC.read(args)
+    review = getattr(args, "review", None)
+    # Settings without proven move values are refused before the game starts.
+    make_moves = _move_oracle(settings) if review is not None else None
+    lost: list[str] = []
+    status = _play_game(args, settings, make_moves, review, lost)
+    if review == "end":
+        lines = ["cards that gave something away:"] + lost if lost else ["every card you placed was best"]
+        print("\n".join(lines))
+    return status
+
+
+def _loss_line(decision: int, rank: int, values: Any, horizon: int | None) -> str:
+    """What a pot card gave away, and the best card instead, in the game's words."""
+    unit = "result" if horizon is None else "cards"
+    return (
+        f"decision {decision}: {RANK_CHARS[rank]} lost {values.loss(rank):g} ({unit}): with it at best "
+        f"{values.values[rank]:g}, with {RANK_CHARS[values.best]} {values.optimum:g}"
+    )
+
+
+def _play_game(
+    args: argparse.Namespace, settings: WarSettings, make_moves: Any, review: str | None, lost: list[str]
+) -> int:
     from tabletop_gym.envs.war.env import WarEnv, render_text
 
     # The deal is kept for the summary (replay, oracle); it is shown at the start only when the
     # observation shows both piles anyway.
-    env = WarEnv(**_env_kwargs(SPEC.read(args)), reveal_deal=True)
+    env = WarEnv(**_env_kwargs(settings), reveal_deal=True)
     options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
     game = env.game
     assert game is not None
+    moves = make_moves(info["deal"]) if make_moves is not None else None
     alphabet = env.rules.alphabet
     shown = f"deal {info['deal']}\n" if env.observation_mode == "full" else ""
     print(
@@ -569,8 +605,14 @@ def _play(args: argparse.Namespace) -> int:
             print(f"the pot holds no {RANK_CHARS[rank]}; you can place {_rank_list(legal)}\n")
             continue
         tricks_before = game.state.tricks
+        values = moves.at_game(game) if moves is not None else None
+        decision = len(game.choices) + 1
         _, _, terminated, truncated, info = env.step(rank)
         show = True
+        if values is not None and values.loss(rank) > 0:
+            lost.append(_loss_line(decision, rank, values, env.horizon))
+            if review == "each":
+                print(lost[-1] + "\n")
         if terminated or truncated:
             print(render_text(game, env.horizon))
             print(_play_summary(env, info, "the game ended" if terminated else "the episode stopped"))
