@@ -176,9 +176,10 @@ def test_a_blunder_threshold_must_be_a_positive_number(blunder, tmp_path, capsys
 
 
 def test_moves_of_a_game_without_a_move_oracle_is_a_clear_error(tmp_path, capsys) -> None:
-    args = ["evaluate", "war", "--moves", "--agent", "random", "--episodes", "1", "--out", str(tmp_path)]
+    args = ["evaluate", "modern_art", "--moves", "--agent", "random", "--episodes", "1"]
+    args += ["--out", str(tmp_path)]
     assert main(args) == 2
-    assert "war has no move values" in capsys.readouterr().err
+    assert "modern_art has no move values" in capsys.readouterr().err
     with pytest.raises(NoMoveOracleError):
         move_oracle_factory(get_game("dominion"), {"kingdom": "first-game"})  # a kingdom only bounded
 

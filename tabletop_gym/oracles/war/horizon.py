@@ -18,7 +18,15 @@ import time
 from collections import Counter
 
 from tabletop_gym.core import OracleCache, OracleResult, check_int
-from tabletop_gym.envs.war.rules import DEFAULT_RULES, Deal, WarRules, convention_order, parse_deal, replay
+from tabletop_gym.envs.war.rules import (
+    DEFAULT_RULES,
+    Deal,
+    WarGame,
+    WarRules,
+    convention_order,
+    parse_deal,
+    replay,
+)
 from tabletop_gym.oracles.war.limits import MAX_SEARCH_HORIZON
 from tabletop_gym.oracles.war.search import GAME, plan_for_orders
 
@@ -151,10 +159,38 @@ def solve_horizon(
     )
 
 
-def orders_from_events(events) -> list[tuple[int, ...]]:
+class HorizonSearch:
+    """The horizon search asked from positions reached in play (``tabletop_gym.oracles.war.moves``):
+    one table of positions for every question of a deal, since each position's key holds its trick.
+    ``horizon``: the trick the game stops at (the engine's ``max_tricks`` for the episode)."""
+
+    def __init__(self, rules: WarRules, horizon: int, max_nodes: int) -> None:
+        self._search = _Search(rules, horizon, max_nodes)
+
+    def best_from(self, game: WarGame) -> tuple[int, list[tuple[int, ...]]]:
+        """(the most cards player 0 can hold at the horizon from ``game``'s position, player 0 to
+        choose or between tricks; the orders of the pots it takes that get them, the first being the
+        rest of the pot it is picking up). ``SearchBudgetError`` past ``max_nodes`` positions."""
+        state = game.state
+        pot = tuple(sorted(state.to_place.elements())) if state.taker == 0 else ()
+        # The pot being picked up is pot 0, an unordered block like any pot the search gives.
+        blocks = tuple((-1, (r,)) for r in state.piles[0]) + (((0, pot),) if pot else ())
+        search = self._search
+        search.nodes = 0  # the budget is per question
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 20 * search.horizon + 1000))
+        try:
+            value, events = search.best(blocks, tuple(state.piles[1]), state.tricks, 1)
+        finally:
+            sys.setrecursionlimit(old)
+        return value, orders_from_events(events, pot)
+
+
+def orders_from_events(events, pot: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
     """Each pot's order from the search's events: its turned cards in turn, then the rest (never
-    turned within the horizon, so irrelevant) in ascending order."""
-    pots: dict[int, tuple[int, ...]] = {}
+    turned within the horizon, so irrelevant) in ascending order. ``pot``: the cards still to place
+    of the pot being picked up where the search began (its pot 0), if any."""
+    pots: dict[int, tuple[int, ...]] = {0: pot} if pot else {}
     picked: dict[int, list[int]] = {}
     for event in events:
         if event[0] == "pot":

@@ -113,7 +113,17 @@ def choices_of(order: tuple[int, ...]) -> list[int]:
 def plan_for_orders(deal: Deal, rules: WarRules, orders: list[tuple[int, ...]]) -> list[int]:
     """Player 0's decisions that place its pots in ``orders`` (one per pot it takes, in turn),
     asked of the engine itself, so decisions the engine never asks for are left out."""
-    game = WarGame(deal, rules, controlled=0)
+    return play_orders(WarGame(deal, rules, controlled=0), orders)
+
+
+def plan_from(game: WarGame, orders: list[tuple[int, ...]]) -> list[int]:
+    """:func:`plan_for_orders` from ``game``'s position (left as it is): where a pot is being picked
+    up, ``orders[0]`` holds the rest of it, the cards not yet placed."""
+    return play_orders(game.copy(), orders)
+
+
+def play_orders(game: WarGame, orders: list[tuple[int, ...]]) -> list[int]:
+    """:func:`plan_from`, played on ``game`` itself: the engine's game after the plan is left in it."""
     plan: list[int] = []
     for order in orders:
         if not game.awaiting:
@@ -130,9 +140,20 @@ def plan_for_orders(deal: Deal, rules: WarRules, orders: list[tuple[int, ...]]) 
 def orders_of_steps(deal: Deal, steps: Sequence[Step]) -> list[tuple[int, ...]]:
     """Player 0's pot orders (one per pot it takes, in turn) that make the cards come up as ``steps``
     say: each pot's cards in the order they are turned, then those never turned, ascending."""
-    blocks: deque[tuple[int, list[int]]] = deque((-1, [r]) for r in deal.piles[0])
+    return orders_from(deal.piles[0], (), steps)
+
+
+def orders_from(pile0: Sequence[int], pot: tuple[int, ...], steps: Sequence[Step]) -> list[tuple[int, ...]]:
+    """:func:`orders_of_steps` from a position where player 0's pile is ``pile0`` (top first) and the
+    cards ``pot`` of a pot it is picking up still go under it, in an order still to choose (the
+    search's root from that position, :func:`root_of`): the first order is that pot's rest."""
+    blocks: deque[tuple[int, list[int]]] = deque((-1, [r]) for r in pile0)
     pots: list[tuple[int, ...]] = []
     picked: list[list[int]] = []
+    if pot:
+        blocks.append((0, list(pot)))
+        pots.append(tuple(pot))
+        picked.append([])
     for turned, pot in steps:
         for rank in turned:
             pot_id, ranks = blocks[0]
@@ -147,21 +168,27 @@ def orders_of_steps(deal: Deal, steps: Sequence[Step]) -> list[tuple[int, ...]]:
             picked.append([])
     orders = []
     for pot, first in zip(pots, picked, strict=True):
-        rest = Counter(pot)
-        rest.subtract(first)
-        orders.append(tuple(first) + tuple(sorted(rest.elements())))
+        # Lists, not Counters: a line lasting to the trick limit takes thousands of pots, and the move
+        # oracle asks for one at every decision of such a game.
+        rest = list(pot)
+        for rank in first:
+            rest.remove(rank)
+        orders.append(tuple(first) + tuple(sorted(rest)))
     return orders
 
 
 class PositionGraph:
     """The positions reachable from a deal, with player 0's moves between them."""
 
-    def __init__(self, deal: Deal, rules: WarRules, max_positions: int) -> None:
+    def __init__(self, deal: Deal, rules: WarRules, max_positions: int, root: Position | None = None) -> None:
+        """``root``: where the search starts, the deal's start unless given (a position reached in play,
+        :func:`root_of`, with ``rules.max_tricks`` the tricks it has left)."""
         if not rules.deterministic:
             raise ValueError("exact search needs a fixed pickup convention for player 1, not 'random'")
         self.rules = rules
         self.deal = deal
-        root: Position = (tuple((r,) for r in deal.piles[0]), deal.piles[1])
+        if root is None:
+            root = (tuple((r,) for r in deal.piles[0]), deal.piles[1])
         self.root = root
         self.depth: dict[Position, int] = {root: 0}
         self.parent: dict[Position, tuple[Position, Step]] = {}
@@ -308,20 +335,11 @@ def solve(deal: Deal | str, rules: WarRules = DEFAULT_RULES, max_positions: int 
     deal = parse_deal(deal, rules)
     start = time.perf_counter()
     graph = PositionGraph(deal, rules, max_positions)
-    if graph.first_win is not None:
-        value, steps = _WIN, graph.steps_to(*graph.first_win)
-        plan = plan_for_orders(deal, rules, orders_of_steps(deal, steps))
-    elif graph.first_both_out is not None:
-        value, steps = _DRAW, graph.steps_to(*graph.first_both_out)
+    value, steps = best_line(graph)
+    if steps is not None:
         plan = plan_for_orders(deal, rules, orders_of_steps(deal, steps))
     else:
-        lasting = graph.lasting_steps()
-        if lasting is not None:
-            # Player 0 keeps the game going until max_tricks: a draw (no win exists).
-            value, plan = _DRAW, plan_for_orders(deal, rules, orders_of_steps(deal, lasting))
-        else:
-            # Every line ends before max_tricks, and none in a win or a draw.
-            value, plan = _LOSS, _any_play(deal, rules)
+        plan = _any_play(deal, rules)
     game = replay(rules, deal, plan)
     seconds = time.perf_counter() - start
     if not game.done or game.outcome(0) != value:
@@ -340,6 +358,29 @@ def solve(deal: Deal | str, rules: WarRules = DEFAULT_RULES, max_positions: int 
             "end_reason": game.state.end_reason,
         },
     )
+
+
+def best_line(graph: PositionGraph) -> tuple[int, list[Step] | None]:
+    """Player 0's best result from the graph's root (+1, 0 or -1) and the steps of a line that gets
+    it; None for the steps where every line loses (any play does)."""
+    if graph.first_win is not None:
+        return _WIN, graph.steps_to(*graph.first_win)
+    if graph.first_both_out is not None:
+        return _DRAW, graph.steps_to(*graph.first_both_out)
+    lasting = graph.lasting_steps()
+    if lasting is not None:
+        # Player 0 keeps the game going until max_tricks: a draw (no win exists).
+        return _DRAW, lasting
+    # Every line ends before max_tricks, and none in a win or a draw.
+    return _LOSS, None
+
+
+def root_of(game: WarGame) -> Position:
+    """The search's position for ``game``'s (player 0 to choose, or between tricks): the pile as it
+    lies, then the cards of the pot it is picking up still to place, as one unordered block."""
+    state = game.state
+    pot = tuple(sorted(state.to_place.elements())) if state.taker == 0 else ()
+    return tuple((r,) for r in state.piles[0]) + ((pot,) if pot else ()), tuple(state.piles[1])
 
 
 def _any_play(deal: Deal, rules: WarRules) -> list[int]:

@@ -49,7 +49,7 @@ from tabletop_gym.training.bench import (
     vector_bench_command,
     write_report,
 )
-from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
+from tabletop_gym.training.games import Baseline, GameSpec, MoveReview, SelfPlay
 from tabletop_gym.training.pictures import draw_if_asked, refuse_draw
 from tabletop_gym.training.players import SeatedAgent, check_entry, load_players, split_entries
 from tabletop_gym.training.ratings import Outcome, places_from_scores
@@ -212,6 +212,40 @@ def _oracle(deal: str, settings: WarSettings) -> OracleResult | None:
         ) from None
 
 
+def _move_oracle(settings: WarSettings) -> Any:
+    """War's move oracle for a deal string, where the search proves the best result from every
+    position: player 1 on its fixed convention, player 0 seeing both piles (the full observation),
+    and a deck the whole-game search covers (or a horizon). Each search has the oracle's work limit
+    in positions, as ``solve`` does."""
+    from tabletop_gym.core import NoMoveOracleError
+    from tabletop_gym.oracles.war.moves import WarMoves
+
+    rules, limits = settings.rules, settings.limits
+    if settings.opponents is not None:
+        raise NoMoveOracleError(
+            "War's move values assume player 1's pickup convention: with an --opponents agent they "
+            "would value nothing; leave --opponents out (or name a convention)"
+        )
+    if settings.observation != "full":
+        raise NoMoveOracleError(
+            "War's move values are for the full observation, where player 0 sees both piles: under the "
+            "hidden one the best order depends on cards the seat has not seen, which a search of the "
+            "whole deal would use (--observation full)"
+        )
+    if not rules.deterministic:
+        raise NoMoveOracleError(
+            "War's move values need player 1 on a fixed pickup convention (--pickup winner_first, "
+            "loser_first or high_first), not 'random'"
+        )
+    if settings.horizon is None and rules.num_cards > EXACT_LIMIT and not limits.force_exact:
+        raise NoMoveOracleError(
+            f"War's move values of the whole game need the exact search, for decks of at most {EXACT_LIMIT} "
+            f"cards ({rules.num_cards} here): use --horizon T, smaller --ranks/--suits, or --force-exact"
+        )
+    budget = max(1, int(limits.time_limit * POSITIONS_PER_SECOND))
+    return lambda deal: WarMoves(deal, rules, settings.horizon, max_positions=budget)
+
+
 def _cpsat_cached(
     deal: str, tricks: int, rules: WarRules, cache: OracleCache | None, method: str, time_limit: float
 ) -> OracleResult:
@@ -320,6 +354,14 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         which.add_argument("--deal", type=nonempty, help="deal string P0/P1, top card first")
         which.add_argument(
             "--seed", type=seed_arg, default=None, help="without --deal: the seed of a random deal"
+        )
+        parser.add_argument(
+            "--review",
+            choices=REVIEWS,
+            default=None,
+            help="the oracle's word on your pot cards (full observation, player 1 on its convention): after "
+            "each one that gave something away, or all of them at the end (what each lost, and the best "
+            "card instead)",
         )
     if command == "bench":
         add_vector_arguments(parser, "war", VECTOR_ENVS, 10_000_000)
@@ -509,16 +551,44 @@ def _rank_list(ranks: list[int]) -> str:
     return ", ".join(RANK_CHARS[r] for r in ranks)
 
 
+REVIEWS = ("each", "end")
+
+
 def _play(args: argparse.Namespace) -> int:
+    settings = SPEC.read(args)
+    review = getattr(args, "review", None)
+    # Settings without proven move values are refused before the game starts.
+    make_moves = _move_oracle(settings) if review is not None else None
+    lost: list[str] = []
+    status = _play_game(args, settings, make_moves, review, lost)
+    if review == "end":
+        lines = ["cards that gave something away:"] + lost if lost else ["every card you placed was best"]
+        print("\n".join(lines))
+    return status
+
+
+def _loss_line(decision: int, rank: int, values: Any, horizon: int | None) -> str:
+    """What a pot card gave away, and the best card instead, in the game's words."""
+    unit = "result" if horizon is None else "cards"
+    return (
+        f"decision {decision}: {RANK_CHARS[rank]} lost {values.loss(rank):g} ({unit}): with it at best "
+        f"{values.values[rank]:g}, with {RANK_CHARS[values.best]} {values.optimum:g}"
+    )
+
+
+def _play_game(
+    args: argparse.Namespace, settings: WarSettings, make_moves: Any, review: str | None, lost: list[str]
+) -> int:
     from tabletop_gym.envs.war.env import WarEnv, render_text
 
     # The deal is kept for the summary (replay, oracle); it is shown at the start only when the
     # observation shows both piles anyway.
-    env = WarEnv(**_env_kwargs(SPEC.read(args)), reveal_deal=True)
+    env = WarEnv(**_env_kwargs(settings), reveal_deal=True)
     options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
     game = env.game
     assert game is not None
+    moves = make_moves(info["deal"]) if make_moves is not None else None
     alphabet = env.rules.alphabet
     shown = f"deal {info['deal']}\n" if env.observation_mode == "full" else ""
     print(
@@ -553,8 +623,14 @@ def _play(args: argparse.Namespace) -> int:
             print(f"the pot holds no {RANK_CHARS[rank]}; you can place {_rank_list(legal)}\n")
             continue
         tricks_before = game.state.tricks
+        values = moves.at_game(game) if moves is not None else None
+        decision = len(game.choices) + 1
         _, _, terminated, truncated, info = env.step(rank)
         show = True
+        if values is not None and values.loss(rank) > 0:
+            lost.append(_loss_line(decision, rank, values, env.horizon))
+            if review == "each":
+                print(lost[-1] + "\n")
         if terminated or truncated:
             print(render_text(game, env.horizon))
             print(_play_summary(env, info, "the game ended" if terminated else "the episode stopped"))
@@ -784,4 +860,7 @@ SPEC = GameSpec(
     baseline=BASELINE,
     settings=_settings,
     self_play=SELF_PLAY,
+    # A blunder gives away more than a draw's worth (a win thrown to a loss) or, with a horizon, more
+    # than one card.
+    moves=MoveReview(oracle=_move_oracle, blunder=1),
 )
