@@ -203,15 +203,16 @@ class _StoredSuite:
 
     id, checksum = "cribbage-test", "0"
 
-    def __init__(self, deal: str, optimum: int) -> None:
+    def __init__(self, deal: str, optimum: int, score: int | None = None) -> None:
         self.entries = [SimpleNamespace(seed=0, deal=deal)]
         self._optimum = optimum
+        self._score = optimum if score is None else score  # below the bound: a suite entry not proven
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def result(self, deal: str) -> OracleResult:
-        return OracleResult(score=self._optimum, bound=self._optimum, plan=())
+        return OracleResult(score=self._score, bound=self._optimum, plan=())
 
 
 def test_on_a_suite_the_move_oracle_must_agree_with_its_stored_optimum() -> None:
@@ -223,7 +224,13 @@ def test_on_a_suite_the_move_oracle_must_agree_with_its_stored_optimum() -> None
     report = evaluate_moves(spec, ["greedy"], None, None, args, progress=False, suite=stored)
     assert report["suite"]["id"] == "cribbage-test"
     assert report["agents"]["greedy"]["games"][0]["optimum"] == optimum
-    with pytest.raises(AssertionError, match="is not suite cribbage-test's"):
+    with pytest.raises(AssertionError, match="disagrees with suite cribbage-test's optimum"):
         evaluate_moves(
             spec, ["greedy"], None, None, args, progress=False, suite=_StoredSuite(deal, optimum + 1)
         )
+    # An entry the suite only bounds: a proven optimum under its bound agrees, one above it cannot be.
+    loose = _StoredSuite(deal, optimum + 1, score=optimum - 3)
+    assert evaluate_moves(spec, ["greedy"], None, None, args, progress=False, suite=loose)["agents"]
+    with pytest.raises(AssertionError, match="disagrees with suite cribbage-test's bound"):
+        beaten = _StoredSuite(deal, optimum - 1, optimum - 2)
+        evaluate_moves(spec, ["greedy"], None, None, args, progress=False, suite=beaten)
