@@ -675,6 +675,65 @@ def vector_actions(actions: Any, num_envs: int, what: str) -> np.ndarray:
     return array.astype(np.int64, copy=False)
 
 
+class NativeVectorEnv(gym.vector.VectorEnv):
+    """What the native vector environments (N games stepped by one compiled kernel, returned by
+    ``gym.make_vec`` through an id's ``vector_entry_point``) share: next-step autoreset, the masks
+    that MaskablePPO and ``VectorActionMasks`` ask for, pickling, and the step's returned tuple.
+
+    A game's subclass holds its kernel and state arrays and sets ``num_envs``, ``copy`` and
+    ``_started`` (False until its first ``reset``), and gives ``_legal_actions()`` (the kernel's
+    bool masks, every action legal where a game waits for its autoreset) and ``_sub_masks()`` (the
+    single environments' masks, all False for a finished game).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP,
+        "render_modes": [],
+    }
+    copy: bool
+    _started: bool
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, actions)`` bool: the legal actions of every sub-environment; every action for
+        one whose game has ended (the next step starts its next deal and ignores the action)."""
+        self._check_started("action_masks()")
+        with sigint_deferred():
+            return self._legal_actions()
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
+        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
+        per sub-environment (all False for a finished game, as its single environment says)."""
+        if name != "action_masks" or args or kwargs:
+            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
+        return tuple(self._sub_masks())
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The attributes are arrays and plain values (generators included), pickled as they are.
+        return dict(self.__dict__)
+
+    def _legal_actions(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _sub_masks(self) -> np.ndarray:
+        return self._mask.astype(np.bool_)
+
+    def _check_started(self, what: str) -> None:
+        if not self._started:
+            raise RuntimeError(f"call reset() before {what}")
+
+    def _out(self, array: np.ndarray) -> np.ndarray:
+        """An observation array as returned: a new array, or (``copy=False``) the environment's own."""
+        return array.copy() if self.copy else array
+
+    def _step_result(
+        self, observation: Any, infos: dict[str, Any]
+    ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """``step``'s return: the kernel's reward, termination and truncation arrays copied, so the next
+        step does not overwrite what a caller kept."""
+        return observation, self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos
+
+
 def cp_solve(solver: Any, model: Any, callback: Any = None) -> Any:
     """``solver.solve(model, callback)`` for every CP-SAT solve of the package: a Ctrl-C raises
     ``KeyboardInterrupt`` within a fraction of a second instead of passing for the solve's own limit.

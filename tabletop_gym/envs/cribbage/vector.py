@@ -22,11 +22,11 @@ import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
     IllegalActionError,
+    NativeVectorEnv,
     call_kernel,
     check_int,
     compile_kernel,
@@ -279,7 +279,7 @@ def _choices(mask, over):
     return out
 
 
-class CribbageVectorEnv(VectorEnv):
+class CribbageVectorEnv(NativeVectorEnv):
     """``num_envs`` games of solitaire Cribbage stepped together in one compiled call.
 
     Sub-environment i is ``CribbageEnv`` (same observation, action, reward and info) under next-step
@@ -301,8 +301,6 @@ class CribbageVectorEnv(VectorEnv):
     True: the observations, masks and infos returned are new arrays; False returns the environment's own
     observation array, overwritten by the next step).
     """
-
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -389,8 +387,7 @@ class CribbageVectorEnv(VectorEnv):
         return self._out(self._obs), self._infos()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        self._check_started("step()")
         actions = vector_actions(actions, self.num_envs, "pile indices")
         with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
             bad = _step(
@@ -402,43 +399,18 @@ class CribbageVectorEnv(VectorEnv):
         if restarted.size:
             self._deal_text[restarted] = self._texts[restarted, self._next_deal[restarted] - 1]
             self._refill()
-        return (
-            self._out(self._obs),
-            self._rewards.copy(),
-            self._terminated.copy(),
-            self._truncated.copy(),
-            self._infos(),
-        )
-
-    def action_masks(self) -> np.ndarray:
-        """``(num_envs, 4)`` bool: the legal piles of every sub-environment; every pile for one whose game
-        has ended (the next step starts its next deal and ignores the action)."""
-        if not self._started:
-            raise RuntimeError("call reset() before action_masks()")
-        with sigint_deferred():
-            return _choices(self._mask, self._over)
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
-        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
-        per sub-environment (all False for a finished game, as its single environment says)."""
-        if name != "action_masks" or args or kwargs:
-            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
-        return tuple(self._mask.astype(np.bool_))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return self._step_result(self._out(self._obs), self._infos())
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _legal_actions(self) -> np.ndarray:
+        return _choices(self._mask, self._over)
 
     def _kernel_state(self) -> tuple[Any, ...]:
         return (
             self._deals, self._next_deal, self._piles, self._heights, self.pile_size, self._recent,
             self._stack_len, self._total, self._score, self._played, self._over, self._obs, self._mask,
         )  # fmt: skip
-
-    def _out(self, array: np.ndarray) -> np.ndarray:
-        return array.copy() if self.copy else array
 
     def _infos(self) -> dict[str, Any]:
         return {
