@@ -29,11 +29,11 @@ import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
     IllegalActionError,
+    NativeVectorEnv,
     call_kernel,
     check_int,
     compile_kernel,
@@ -520,7 +520,7 @@ def _choices(mask, over):
 _DECISION_NAMES = np.array(R.DECISION_NAMES, dtype=object)
 
 
-class DominionSolitaireVectorEnv(VectorEnv):
+class DominionSolitaireVectorEnv(NativeVectorEnv):
     """``num_envs`` games of solitaire Dominion stepped together in one compiled call.
 
     Sub-environment i is ``DominionSolitaireEnv`` (same observation, action, reward and info) under
@@ -544,8 +544,6 @@ class DominionSolitaireVectorEnv(VectorEnv):
     are new arrays; False returns the environment's own observation array, overwritten by the next
     step).
     """
-
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -631,8 +629,7 @@ class DominionSolitaireVectorEnv(VectorEnv):
         return self._out(self._obs), self._infos()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        self._check_started("step()")
         actions = vector_actions(actions, self.num_envs, "card ids 0-16 or 17 (pass)")
         with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
             bad = _step(actions, *self._kernel_state())
@@ -646,34 +643,12 @@ class DominionSolitaireVectorEnv(VectorEnv):
         ended = np.flatnonzero(self._over)
         if ended.size:
             self._shown[ended] = self._deal_text[ended]  # the game is over: its deal may be seen
-        return (
-            self._out(self._obs),
-            self._rewards.copy(),
-            self._terminated.copy(),
-            self._truncated.copy(),
-            self._infos(),
-        )
-
-    def action_masks(self) -> np.ndarray:
-        """``(num_envs, 18)`` bool: the legal actions of every sub-environment; every action for one
-        whose game has ended (the next step starts its next deal and ignores the action)."""
-        if not self._started:
-            raise RuntimeError("call reset() before action_masks()")
-        with sigint_deferred():
-            return _choices(self._mask, self._over)
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
-        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
-        per sub-environment (all False for a finished game, as its single environment says)."""
-        if name != "action_masks" or args or kwargs:
-            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
-        return tuple(self._mask.astype(np.bool_))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return self._step_result(self._out(self._obs), self._infos())
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _legal_actions(self) -> np.ndarray:
+        return _choices(self._mask, self._over)
 
     def _kernel_state(self) -> tuple[Any, ...]:
         return (
@@ -681,9 +656,6 @@ class DominionSolitaireVectorEnv(VectorEnv):
             self.turn_limit, self.province_reward, self.money_reward, self._obs, self._mask, self._info,
             self._over, self._rewards, self._terminated, self._truncated, self._restarted, self._fault,
         )  # fmt: skip
-
-    def _out(self, array: np.ndarray) -> np.ndarray:
-        return array.copy() if self.copy else array
 
     def _infos(self) -> dict[str, Any]:
         info = self._info

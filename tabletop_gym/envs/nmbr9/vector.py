@@ -31,11 +31,11 @@ import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
     IllegalActionError,
+    NativeVectorEnv,
     call_kernel,
     check_int,
     compile_kernel,
@@ -391,7 +391,7 @@ def _choices(mask, over):
     return out
 
 
-class Nmbr9VectorEnv(VectorEnv):
+class Nmbr9VectorEnv(NativeVectorEnv):
     """``num_envs`` games of Nmbr9 stepped together in one compiled call.
 
     Sub-environment i is ``Nmbr9Env`` (same observation, action, reward and info) under next-step
@@ -415,8 +415,6 @@ class Nmbr9VectorEnv(VectorEnv):
     True: the observations, masks and infos returned are new arrays; False returns the environment's
     own observation arrays, overwritten by the next step).
     """
-
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -535,8 +533,7 @@ class Nmbr9VectorEnv(VectorEnv):
     def step(
         self, actions: Any
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        self._check_started("step()")
         actions = vector_actions(actions, self.num_envs, "placement indices")
         with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
             bad = _step(
@@ -548,34 +545,12 @@ class Nmbr9VectorEnv(VectorEnv):
         if restarted.size:
             self._deal_text[restarted] = self._texts[restarted, self._next_deal[restarted] - 1]
             self._refill()
-        return (
-            self._observation(),
-            self._rewards.copy(),
-            self._terminated.copy(),
-            self._truncated.copy(),
-            self._infos(),
-        )
-
-    def action_masks(self) -> np.ndarray:
-        """``(num_envs, 4 * grid**2)`` bool: the legal placements of every sub-environment; every action
-        for one whose game has ended (the next step starts its next deal and ignores the action)."""
-        if not self._started:
-            raise RuntimeError("call reset() before action_masks()")
-        with sigint_deferred():
-            return _choices(self._mask, self._over)
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
-        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
-        per sub-environment (all False for a finished game, as its single environment says)."""
-        if name != "action_masks" or args or kwargs:
-            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
-        return tuple(self._mask.astype(np.bool_))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return self._step_result(self._observation(), self._infos())
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _legal_actions(self) -> np.ndarray:
+        return _choices(self._mask, self._over)
 
     def _kernel_state(self) -> tuple[Any, ...]:
         obs = self._obs
