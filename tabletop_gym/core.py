@@ -692,6 +692,10 @@ class NativeVectorEnv(gym.vector.VectorEnv):
     }
     copy: bool
     _started: bool
+    _mask: np.ndarray  # (num_envs, actions) int8: each single environment's info["action_mask"]
+    _rewards: np.ndarray
+    _terminated: np.ndarray
+    _truncated: np.ndarray
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, actions)`` bool: the legal actions of every sub-environment; every action for
