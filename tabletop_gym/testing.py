@@ -45,6 +45,12 @@ The checks (the environment principles of the project's design):
 Beside the environment's checks, ``check_engine(rules, deal)`` checks the engine under it (its
 ``envs/<game>/rules.py``): the contract's names and what they mean, on one game played at random.
 
+A game with a native vector environment (``tabletop_gym.core.NativeVectorEnv``, behind its id's
+``vector_entry_point``) checks it with ``vector_steps_against_sync`` (step by step against
+``SyncVectorEnv`` of the single environment, ``assert_same_vector_step`` at each step),
+``check_vector_action_masks``, ``check_vector_pickle`` and ``check_vector_bench``; its tests
+(``tests/test_<game>_vector.py``) call them with the game's own settings.
+
 What the kit asks of an environment beyond Gymnasium's API (``tabletop_gym.core.TabletopEnv`` gives
 most of it):
 
