@@ -716,6 +716,16 @@ class NativeVectorEnv(gym.vector.VectorEnv):
         # The attributes are arrays and plain values (generators included), pickled as they are.
         return dict(self.__dict__)
 
+    def _deal_each(self, deals: Any, one: tuple[type, ...]) -> list[Any]:
+        """The ``deal`` option of ``reset`` as one deal per sub-environment: a single deal (an
+        instance of ``one``) for every one of them, or a sequence of ``num_envs`` deals."""
+        if isinstance(deals, one):
+            deals = [deals] * self.num_envs
+        deals = list(deals)
+        if len(deals) != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        return deals
+
     def _legal_actions(self) -> np.ndarray:
         raise NotImplementedError
 

@@ -435,11 +435,7 @@ class CribbageVectorEnv(NativeVectorEnv):
         deals = options["deal"]
         if deals is None:
             return None
-        if isinstance(deals, (str, Deal)):
-            deals = [deals] * self.num_envs
-        deals = list(deals)
-        if len(deals) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        deals = self._deal_each(deals, (str, Deal))
         parsed = [d if isinstance(d, Deal) else parse_deal(d, self.pile_size) for d in deals]
         for i, deal in enumerate(parsed):
             if deal.pile_size != self.pile_size:

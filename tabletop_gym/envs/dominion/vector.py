@@ -687,11 +687,7 @@ class DominionSolitaireVectorEnv(NativeVectorEnv):
         deals = options["deal"]
         if deals is None:
             return None
-        if isinstance(deals, (str, int, np.integer)):
-            deals = [deals] * self.num_envs
-        deals = list(deals)
-        if len(deals) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        deals = self._deal_each(deals, (str, int, np.integer))
         return np.array([R.parse_seed(d) for d in deals], dtype=np.uint64)
 
     def _refill(self) -> None:

@@ -594,11 +594,7 @@ class Nmbr9VectorEnv(NativeVectorEnv):
         deals = Nmbr9Env._deal_option(options)
         if deals is None:
             return None
-        if isinstance(deals, (str, Deal)):
-            deals = [deals] * self.num_envs
-        deals = list(deals)
-        if len(deals) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        deals = self._deal_each(deals, (str, Deal))
         # A Deal object is checked like a deal string: it must be a deal of this variant.
         return [parse_deal(str(d) if isinstance(d, Deal) else d, self.variant) for d in deals]
 

@@ -657,11 +657,7 @@ class WarVectorEnv(NativeVectorEnv):
         deals = WarEnv._deal_option(options)
         if deals is None:
             return None
-        if isinstance(deals, (str, Deal)):
-            deals = [deals] * self.num_envs
-        deals = list(deals)
-        if len(deals) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        deals = self._deal_each(deals, (str, Deal))
         checked: dict[str, Deal] = {}
         parsed = []
         for i, deal in enumerate(deals):
