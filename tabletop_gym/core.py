@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 
 __all__ = [
     "Agent",
@@ -696,6 +697,8 @@ class NativeVectorEnv(gym.vector.VectorEnv):
     _rewards: np.ndarray
     _terminated: np.ndarray
     _truncated: np.ndarray
+    _rngs: list[np.random.Generator | None]
+    _next_deal: np.ndarray
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, actions)`` bool: the legal actions of every sub-environment; every action for
@@ -725,6 +728,33 @@ class NativeVectorEnv(gym.vector.VectorEnv):
         if len(deals) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
         return deals
+
+    # Games whose deals are drawn ahead by numpy, ``ahead`` at a time, from one generator a
+    # sub-environment (``_rngs``; ``_next_deal``, the slot of each one's next deal; ``_refill`` draws
+    # the block of a sub-environment whose slots are used up), use these two in ``reset``.
+
+    def _seed_generators(self, seed: Any, ahead: int) -> None:
+        """A new generator for each sub-environment that ``seed`` seeds (see ``vector_seeds``) or
+        that has none yet, as its single environment makes one."""
+        for i, s in enumerate(vector_seeds(seed, self.num_envs)):
+            if s is not None or self._rngs[i] is None:
+                self._rngs[i] = seeding.np_random(s)[0]
+                self._next_deal[i] = ahead  # a new generator: its deals are still to draw
+
+    def _start_slots(self, given: Any, ahead: int) -> np.ndarray:
+        """The slot of the deal each sub-environment starts: its generator's next, or (``given`` not
+        None) slot ``ahead``, where the caller writes the given deal."""
+        self._refill()
+        if given is None:
+            slots = self._next_deal.copy()
+            self._next_deal += 1
+            return slots
+        # A given deal has a slot of its own, past the generator's deals, which it leaves untouched
+        # (as the single environment's generator is left untouched by a deal given to reset).
+        return np.full(self.num_envs, ahead, dtype=np.int64)
+
+    def _refill(self) -> None:
+        raise NotImplementedError
 
     def _legal_actions(self) -> np.ndarray:
         raise NotImplementedError

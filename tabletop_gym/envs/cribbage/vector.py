@@ -21,7 +21,6 @@ from typing import Any
 import numba
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
@@ -32,7 +31,6 @@ from tabletop_gym.core import (
     compile_kernel,
     sigint_deferred,
     vector_actions,
-    vector_seeds,
 )
 from tabletop_gym.envs.cribbage.env import OBS_SIZE, CribbageEnv
 from tabletop_gym.envs.cribbage.rules import (
@@ -352,20 +350,10 @@ class CribbageVectorEnv(NativeVectorEnv):
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         n = self.num_envs
-        seeds = vector_seeds(seed, n)
-        for i, s in enumerate(seeds):
-            if s is not None or self._rngs[i] is None:
-                self._rngs[i] = seeding.np_random(s)[0]
-                self._next_deal[i] = DEALS_AHEAD  # a new generator: its deals are still to draw
+        self._seed_generators(seed, DEALS_AHEAD)
         given = self._given_deals(options)
-        self._refill()
-        if given is None:
-            slots = self._next_deal.copy()
-            self._next_deal += 1
-        else:
-            # A given deal has a slot of its own, past the generator's deals, which it leaves untouched
-            # (as the single environment's generator is left untouched by a deal given to reset).
-            slots = np.full(n, DEALS_AHEAD, dtype=np.int64)
+        slots = self._start_slots(given, DEALS_AHEAD)
+        if given is not None:
             for i, deal in enumerate(given):
                 self._deals[i, DEALS_AHEAD] = np.asarray(deal.piles, dtype=np.int8).reshape(-1)
                 self._texts[i, DEALS_AHEAD] = str(deal)

@@ -28,7 +28,6 @@ from typing import Any
 import numba
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
@@ -39,7 +38,6 @@ from tabletop_gym.core import (
     compile_kernel,
     sigint_deferred,
     vector_actions,
-    vector_seeds,
 )
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.env import SOLITAIRE_TURN_LIMIT, DominionSolitaireEnv
@@ -602,19 +600,10 @@ class DominionSolitaireVectorEnv(NativeVectorEnv):
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         n = self.num_envs
-        for i, s in enumerate(vector_seeds(seed, n)):
-            if s is not None or self._rngs[i] is None:
-                self._rngs[i] = seeding.np_random(s)[0]
-                self._next_deal[i] = DEALS_AHEAD  # a new generator: its deals are still to draw
+        self._seed_generators(seed, DEALS_AHEAD)
         given = self._given_deals(options)
-        self._refill()
-        if given is None:
-            slots = self._next_deal.copy()
-            self._next_deal += 1
-        else:
-            # A given deal has a slot of its own, past the generator's deals, which it leaves untouched
-            # (as the single environment's generator is left untouched by a deal given to reset).
-            slots = np.full(n, DEALS_AHEAD, dtype=np.int64)
+        slots = self._start_slots(given, DEALS_AHEAD)
+        if given is not None:
             self._deals[:, DEALS_AHEAD] = given
         self._seeds_now[:] = self._deals[np.arange(n), slots]
         self._deal_text[:] = [str(d) for d in self._seeds_now.tolist()]
