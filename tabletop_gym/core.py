@@ -676,6 +676,10 @@ def vector_actions(actions: Any, num_envs: int, what: str) -> np.ndarray:
     return array.astype(np.int64, copy=False)
 
 
+# The most sub-environments a native vector environment takes (``num_envs``).
+MAX_NUM_ENVS = 1 << 20
+
+
 class NativeVectorEnv(gym.vector.VectorEnv):
     """What the native vector environments (N games stepped by one compiled kernel, returned by
     ``gym.make_vec`` through an id's ``vector_entry_point``) share: next-step autoreset, the masks

@@ -24,6 +24,7 @@ from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
+    MAX_NUM_ENVS,
     IllegalActionError,
     NativeVectorEnv,
     call_kernel,
@@ -49,7 +50,6 @@ STACK = TOTAL + 1
 NEW_STACK = STACK + RECENT
 POINTS = NEW_STACK + 1
 DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call per 64 games
-MAX_NUM_ENVS = 1 << 20
 # Kernel status codes for a bad action (the first sub-environment at fault is reported).
 NOT_A_PILE, EMPTY_PILE, OVER_31 = 1, 2, 3
 

@@ -31,6 +31,7 @@ from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
+    MAX_NUM_ENVS,
     IllegalActionError,
     NativeVectorEnv,
     call_kernel,
@@ -45,7 +46,6 @@ from tabletop_gym.envs.dominion.observation import COUNTER, OBS_HIGH, OBS_SIZE, 
 from tabletop_gym.envs.dominion.table import MAX_DEAL
 
 DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call per 64 games
-MAX_NUM_ENVS = 1 << 20
 
 # --- one game, as one row of int32 -----------------------------------------------------------------
 # Counts per card id (the observation's parts and the deck), then the turn's counters, then the draw

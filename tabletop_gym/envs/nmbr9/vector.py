@@ -33,6 +33,7 @@ from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
+    MAX_NUM_ENVS,
     IllegalActionError,
     NativeVectorEnv,
     call_kernel,
@@ -55,7 +56,6 @@ from tabletop_gym.envs.nmbr9.rules import (
 )
 
 DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call per 64 games
-MAX_NUM_ENVS = 1 << 20
 MAX_CELLS = 10  # the 0 covers ten cells, the most of any tile
 # A row of a tile's bounding box is a pattern of columns 0-3, written as bits (``"#.#"`` is 0b101);
 # pattern 0, the missing rows below a box 2 or 3 rows high, lies flat everywhere and touches nothing,

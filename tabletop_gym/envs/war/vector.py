@@ -27,6 +27,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
+    MAX_NUM_ENVS,
     IllegalActionError,
     NativeVectorEnv,
     call_kernel,
@@ -46,8 +47,6 @@ from tabletop_gym.envs.war.rules import (
     parse_deal,
 )
 from tabletop_gym.envs.war.table import MAX_DRAWS, OBSERVATIONS, rules_text
-
-MAX_NUM_ENVS = 1 << 20
 
 # The integer state of a game, one row per sub-environment (``_game``'s columns).
 HEAD = 0  # HEAD + p: where player p's pile starts in its ring buffer
