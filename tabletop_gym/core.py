@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 
 __all__ = [
     "Agent",
@@ -673,6 +674,112 @@ def vector_actions(actions: Any, num_envs: int, what: str) -> np.ndarray:
     if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
         raise IllegalActionError(actions, None, f"actions must be integers ({what}), got {array.dtype}")
     return array.astype(np.int64, copy=False)
+
+
+# The most sub-environments a native vector environment takes (``num_envs``).
+MAX_NUM_ENVS = 1 << 20
+
+
+class NativeVectorEnv(gym.vector.VectorEnv):
+    """What the native vector environments (N games stepped by one compiled kernel, returned by
+    ``gym.make_vec`` through an id's ``vector_entry_point``) share: next-step autoreset, the masks
+    that MaskablePPO and ``VectorActionMasks`` ask for, pickling, and the step's returned tuple.
+
+    A game's subclass holds its kernel and state arrays and sets ``num_envs``, ``copy`` and
+    ``_started`` (False until its first ``reset``), and gives ``_legal_actions()`` (the kernel's
+    bool masks, every action legal where a game waits for its autoreset) and ``_sub_masks()`` (the
+    single environments' masks, all False for a finished game).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP,
+        "render_modes": [],
+    }
+    copy: bool
+    _started: bool
+    _mask: np.ndarray  # (num_envs, actions) int8: each single environment's info["action_mask"]
+    _rewards: np.ndarray
+    _terminated: np.ndarray
+    _truncated: np.ndarray
+    _rngs: list[np.random.Generator | None]
+    _next_deal: np.ndarray
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, actions)`` bool: the legal actions of every sub-environment; every action for
+        one whose game has ended (the next step starts its next deal and ignores the action)."""
+        self._check_started("action_masks()")
+        with sigint_deferred():
+            return self._legal_actions()
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
+        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
+        per sub-environment (all False for a finished game, as its single environment says)."""
+        if name != "action_masks" or args or kwargs:
+            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
+        return tuple(self._sub_masks())
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The attributes are arrays and plain values (generators included), pickled as they are.
+        return dict(self.__dict__)
+
+    def _deal_each(self, deals: Any, one: tuple[type, ...]) -> list[Any]:
+        """The ``deal`` option of ``reset`` as one deal per sub-environment: a single deal (an
+        instance of ``one``) for every one of them, or a sequence of ``num_envs`` deals."""
+        if isinstance(deals, one):
+            deals = [deals] * self.num_envs
+        deals = list(deals)
+        if len(deals) != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        return deals
+
+    # Games whose deals are drawn ahead by numpy, ``ahead`` at a time, from one generator a
+    # sub-environment (``_rngs``; ``_next_deal``, the slot of each one's next deal; ``_refill`` draws
+    # the block of a sub-environment whose slots are used up), use these two in ``reset``.
+
+    def _seed_generators(self, seed: Any, ahead: int) -> None:
+        """A new generator for each sub-environment that ``seed`` seeds (see ``vector_seeds``) or
+        that has none yet, as its single environment makes one."""
+        for i, s in enumerate(vector_seeds(seed, self.num_envs)):
+            if s is not None or self._rngs[i] is None:
+                self._rngs[i] = seeding.np_random(s)[0]
+                self._next_deal[i] = ahead  # a new generator: its deals are still to draw
+
+    def _start_slots(self, given: Any, ahead: int) -> np.ndarray:
+        """The slot of the deal each sub-environment starts: its generator's next, or (``given`` not
+        None) slot ``ahead``, where the caller writes the given deal."""
+        self._refill()
+        if given is None:
+            slots = self._next_deal.copy()
+            self._next_deal += 1
+            return slots
+        # A given deal has a slot of its own, past the generator's deals, which it leaves untouched
+        # (as the single environment's generator is left untouched by a deal given to reset).
+        return np.full(self.num_envs, ahead, dtype=np.int64)
+
+    def _refill(self) -> None:
+        raise NotImplementedError
+
+    def _legal_actions(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _sub_masks(self) -> np.ndarray:
+        return self._mask.astype(np.bool_)
+
+    def _check_started(self, what: str) -> None:
+        if not self._started:
+            raise RuntimeError(f"call reset() before {what}")
+
+    def _out(self, array: np.ndarray) -> np.ndarray:
+        """An observation array as returned: a new array, or (``copy=False``) the environment's own."""
+        return array.copy() if self.copy else array
+
+    def _step_result(
+        self, observation: Any, infos: dict[str, Any]
+    ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """``step``'s return: the kernel's reward, termination and truncation arrays copied, so the next
+        step does not overwrite what a caller kept."""
+        return observation, self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), infos
 
 
 def cp_solve(solver: Any, model: Any, callback: Any = None) -> Any:

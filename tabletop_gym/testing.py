@@ -45,6 +45,12 @@ The checks (the environment principles of the project's design):
 Beside the environment's checks, ``check_engine(rules, deal)`` checks the engine under it (its
 ``envs/<game>/rules.py``): the contract's names and what they mean, on one game played at random.
 
+A game with a native vector environment (``tabletop_gym.core.NativeVectorEnv``, behind its id's
+``vector_entry_point``) checks it with ``vector_steps_against_sync`` (step by step against
+``SyncVectorEnv`` of the single environment, ``assert_same_vector_step`` at each step),
+``check_vector_action_masks``, ``check_vector_pickle`` and ``check_vector_bench``; its tests
+(``tests/test_<game>_vector.py``) call them with the game's own settings.
+
 What the kit asks of an environment beyond Gymnasium's API (``tabletop_gym.core.TabletopEnv`` gives
 most of it):
 
@@ -80,6 +86,7 @@ import json
 import pickle
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import gymnasium as gym
@@ -102,6 +109,12 @@ __all__ = [
     "check_hidden_information",
     "check_engine",
     "shipped_suites",
+    "random_legal_batch",
+    "assert_same_vector_step",
+    "vector_steps_against_sync",
+    "check_vector_action_masks",
+    "check_vector_pickle",
+    "check_vector_bench",
 ]
 
 Settings = Mapping[str, Any] | None
@@ -1071,3 +1084,146 @@ def check_environment(
     check_hidden_information(env_id, env_kwargs, seeds=seeds, max_steps=max_steps)
     if plans:
         check_plans_replay(env_id, suites, deals=plan_deals, every_seat=every_seat)
+
+
+# -- native vector environments -----------------------------------------------------------------------
+#
+# A native vector environment (``gym.make_vec`` through an id's ``vector_entry_point``) steps the rules
+# with a second implementation, its kernel; these checks hold it to ``SyncVectorEnv`` over the single
+# environment, which steps the engine. A game's vector tests call them with its own settings.
+
+VECTOR_RESULT = ("obs", "reward", "terminated", "truncated")
+
+
+def _require_same_array(got: Any, expected: Any, message: str) -> None:
+    if not (got.dtype == expected.dtype and np.array_equal(got, expected)):
+        raise AssertionError(message)
+
+
+def random_legal_batch(
+    masks: np.ndarray, rng: np.random.Generator, prefer: np.ndarray | None = None
+) -> np.ndarray:
+    """One legal action per row of the bool ``masks``, drawn uniformly with ``rng``; ``prefer`` (one
+    weight per action, added to the uniform draws) steers play towards rare positions."""
+    weights = rng.random(masks.shape)
+    if prefer is not None:
+        weights += prefer
+    return (weights * masks).argmax(axis=1)
+
+
+def assert_same_vector_step(native: tuple, sync: tuple, where: str) -> None:
+    """What a vector environment's ``reset`` or ``step`` returned equals, dtypes included, what
+    ``SyncVectorEnv`` returned: observations (one array per key of a ``Dict`` space), rewards,
+    terminations, truncations and every info with its ``_key`` array."""
+    *arrays, infos = native
+    *expected_arrays, expected_infos = sync
+    for name, got, expected in zip(VECTOR_RESULT[: len(arrays)], arrays, expected_arrays, strict=True):
+        if isinstance(expected, Mapping):
+            if got.keys() != expected.keys():
+                raise AssertionError(f"{name} keys differ {where}")
+            for key, part in expected.items():
+                _require_same_array(got[key], part, f"{name} {key} differs {where}")
+        else:
+            _require_same_array(got, expected, f"{name} differs {where}")
+    if infos.keys() != expected_infos.keys():
+        raise AssertionError(f"info keys differ {where}")
+    for key, expected in expected_infos.items():
+        _require_same_array(infos[key], expected, f"info {key} differs {where}")
+
+
+def vector_steps_against_sync(
+    env_id: str,
+    num_envs: int,
+    steps: int,
+    seed: int,
+    prefer: np.ndarray | None = None,
+    **settings: Any,
+) -> Iterator[tuple[Any, Any, tuple, str]]:
+    """Step the native vector environment of ``env_id`` and ``SyncVectorEnv`` of its single
+    environment side by side with the same random legal actions, for ``steps`` sub-environment steps
+    (``steps // num_envs`` batches), checking each ``reset`` and ``step`` with
+    ``assert_same_vector_step``; yields ``(native, sync, result, where)`` after each step, so a game's
+    test counts what it needs (games finished, rare rules met) and checks more of its own."""
+    native = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **settings)
+    sync = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", **settings)
+    rng = np.random.default_rng(seed)
+    assert_same_vector_step(native.reset(seed=seed), sync.reset(seed=seed), f"at reset ({settings})")
+    for t in range(steps // num_envs):
+        actions = random_legal_batch(native.action_masks(), rng, prefer)
+        result = native.step(actions)
+        where = f"at step {t} ({settings}, seed {seed})"
+        assert_same_vector_step(result, sync.step(actions), where)
+        yield native, sync, result, where
+
+
+def check_vector_action_masks(
+    native: Any, env_id: str, steps: int, seed: int = 4, **settings: Any
+) -> None:
+    """``VectorActionMasks`` (what MaskablePPO asks) wraps the native vector environment ``native``
+    (made with ``settings``) as it wraps ``SyncVectorEnv``: the same masks, a legal action in every
+    row, for ``steps`` batches; ``call`` of anything but ``action_masks`` raises ``AttributeError``."""
+    from tabletop_gym.wrappers import VectorActionMasks
+
+    native = VectorActionMasks(native)
+    sync = VectorActionMasks(
+        gym.make_vec(env_id, num_envs=native.num_envs, vectorization_mode="sync", **settings)
+    )
+    native.reset(seed=seed)
+    sync.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for t in range(steps):
+        masks = native.action_masks()
+        if not (np.array_equal(masks, sync.action_masks()) and masks.any(axis=1).all()):
+            raise AssertionError(f"VectorActionMasks' masks differ from SyncVectorEnv's at step {t}")
+        actions = random_legal_batch(masks, rng)
+        native.step(actions)
+        sync.step(actions)
+    try:
+        native.env.call("render")
+    except AttributeError as error:
+        if "only 'action_masks" not in str(error):
+            raise
+    else:
+        raise AssertionError("call('render') did not raise AttributeError")
+
+
+def check_vector_pickle(envs: Any, before: int, after: int, seed: int = 1) -> None:
+    """A native vector environment pickled after ``before`` batches of random legal actions goes on
+    for ``after`` batches exactly as the original."""
+    envs.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(before):
+        envs.step(random_legal_batch(envs.action_masks(), rng))
+    twin = pickle.loads(pickle.dumps(envs))
+    for t in range(after):
+        actions = random_legal_batch(envs.action_masks(), rng)
+        assert_same_vector_step(twin.step(actions), envs.step(actions), f"at step {t} after unpickling")
+
+
+def check_vector_bench(
+    game: str, out: Any, num_envs: int, vector_steps: int, env_steps: int, *options: str
+) -> dict[str, Any]:
+    """``tabletop-gym bench GAME --vector`` (with ``options``) writes the vector rate beside the
+    single environment's and CartPole's: three runs of whole batches, every rate positive. Returns
+    the report, for the game's own figures."""
+    from tabletop_gym.training.cli import main
+
+    args = ["bench", game, "--vector", "--num-envs", str(num_envs), "--vector-steps", str(vector_steps),
+            "--env-steps", str(env_steps), *options, "--out", str(out)]  # fmt: skip
+    if main(args) != 0:
+        raise AssertionError(f"{' '.join(args)} failed")
+    report = json.loads((Path(out) / f"{game}-vector.json").read_text())
+    expected = {"vector_num_envs": num_envs, "vector_steps_per_run": vector_steps // num_envs * num_envs,
+                "vector_runs": 3}  # fmt: skip
+    for key, value in expected.items():
+        if report[key] != value:
+            raise AssertionError(f"bench report's {key} is {report[key]}, expected {value}")
+    for key in (
+        "vector_steps_per_second_median",
+        "vector_steps_per_cpu_second_median",
+        "single_env_steps_per_second_median",
+        "cartpole_plain_loop_steps_per_second_median",
+    ):
+        if not report[key] > 0:
+            raise AssertionError(f"bench report's {key} is {report[key]}")
+    return report

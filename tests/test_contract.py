@@ -566,3 +566,44 @@ def test_check_engine_fails_where_a_copy_shares_the_position() -> None:
 
     with pytest.raises(testing.ContractError, match="on a copy changed the original"):
         testing.check_engine(CribbageRules(), "A/2/3/4", replay=shallow_replay)
+
+
+# ---- the native vector environments' checks ------------------------------------------------------------
+
+
+def test_vector_step_comparison_fails_on_any_difference() -> None:
+    step = (np.zeros((2, 3)), np.zeros(2), np.zeros(2, bool), np.zeros(2, bool), {"score": np.zeros(2, int)})
+    testing.assert_same_vector_step(step, step, "here")
+    wrong_dtype = (step[0], np.zeros(2, np.float32), *step[2:])
+    with pytest.raises(AssertionError, match="reward differs here"):
+        testing.assert_same_vector_step(wrong_dtype, step, "here")
+    wrong_info = (*step[:4], {"score": np.ones(2, int)})
+    with pytest.raises(AssertionError, match="info score differs here"):
+        testing.assert_same_vector_step(wrong_info, step, "here")
+    with pytest.raises(AssertionError, match="info keys differ"):
+        testing.assert_same_vector_step((*step[:4], {}), step, "here")
+    board = ({"height": np.zeros((2, 4), int)}, {"info": 1})
+    other = ({"height": np.ones((2, 4), int)}, {"info": 1})
+    with pytest.raises(AssertionError, match="obs height differs"):
+        testing.assert_same_vector_step(other, board, "here")
+
+
+def test_vector_checks_fail_where_the_native_environment_strays(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop_gym.envs.cribbage.vector import CribbageVectorEnv
+
+    stray = CribbageVectorEnv._step_result
+
+    def rewards_doubled(self: Any, observation: Any, infos: dict[str, Any]) -> tuple:
+        obs, rewards, *rest = stray(self, observation, infos)
+        return (obs, rewards * 2, *rest)
+
+    monkeypatch.setattr(CribbageVectorEnv, "_step_result", rewards_doubled)
+    with pytest.raises(AssertionError, match="reward differs at step"):
+        for _ in testing.vector_steps_against_sync("tabletop/Cribbage-v0", 4, 400, 0, pile_size=2):
+            pass
+    monkeypatch.undo()
+    # A copy that forgets the scores so far plays on with other infos.
+    forgetful = lambda self: {**self.__dict__, "_score": self._score * 0}  # noqa: E731
+    monkeypatch.setattr(CribbageVectorEnv, "__getstate__", forgetful)
+    with pytest.raises(AssertionError, match="after unpickling"):
+        testing.check_vector_pickle(CribbageVectorEnv(num_envs=3), before=20, after=20)

@@ -9,7 +9,6 @@ sub-environment steps; ``python tests/test_cribbage_vector.py 100000`` runs the 
 from __future__ import annotations
 
 import json
-import pickle
 import sys
 from pathlib import Path
 
@@ -22,41 +21,23 @@ import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.core import IllegalActionError
 from tabletop_gym.envs.cribbage.env import CribbageEnv
 from tabletop_gym.envs.cribbage.vector import DEALS_AHEAD, CribbageVectorEnv
+from tabletop_gym.testing import (
+    check_vector_action_masks,
+    check_vector_bench,
+    check_vector_pickle,
+    random_legal_batch,
+    vector_steps_against_sync,
+)
 
 ENV_ID = "tabletop/Cribbage-v0"
-NAMES = ("obs", "reward", "terminated", "truncated")
 SUITES = sorted((Path(tabletop_gym.__file__).parent / "suites" / "data").glob("cribbage-*.json"))
-
-
-def _random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return (rng.random(masks.shape) * masks).argmax(axis=1)
-
-
-def _assert_same(native: tuple, sync: tuple, where: str) -> None:
-    *arrays, infos = native
-    *expected_arrays, expected_infos = sync
-    for name, got, expected in zip(NAMES[: len(arrays)], arrays, expected_arrays, strict=True):
-        assert got.dtype == expected.dtype and np.array_equal(got, expected), f"{name} differs {where}"
-    assert infos.keys() == expected_infos.keys(), where
-    for key, expected in expected_infos.items():
-        got = infos[key]
-        assert got.dtype == expected.dtype and np.array_equal(got, expected), f"info {key} differs {where}"
 
 
 def check_against_engine(steps: int, num_envs: int, pile_size: int, seed: int) -> int:
     """Step the native vector environment and ``SyncVectorEnv`` of the single environment with the
     same random legal actions for ``steps`` sub-environment steps; returns the games finished."""
-    native = gym.make_vec(
-        ENV_ID, num_envs=num_envs, vectorization_mode="vector_entry_point", pile_size=pile_size
-    )
-    sync = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="sync", pile_size=pile_size)
-    rng = np.random.default_rng(seed)
-    _assert_same(native.reset(seed=seed), sync.reset(seed=seed), "at reset")
     finished = 0
-    for t in range(steps // num_envs):
-        actions = _random_legal(native.action_masks(), rng)
-        result = native.step(actions)
-        _assert_same(result, sync.step(actions), f"at step {t} (pile size {pile_size}, seed {seed})")
+    for *_, result, _ in vector_steps_against_sync(ENV_ID, num_envs, steps, seed, pile_size=pile_size):
         finished += int(result[2].sum())
     return finished
 
@@ -88,7 +69,7 @@ def test_seed_s_gives_sub_environment_i_the_deals_of_the_single_environment_with
     deals = [list(info["deal"])]
     for _ in range(3):  # three more games each: 8 moves and the autoreset step
         for _ in range(9):
-            *_, info = envs.step(_random_legal(envs.action_masks(), np.random.default_rng(0)))
+            *_, info = envs.step(random_legal_batch(envs.action_masks(), np.random.default_rng(0)))
         deals.append(list(info["deal"]))
     for i in range(4):
         single = CribbageEnv(pile_size=2)
@@ -136,7 +117,7 @@ def test_autoreset_starts_the_next_deal_on_the_step_after_the_last_card() -> Non
     envs.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(4):
-        obs, rewards, terminated, _, info = envs.step(_random_legal(envs.action_masks(), rng))
+        obs, rewards, terminated, _, info = envs.step(random_legal_batch(envs.action_masks(), rng))
     assert terminated.all() and not info["action_mask"].any() and (info["cards_played"] == 4).all()
     assert envs.action_masks().all()  # the next step ignores the action: any one will do
     obs, rewards, terminated, _, info = envs.step(np.array([3, 3]))
@@ -149,21 +130,8 @@ def test_autoreset_starts_the_next_deal_on_the_step_after_the_last_card() -> Non
 
 
 def test_vector_action_masks_wraps_it_as_it_wraps_gymnasiums_own() -> None:
-    from tabletop_gym.wrappers import VectorActionMasks
-
-    native = VectorActionMasks(CribbageVectorEnv(num_envs=3, pile_size=1))
-    sync = VectorActionMasks(gym.make_vec(ENV_ID, num_envs=3, vectorization_mode="sync", pile_size=1))
-    native.reset(seed=4)
-    sync.reset(seed=4)
-    rng = np.random.default_rng(4)
-    for _ in range(12):  # two games and more, autoresets included
-        masks = native.action_masks()
-        assert np.array_equal(masks, sync.action_masks()) and masks.any(axis=1).all()
-        actions = _random_legal(masks, rng)
-        native.step(actions)
-        sync.step(actions)
-    with pytest.raises(AttributeError, match="only 'action_masks"):
-        native.env.call("render")
+    # 12 steps: two games and more, autoresets included.
+    check_vector_action_masks(CribbageVectorEnv(num_envs=3, pile_size=1), ENV_ID, 12, pile_size=1)
 
 
 def test_bad_input_is_refused_naming_the_sub_environment() -> None:
@@ -207,45 +175,12 @@ def test_bad_input_is_refused_naming_the_sub_environment() -> None:
 
 
 def test_a_pickled_environment_goes_on_as_the_original() -> None:
-    envs = CribbageVectorEnv(num_envs=3)
-    envs.reset(seed=1)
-    rng = np.random.default_rng(1)
-    for _ in range(60):
-        envs.step(_random_legal(envs.action_masks(), rng))
-    twin = pickle.loads(pickle.dumps(envs))
-    for t in range(60):
-        actions = _random_legal(envs.action_masks(), rng)
-        _assert_same(twin.step(actions), envs.step(actions), f"at step {t} after unpickling")
+    check_vector_pickle(CribbageVectorEnv(num_envs=3), before=60, after=60)
 
 
 def test_bench_vector_reports_the_vector_rate_beside_the_single_environment_and_cartpole(tmp_path) -> None:
-    from tabletop_gym.training.cli import main
-
-    args = [
-        "bench",
-        "cribbage",
-        "--vector",
-        "--num-envs",
-        "64",
-        "--vector-steps",
-        "1000",
-        "--env-steps",
-        "100",
-    ]
-    assert main(args + ["--out", str(tmp_path)]) == 0
-    report = json.loads((tmp_path / "cribbage-vector.json").read_text())
-    assert (
-        report["vector_num_envs"] == 64
-        and report["vector_steps_per_run"] == 960
-        and report["vector_runs"] == 3
-    )
-    for key in (
-        "vector_steps_per_second_median",
-        "vector_steps_per_cpu_second_median",
-        "single_env_steps_per_second_median",
-        "cartpole_plain_loop_steps_per_second_median",
-    ):
-        assert report[key] > 0, key
+    report = check_vector_bench("cribbage", tmp_path, 64, 1000, 100)
+    assert report["vector_steps_per_run"] == 960
 
 
 if __name__ == "__main__":

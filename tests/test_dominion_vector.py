@@ -11,7 +11,6 @@ about 13,600 sub-environment steps over the treasure game, Smithy and the other 
 from __future__ import annotations
 
 import json
-import pickle
 import sys
 from pathlib import Path
 
@@ -25,34 +24,20 @@ from tabletop_gym.core import IllegalActionError
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.env import DominionSolitaireEnv
 from tabletop_gym.envs.dominion.vector import DEALS_AHEAD, DominionSolitaireVectorEnv
+from tabletop_gym.testing import (
+    check_vector_action_masks,
+    check_vector_bench,
+    check_vector_pickle,
+    random_legal_batch,
+    vector_steps_against_sync,
+)
 
 ENV_ID = "tabletop/DominionSolitaire-v0"
-NAMES = ("obs", "reward", "terminated", "truncated")
 SUITES = sorted((Path(tabletop_gym.__file__).parent / "suites" / "data").glob("dominion-*.json"))
 # What the engine's state holds that the kernel keeps too (the history and the gains it does not).
 POSITION = ("hand", "draw", "discard", "in_play", "owned", "supply", "trash", "shuffles", "turns",
             "decision", "actions", "buys", "coins", "merchants", "cellar_discarded", "unreachable",
             "truncated", "seed")  # fmt: skip
-
-
-def _random_legal(
-    masks: np.ndarray, rng: np.random.Generator, prefer: np.ndarray | None = None
-) -> np.ndarray:
-    weights = rng.random(masks.shape)
-    if prefer is not None:
-        weights += prefer
-    return (weights * masks).argmax(axis=1)
-
-
-def _assert_same(native: tuple, sync: tuple, where: str) -> None:
-    *arrays, infos = native
-    *expected_arrays, expected_infos = sync
-    for name, got, expected in zip(NAMES[: len(arrays)], arrays, expected_arrays, strict=True):
-        assert got.dtype == expected.dtype and np.array_equal(got, expected), f"{name} differs {where}"
-    assert infos.keys() == expected_infos.keys(), where
-    for key, expected in expected_infos.items():
-        got = infos[key]
-        assert got.dtype == expected.dtype and np.array_equal(got, expected), f"info {key} differs {where}"
 
 
 def _assert_same_position(
@@ -69,16 +54,9 @@ def check_against_engine(steps: int, num_envs: int, seed: int, prefer: np.ndarra
     """Step the native vector environment and ``SyncVectorEnv`` of the single environment with the
     same random legal actions (weighted by ``prefer``) for ``steps`` sub-environment steps; returns
     the games finished and those ended by an unreachable target."""
-    native = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="vector_entry_point", **settings)
-    sync = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="sync", **settings)
-    rng = np.random.default_rng(seed)
-    _assert_same(native.reset(seed=seed), sync.reset(seed=seed), "at reset")
     finished = unreachable = 0
-    for t in range(steps // num_envs):
-        actions = _random_legal(native.action_masks(), rng, prefer)
-        result = native.step(actions)
-        where = f"at step {t} ({settings}, seed {seed})"
-        _assert_same(result, sync.step(actions), where)
+    for native, sync, result, where in vector_steps_against_sync(ENV_ID, num_envs, steps, seed, prefer,
+                                                                 **settings):  # fmt: skip
         _assert_same_position(native, sync, where)
         ended = result[2] | result[3]
         finished += int(ended.sum())
@@ -134,7 +112,7 @@ def test_seed_s_gives_sub_environment_i_the_deals_of_the_single_environment_with
     rng = np.random.default_rng(0)
     for _ in range(3):  # three more games each: one turn and the autoreset step
         for _ in range(2):
-            *_, info = envs.step(_random_legal(envs.action_masks(), rng))
+            *_, info = envs.step(random_legal_batch(envs.action_masks(), rng))
         deals.append(list(info["deal"]))
     for i in range(4):
         single = DominionSolitaireEnv(reveal_deal=True)
@@ -205,21 +183,8 @@ def test_autoreset_starts_the_next_deal_on_the_step_after_the_end() -> None:
 
 
 def test_vector_action_masks_wraps_it_as_it_wraps_gymnasiums_own() -> None:
-    from tabletop_gym.wrappers import VectorActionMasks
-
-    native = VectorActionMasks(DominionSolitaireVectorEnv(num_envs=3, turn_limit=2))
-    sync = VectorActionMasks(gym.make_vec(ENV_ID, num_envs=3, vectorization_mode="sync", turn_limit=2))
-    native.reset(seed=4)
-    sync.reset(seed=4)
-    rng = np.random.default_rng(4)
-    for _ in range(12):  # several games, autoresets included
-        masks = native.action_masks()
-        assert np.array_equal(masks, sync.action_masks()) and masks.any(axis=1).all()
-        actions = _random_legal(masks, rng)
-        native.step(actions)
-        sync.step(actions)
-    with pytest.raises(AttributeError, match="only 'action_masks"):
-        native.env.call("render")
+    # 12 steps: several games, autoresets included.
+    check_vector_action_masks(DominionSolitaireVectorEnv(num_envs=3, turn_limit=2), ENV_ID, 12, turn_limit=2)
 
 
 def test_bad_input_is_refused_naming_the_sub_environment() -> None:
@@ -268,41 +233,13 @@ def test_bad_input_is_refused_naming_the_sub_environment() -> None:
 
 def test_a_pickled_environment_goes_on_as_the_original() -> None:
     envs = DominionSolitaireVectorEnv(num_envs=3, kingdom="smithy", turn_limit=10)
-    envs.reset(seed=1)
-    rng = np.random.default_rng(1)
-    for _ in range(40):
-        envs.step(_random_legal(envs.action_masks(), rng))
-    twin = pickle.loads(pickle.dumps(envs))
-    for t in range(60):
-        actions = _random_legal(envs.action_masks(), rng)
-        _assert_same(twin.step(actions), envs.step(actions), f"at step {t} after unpickling")
+    check_vector_pickle(envs, before=40, after=60)
 
 
 def test_bench_vector_reports_the_vector_rate_beside_the_single_environment_and_cartpole(tmp_path) -> None:
-    from tabletop_gym.training.cli import main
-
-    args = [
-        "bench",
-        "dominion",
-        "--vector",
-        "--num-envs",
-        "64",
-        "--vector-steps",
-        "1000",
-        "--env-steps",
-        "100",
-    ]
-    assert main(args + ["--target", "2", "--out", str(tmp_path)]) == 0
-    report = json.loads((tmp_path / "dominion-vector.json").read_text())
+    report = check_vector_bench("dominion", tmp_path, 64, 1000, 100, "--target", "2")
     assert report["vector_num_envs"] == 64 and report["vector_steps_per_run"] == 960
     assert report["vector_runs"] == 3 and report["target"] == 2
-    for key in (
-        "vector_steps_per_second_median",
-        "vector_steps_per_cpu_second_median",
-        "single_env_steps_per_second_median",
-        "cartpole_plain_loop_steps_per_second_median",
-    ):
-        assert report[key] > 0, key
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ a level limit, the largest grid, one-card games past the block of drawn deals);
 from __future__ import annotations
 
 import json
-import pickle
 import sys
 from pathlib import Path
 
@@ -25,6 +24,13 @@ from tabletop_gym.core import IllegalActionError, InvalidDealError
 from tabletop_gym.envs.nmbr9.env import Nmbr9Env
 from tabletop_gym.envs.nmbr9.rules import encode_action
 from tabletop_gym.envs.nmbr9.vector import DEALS_AHEAD, Nmbr9VectorEnv
+from tabletop_gym.testing import (
+    check_vector_action_masks,
+    check_vector_bench,
+    check_vector_pickle,
+    random_legal_batch,
+    vector_steps_against_sync,
+)
 
 ENV_ID = "tabletop/Nmbr9-v0"
 SUITES = sorted((Path(tabletop_gym.__file__).parent / "suites" / "data").glob("nmbr9-*.json"))
@@ -40,38 +46,12 @@ SETTINGS = [
 ]
 
 
-def _random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return (rng.random(masks.shape) * masks).argmax(axis=1)
-
-
-def _assert_same(native: tuple, sync: tuple, where: str) -> None:
-    (obs, *arrays, infos), (expected_obs, *expected_arrays, expected_infos) = native, sync
-    assert obs.keys() == expected_obs.keys(), where
-    for key, expected in expected_obs.items():
-        got = obs[key]
-        assert got.dtype == expected.dtype and np.array_equal(got, expected), f"obs {key} differs {where}"
-    names = ("reward", "terminated", "truncated")
-    for name, got, expected in zip(names[: len(arrays)], arrays, expected_arrays, strict=True):
-        assert got.dtype == expected.dtype and np.array_equal(got, expected), f"{name} differs {where}"
-    assert infos.keys() == expected_infos.keys(), where
-    for key, expected in expected_infos.items():
-        got = infos[key]
-        assert got.dtype == expected.dtype and np.array_equal(got, expected), f"info {key} differs {where}"
-
-
 def check_against_engine(steps: int, num_envs: int, seed: int, **settings) -> tuple[int, int]:
     """Step the native vector environment and ``SyncVectorEnv`` of the single environment with the
     same random legal actions for ``steps`` sub-environment steps; returns (games finished, cards
     discarded in them)."""
-    native = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="vector_entry_point", **settings)
-    sync = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="sync", **settings)
-    rng = np.random.default_rng(seed)
-    _assert_same(native.reset(seed=seed), sync.reset(seed=seed), "at reset")
     finished = discarded = 0
-    for t in range(steps // num_envs):
-        actions = _random_legal(native.action_masks(), rng)
-        result = native.step(actions)
-        _assert_same(result, sync.step(actions), f"at step {t} ({settings}, seed {seed})")
+    for *_, result, _ in vector_steps_against_sync(ENV_ID, num_envs, steps, seed, **settings):
         finished += int(result[2].sum())
         discarded += int(result[4]["discarded"][result[2]].sum())
     return finished, discarded
@@ -106,7 +86,7 @@ def test_seed_s_gives_sub_environment_i_the_deals_of_the_single_environment_with
     rng = np.random.default_rng(0)
     for _ in range(3):  # three more games each: 2 placements and the autoreset step
         for _ in range(3):
-            *_, info = envs.step(_random_legal(envs.action_masks(), rng))
+            *_, info = envs.step(random_legal_batch(envs.action_masks(), rng))
         deals.append(list(info["deal"]))
     for i in range(4):
         single = Nmbr9Env(cards=2, grid=6, reveal_deal=True)
@@ -125,7 +105,7 @@ def test_the_deal_is_shown_only_once_the_game_is_over_unless_revealed() -> None:
     _, info = envs.reset(options={"deal": ["123", "456"]})
     assert list(info["deal"]) == ["", ""]
     for _ in range(3):
-        *_, terminated, _, info = envs.step(_random_legal(envs.action_masks(), np.random.default_rng(1)))
+        *_, terminated, _, info = envs.step(random_legal_batch(envs.action_masks(), np.random.default_rng(1)))
     assert terminated.all() and list(info["deal"]) == ["123", "456"]
 
 
@@ -168,7 +148,7 @@ def test_autoreset_starts_the_next_deal_on_the_step_after_the_last_card() -> Non
     envs.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(2):
-        obs, rewards, terminated, _, info = envs.step(_random_legal(envs.action_masks(), rng))
+        obs, rewards, terminated, _, info = envs.step(random_legal_batch(envs.action_masks(), rng))
     assert terminated.all() and not info["action_mask"].any() and (info["turn"] == 2).all()
     assert (obs["card"] == -1).all() and (obs["cards_left"] == 0).all()
     assert envs.action_masks().all()  # the next step ignores the action: any one will do
@@ -179,22 +159,9 @@ def test_autoreset_starts_the_next_deal_on_the_step_after_the_last_card() -> Non
 
 
 def test_vector_action_masks_wraps_it_as_it_wraps_gymnasiums_own() -> None:
-    from tabletop_gym.wrappers import VectorActionMasks
-
     settings = {"cards": 2, "grid": 5}
-    native = VectorActionMasks(Nmbr9VectorEnv(num_envs=3, **settings))
-    sync = VectorActionMasks(gym.make_vec(ENV_ID, num_envs=3, vectorization_mode="sync", **settings))
-    native.reset(seed=4)
-    sync.reset(seed=4)
-    rng = np.random.default_rng(4)
-    for _ in range(9):  # three games and more, autoresets included
-        masks = native.action_masks()
-        assert np.array_equal(masks, sync.action_masks()) and masks.any(axis=1).all()
-        actions = _random_legal(masks, rng)
-        native.step(actions)
-        sync.step(actions)
-    with pytest.raises(AttributeError, match="only 'action_masks"):
-        native.env.call("render")
+    # 9 steps: three games and more, autoresets included.
+    check_vector_action_masks(Nmbr9VectorEnv(num_envs=3, **settings), ENV_ID, 9, **settings)
 
 
 def test_bad_input_is_refused_naming_the_sub_environment() -> None:
@@ -247,34 +214,12 @@ def test_bad_input_is_refused_naming_the_sub_environment() -> None:
 
 def test_a_pickled_environment_goes_on_as_the_original() -> None:
     envs = Nmbr9VectorEnv(num_envs=3)
-    envs.reset(seed=1)
-    rng = np.random.default_rng(1)
-    for _ in range(30):
-        envs.step(_random_legal(envs.action_masks(), rng))
-    twin = pickle.loads(pickle.dumps(envs))
-    for t in range(30):
-        actions = _random_legal(envs.action_masks(), rng)
-        _assert_same(twin.step(actions), envs.step(actions), f"at step {t} after unpickling")
+    check_vector_pickle(envs, before=30, after=30)
 
 
 def test_bench_vector_reports_the_vector_rate_beside_the_single_environment_and_cartpole(tmp_path) -> None:
-    from tabletop_gym.training.cli import main
-
-    args = ["bench", "nmbr9", "--vector", "--num-envs", "16", "--vector-steps", "200", "--env-steps", "20"]
-    assert main(args + ["--out", str(tmp_path)]) == 0
-    report = json.loads((tmp_path / "nmbr9-vector.json").read_text())
-    assert (
-        report["vector_num_envs"] == 16
-        and report["vector_steps_per_run"] == 192
-        and report["vector_runs"] == 3
-    )
-    for key in (
-        "vector_steps_per_second_median",
-        "vector_steps_per_cpu_second_median",
-        "single_env_steps_per_second_median",
-        "cartpole_plain_loop_steps_per_second_median",
-    ):
-        assert report[key] > 0, key
+    report = check_vector_bench("nmbr9", tmp_path, 16, 200, 20)
+    assert report["vector_steps_per_run"] == 192
 
 
 def test_random_legal_actions_draws_every_legal_action_and_only_them() -> None:

@@ -10,7 +10,6 @@ observations, with and without a horizon. The test runs 14,000 sub-environment s
 from __future__ import annotations
 
 import json
-import pickle
 import sys
 from pathlib import Path
 
@@ -24,9 +23,15 @@ from tabletop_gym.core import IllegalActionError, InvalidDealError
 from tabletop_gym.envs.war.env import WarEnv
 from tabletop_gym.envs.war.rules import WarRules, parse_deal
 from tabletop_gym.envs.war.vector import WarVectorEnv
+from tabletop_gym.testing import (
+    check_vector_action_masks,
+    check_vector_bench,
+    check_vector_pickle,
+    random_legal_batch,
+    vector_steps_against_sync,
+)
 
 ENV_ID = "tabletop/War-v0"
-NAMES = ("obs", "reward", "terminated", "truncated")
 SUITES = sorted((Path(tabletop_gym.__file__).parent / "suites" / "data").glob("war-*.json"))
 # Settings that cover the kernel's branches: the default whole game, a horizon (rewards by cards
 # held), the suites' 12-card deck, both other conventions, the hidden observation, wars without
@@ -41,33 +46,11 @@ SETTINGS = [
 ]
 
 
-def _random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return (rng.random(masks.shape) * masks).argmax(axis=1)
-
-
-def _assert_same(native: tuple, sync: tuple, where: str) -> None:
-    *arrays, infos = native
-    *expected_arrays, expected_infos = sync
-    for name, got, expected in zip(NAMES[: len(arrays)], arrays, expected_arrays, strict=True):
-        assert got.dtype == expected.dtype and np.array_equal(got, expected), f"{name} differs {where}"
-    assert infos.keys() == expected_infos.keys(), where
-    for key, expected in expected_infos.items():
-        got = infos[key]
-        assert got.dtype == expected.dtype and np.array_equal(got, expected), f"info {key} differs {where}"
-
-
 def check_against_engine(steps: int, num_envs: int, seed: int, **settings: object) -> int:
     """Step the native vector environment and ``SyncVectorEnv`` of the single environment with the
     same random legal actions for ``steps`` sub-environment steps; returns the episodes finished."""
-    native = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="vector_entry_point", **settings)
-    sync = gym.make_vec(ENV_ID, num_envs=num_envs, vectorization_mode="sync", **settings)
-    rng = np.random.default_rng(seed)
-    _assert_same(native.reset(seed=seed), sync.reset(seed=seed), f"at reset ({settings})")
     finished = 0
-    for t in range(steps // num_envs):
-        actions = _random_legal(native.action_masks(), rng)
-        result = native.step(actions)
-        _assert_same(result, sync.step(actions), f"at step {t} ({settings}, seed {seed})")
+    for *_, result, _ in vector_steps_against_sync(ENV_ID, num_envs, steps, seed, **settings):
         finished += int(result[2].sum() + result[3].sum())
     return finished
 
@@ -100,7 +83,7 @@ def test_seed_s_gives_sub_environment_i_the_deals_of_the_single_environment_with
     rng = np.random.default_rng(0)
     ended = np.zeros(3, dtype=bool)
     while min(len(d) for d in deals) < 5:  # four more games each, autoresets drawing from each generator
-        _, _, terminated, truncated, info = envs.step(_random_legal(envs.action_masks(), rng))
+        _, _, terminated, truncated, info = envs.step(random_legal_batch(envs.action_masks(), rng))
         for i in np.flatnonzero(ended):
             deals[i].append(info["deal"][i])  # the step after an end starts the next game
         ended = terminated | truncated
@@ -153,7 +136,7 @@ def test_the_suites_plans_score_their_recorded_score(suite: Path) -> None:
     for t in range(longest):
         playing = t < lengths
         rng = np.random.default_rng(t)
-        actions = np.where(playing, plans[:, t], _random_legal(envs.action_masks(), rng))
+        actions = np.where(playing, plans[:, t], random_legal_batch(envs.action_masks(), rng))
         _, _, terminated, truncated, info = envs.step(actions)
         last = t == lengths - 1
         assert not (terminated | truncated)[playing & ~last].any(), "an episode ended before its plan"
@@ -167,7 +150,7 @@ def test_autoreset_starts_the_next_deal_on_the_step_after_the_end() -> None:
     envs = WarVectorEnv(num_envs=2, **settings)
     envs.reset(seed=0)
     _, rewards, terminated, truncated, info = envs.step(
-        _random_legal(envs.action_masks(), np.random.default_rng(0))
+        random_legal_batch(envs.action_masks(), np.random.default_rng(0))
     )
     assert truncated.all() and not terminated.any() and not info["action_mask"].any()
     assert (info["pots"] == -1).all() and info["game_over"].all()
@@ -182,22 +165,9 @@ def test_autoreset_starts_the_next_deal_on_the_step_after_the_end() -> None:
 
 
 def test_vector_action_masks_wraps_it_as_it_wraps_gymnasiums_own() -> None:
-    from tabletop_gym.wrappers import VectorActionMasks
-
     settings = {"ranks": 3, "suits": 2, "horizon": 2}
-    native = VectorActionMasks(WarVectorEnv(num_envs=3, **settings))
-    sync = VectorActionMasks(gym.make_vec(ENV_ID, num_envs=3, vectorization_mode="sync", **settings))
-    native.reset(seed=4)
-    sync.reset(seed=4)
-    rng = np.random.default_rng(4)
-    for _ in range(12):  # several games, autoresets included
-        masks = native.action_masks()
-        assert np.array_equal(masks, sync.action_masks()) and masks.any(axis=1).all()
-        actions = _random_legal(masks, rng)
-        native.step(actions)
-        sync.step(actions)
-    with pytest.raises(AttributeError, match="only 'action_masks"):
-        native.env.call("render")
+    # 12 steps: several games, autoresets included.
+    check_vector_action_masks(WarVectorEnv(num_envs=3, **settings), ENV_ID, 12, **settings)
 
 
 def test_settings_the_kernel_cannot_play_are_refused_naming_them() -> None:
@@ -253,38 +223,19 @@ def test_copy_false_returns_the_environments_own_observation_array() -> None:
     assert np.array_equal(obs, expected)
     rng = np.random.default_rng(1)
     for _ in range(30):
-        actions = _random_legal(envs.action_masks(), rng)
+        actions = random_legal_batch(envs.action_masks(), rng)
         again = envs.step(actions)[0]
         assert again is obs and np.array_equal(again, copied.step(actions)[0])
 
 
 def test_a_pickled_environment_goes_on_as_the_original() -> None:
     envs = WarVectorEnv(num_envs=3, ranks=6, suits=2)
-    envs.reset(seed=1)
-    rng = np.random.default_rng(1)
-    for _ in range(60):
-        envs.step(_random_legal(envs.action_masks(), rng))
-    twin = pickle.loads(pickle.dumps(envs))
-    for t in range(60):
-        actions = _random_legal(envs.action_masks(), rng)
-        _assert_same(twin.step(actions), envs.step(actions), f"at step {t} after unpickling")
+    check_vector_pickle(envs, before=60, after=60)
 
 
 def test_bench_vector_reports_the_vector_rate_beside_the_single_environment_and_cartpole(tmp_path) -> None:
-    from tabletop_gym.training.cli import main
-
-    args = ["bench", "war", "--vector", "--num-envs", "64", "--vector-steps", "1000", "--env-steps", "100"]
-    assert main(args + ["--ranks", "6", "--suits", "2", "--out", str(tmp_path)]) == 0
-    report = json.loads((tmp_path / "war-vector.json").read_text())
-    assert report["vector_num_envs"] == 64 and report["vector_steps_per_run"] == 960
-    assert report["vector_runs"] == 3 and report["rules"] == "r6s2f3-winner_first-m10000"
-    for key in (
-        "vector_steps_per_second_median",
-        "vector_steps_per_cpu_second_median",
-        "single_env_steps_per_second_median",
-        "cartpole_plain_loop_steps_per_second_median",
-    ):
-        assert report[key] > 0, key
+    report = check_vector_bench("war", tmp_path, 64, 1000, 100, "--ranks", "6", "--suits", "2")
+    assert report["vector_steps_per_run"] == 960 and report["rules"] == "r6s2f3-winner_first-m10000"
 
 
 if __name__ == "__main__":

@@ -21,18 +21,17 @@ from typing import Any
 import numba
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
+    MAX_NUM_ENVS,
     IllegalActionError,
+    NativeVectorEnv,
     call_kernel,
     check_int,
     compile_kernel,
     sigint_deferred,
     vector_actions,
-    vector_seeds,
 )
 from tabletop_gym.envs.cribbage.env import OBS_SIZE, CribbageEnv
 from tabletop_gym.envs.cribbage.rules import (
@@ -51,7 +50,6 @@ STACK = TOTAL + 1
 NEW_STACK = STACK + RECENT
 POINTS = NEW_STACK + 1
 DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call per 64 games
-MAX_NUM_ENVS = 1 << 20
 # Kernel status codes for a bad action (the first sub-environment at fault is reported).
 NOT_A_PILE, EMPTY_PILE, OVER_31 = 1, 2, 3
 
@@ -279,7 +277,7 @@ def _choices(mask, over):
     return out
 
 
-class CribbageVectorEnv(VectorEnv):
+class CribbageVectorEnv(NativeVectorEnv):
     """``num_envs`` games of solitaire Cribbage stepped together in one compiled call.
 
     Sub-environment i is ``CribbageEnv`` (same observation, action, reward and info) under next-step
@@ -301,8 +299,6 @@ class CribbageVectorEnv(VectorEnv):
     True: the observations, masks and infos returned are new arrays; False returns the environment's own
     observation array, overwritten by the next step).
     """
-
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -354,20 +350,10 @@ class CribbageVectorEnv(VectorEnv):
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         n = self.num_envs
-        seeds = vector_seeds(seed, n)
-        for i, s in enumerate(seeds):
-            if s is not None or self._rngs[i] is None:
-                self._rngs[i] = seeding.np_random(s)[0]
-                self._next_deal[i] = DEALS_AHEAD  # a new generator: its deals are still to draw
+        self._seed_generators(seed, DEALS_AHEAD)
         given = self._given_deals(options)
-        self._refill()
-        if given is None:
-            slots = self._next_deal.copy()
-            self._next_deal += 1
-        else:
-            # A given deal has a slot of its own, past the generator's deals, which it leaves untouched
-            # (as the single environment's generator is left untouched by a deal given to reset).
-            slots = np.full(n, DEALS_AHEAD, dtype=np.int64)
+        slots = self._start_slots(given, DEALS_AHEAD)
+        if given is not None:
             for i, deal in enumerate(given):
                 self._deals[i, DEALS_AHEAD] = np.asarray(deal.piles, dtype=np.int8).reshape(-1)
                 self._texts[i, DEALS_AHEAD] = str(deal)
@@ -389,8 +375,7 @@ class CribbageVectorEnv(VectorEnv):
         return self._out(self._obs), self._infos()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        self._check_started("step()")
         actions = vector_actions(actions, self.num_envs, "pile indices")
         with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
             bad = _step(
@@ -402,43 +387,18 @@ class CribbageVectorEnv(VectorEnv):
         if restarted.size:
             self._deal_text[restarted] = self._texts[restarted, self._next_deal[restarted] - 1]
             self._refill()
-        return (
-            self._out(self._obs),
-            self._rewards.copy(),
-            self._terminated.copy(),
-            self._truncated.copy(),
-            self._infos(),
-        )
-
-    def action_masks(self) -> np.ndarray:
-        """``(num_envs, 4)`` bool: the legal piles of every sub-environment; every pile for one whose game
-        has ended (the next step starts its next deal and ignores the action)."""
-        if not self._started:
-            raise RuntimeError("call reset() before action_masks()")
-        with sigint_deferred():
-            return _choices(self._mask, self._over)
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
-        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
-        per sub-environment (all False for a finished game, as its single environment says)."""
-        if name != "action_masks" or args or kwargs:
-            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
-        return tuple(self._mask.astype(np.bool_))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return self._step_result(self._out(self._obs), self._infos())
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _legal_actions(self) -> np.ndarray:
+        return _choices(self._mask, self._over)
 
     def _kernel_state(self) -> tuple[Any, ...]:
         return (
             self._deals, self._next_deal, self._piles, self._heights, self.pile_size, self._recent,
             self._stack_len, self._total, self._score, self._played, self._over, self._obs, self._mask,
         )  # fmt: skip
-
-    def _out(self, array: np.ndarray) -> np.ndarray:
-        return array.copy() if self.copy else array
 
     def _infos(self) -> dict[str, Any]:
         return {
@@ -463,11 +423,7 @@ class CribbageVectorEnv(VectorEnv):
         deals = options["deal"]
         if deals is None:
             return None
-        if isinstance(deals, (str, Deal)):
-            deals = [deals] * self.num_envs
-        deals = list(deals)
-        if len(deals) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        deals = self._deal_each(deals, (str, Deal))
         parsed = [d if isinstance(d, Deal) else parse_deal(d, self.pile_size) for d in deals]
         for i, deal in enumerate(parsed):
             if deal.pile_size != self.pile_size:

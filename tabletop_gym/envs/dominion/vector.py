@@ -28,18 +28,17 @@ from typing import Any
 import numba
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
+    MAX_NUM_ENVS,
     IllegalActionError,
+    NativeVectorEnv,
     call_kernel,
     check_int,
     compile_kernel,
     sigint_deferred,
     vector_actions,
-    vector_seeds,
 )
 from tabletop_gym.envs.dominion import rules as R
 from tabletop_gym.envs.dominion.env import SOLITAIRE_TURN_LIMIT, DominionSolitaireEnv
@@ -47,7 +46,6 @@ from tabletop_gym.envs.dominion.observation import COUNTER, OBS_HIGH, OBS_SIZE, 
 from tabletop_gym.envs.dominion.table import MAX_DEAL
 
 DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call per 64 games
-MAX_NUM_ENVS = 1 << 20
 
 # --- one game, as one row of int32 -----------------------------------------------------------------
 # Counts per card id (the observation's parts and the deck), then the turn's counters, then the draw
@@ -520,7 +518,7 @@ def _choices(mask, over):
 _DECISION_NAMES = np.array(R.DECISION_NAMES, dtype=object)
 
 
-class DominionSolitaireVectorEnv(VectorEnv):
+class DominionSolitaireVectorEnv(NativeVectorEnv):
     """``num_envs`` games of solitaire Dominion stepped together in one compiled call.
 
     Sub-environment i is ``DominionSolitaireEnv`` (same observation, action, reward and info) under
@@ -544,8 +542,6 @@ class DominionSolitaireVectorEnv(VectorEnv):
     are new arrays; False returns the environment's own observation array, overwritten by the next
     step).
     """
-
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -604,19 +600,10 @@ class DominionSolitaireVectorEnv(VectorEnv):
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         n = self.num_envs
-        for i, s in enumerate(vector_seeds(seed, n)):
-            if s is not None or self._rngs[i] is None:
-                self._rngs[i] = seeding.np_random(s)[0]
-                self._next_deal[i] = DEALS_AHEAD  # a new generator: its deals are still to draw
+        self._seed_generators(seed, DEALS_AHEAD)
         given = self._given_deals(options)
-        self._refill()
-        if given is None:
-            slots = self._next_deal.copy()
-            self._next_deal += 1
-        else:
-            # A given deal has a slot of its own, past the generator's deals, which it leaves untouched
-            # (as the single environment's generator is left untouched by a deal given to reset).
-            slots = np.full(n, DEALS_AHEAD, dtype=np.int64)
+        slots = self._start_slots(given, DEALS_AHEAD)
+        if given is not None:
             self._deals[:, DEALS_AHEAD] = given
         self._seeds_now[:] = self._deals[np.arange(n), slots]
         self._deal_text[:] = [str(d) for d in self._seeds_now.tolist()]
@@ -631,8 +618,7 @@ class DominionSolitaireVectorEnv(VectorEnv):
         return self._out(self._obs), self._infos()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        self._check_started("step()")
         actions = vector_actions(actions, self.num_envs, "card ids 0-16 or 17 (pass)")
         with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
             bad = _step(actions, *self._kernel_state())
@@ -646,34 +632,12 @@ class DominionSolitaireVectorEnv(VectorEnv):
         ended = np.flatnonzero(self._over)
         if ended.size:
             self._shown[ended] = self._deal_text[ended]  # the game is over: its deal may be seen
-        return (
-            self._out(self._obs),
-            self._rewards.copy(),
-            self._terminated.copy(),
-            self._truncated.copy(),
-            self._infos(),
-        )
-
-    def action_masks(self) -> np.ndarray:
-        """``(num_envs, 18)`` bool: the legal actions of every sub-environment; every action for one
-        whose game has ended (the next step starts its next deal and ignores the action)."""
-        if not self._started:
-            raise RuntimeError("call reset() before action_masks()")
-        with sigint_deferred():
-            return _choices(self._mask, self._over)
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
-        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
-        per sub-environment (all False for a finished game, as its single environment says)."""
-        if name != "action_masks" or args or kwargs:
-            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
-        return tuple(self._mask.astype(np.bool_))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return self._step_result(self._out(self._obs), self._infos())
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _legal_actions(self) -> np.ndarray:
+        return _choices(self._mask, self._over)
 
     def _kernel_state(self) -> tuple[Any, ...]:
         return (
@@ -681,9 +645,6 @@ class DominionSolitaireVectorEnv(VectorEnv):
             self.turn_limit, self.province_reward, self.money_reward, self._obs, self._mask, self._info,
             self._over, self._rewards, self._terminated, self._truncated, self._restarted, self._fault,
         )  # fmt: skip
-
-    def _out(self, array: np.ndarray) -> np.ndarray:
-        return array.copy() if self.copy else array
 
     def _infos(self) -> dict[str, Any]:
         info = self._info
@@ -715,11 +676,7 @@ class DominionSolitaireVectorEnv(VectorEnv):
         deals = options["deal"]
         if deals is None:
             return None
-        if isinstance(deals, (str, int, np.integer)):
-            deals = [deals] * self.num_envs
-        deals = list(deals)
-        if len(deals) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        deals = self._deal_each(deals, (str, int, np.integer))
         return np.array([R.parse_seed(d) for d in deals], dtype=np.uint64)
 
     def _refill(self) -> None:

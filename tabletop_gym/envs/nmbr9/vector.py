@@ -30,18 +30,17 @@ from typing import Any
 import numba
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
+    MAX_NUM_ENVS,
     IllegalActionError,
+    NativeVectorEnv,
     call_kernel,
     check_int,
     compile_kernel,
     sigint_deferred,
     vector_actions,
-    vector_seeds,
 )
 from tabletop_gym.envs.nmbr9.env import Nmbr9Env
 from tabletop_gym.envs.nmbr9.rules import (
@@ -57,7 +56,6 @@ from tabletop_gym.envs.nmbr9.rules import (
 )
 
 DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call per 64 games
-MAX_NUM_ENVS = 1 << 20
 MAX_CELLS = 10  # the 0 covers ten cells, the most of any tile
 # A row of a tile's bounding box is a pattern of columns 0-3, written as bits (``"#.#"`` is 0b101);
 # pattern 0, the missing rows below a box 2 or 3 rows high, lies flat everywhere and touches nothing,
@@ -391,7 +389,7 @@ def _choices(mask, over):
     return out
 
 
-class Nmbr9VectorEnv(VectorEnv):
+class Nmbr9VectorEnv(NativeVectorEnv):
     """``num_envs`` games of Nmbr9 stepped together in one compiled call.
 
     Sub-environment i is ``Nmbr9Env`` (same observation, action, reward and info) under next-step
@@ -415,8 +413,6 @@ class Nmbr9VectorEnv(VectorEnv):
     True: the observations, masks and infos returned are new arrays; False returns the environment's
     own observation arrays, overwritten by the next step).
     """
-
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -498,20 +494,10 @@ class Nmbr9VectorEnv(VectorEnv):
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         n = self.num_envs
-        seeds = vector_seeds(seed, self.num_envs)
-        for i, s in enumerate(seeds):
-            if s is not None or self._rngs[i] is None:
-                self._rngs[i] = seeding.np_random(s)[0]
-                self._next_deal[i] = DEALS_AHEAD  # a new generator: its deals are still to draw
+        self._seed_generators(seed, DEALS_AHEAD)
         given = self._given_deals(options)
-        self._refill()
-        if given is None:
-            slots = self._next_deal.copy()
-            self._next_deal += 1
-        else:
-            # A given deal has a slot of its own, past the generator's deals, which it leaves untouched
-            # (as the single environment's generator is left untouched by a deal given to reset).
-            slots = np.full(n, DEALS_AHEAD, dtype=np.int64)
+        slots = self._start_slots(given, DEALS_AHEAD)
+        if given is not None:
             for i, deal in enumerate(given):
                 self._deals[i, DEALS_AHEAD] = deal.cards
                 self._texts[i, DEALS_AHEAD] = str(deal)
@@ -535,8 +521,7 @@ class Nmbr9VectorEnv(VectorEnv):
     def step(
         self, actions: Any
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        self._check_started("step()")
         actions = vector_actions(actions, self.num_envs, "placement indices")
         with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
             bad = _step(
@@ -548,34 +533,12 @@ class Nmbr9VectorEnv(VectorEnv):
         if restarted.size:
             self._deal_text[restarted] = self._texts[restarted, self._next_deal[restarted] - 1]
             self._refill()
-        return (
-            self._observation(),
-            self._rewards.copy(),
-            self._terminated.copy(),
-            self._truncated.copy(),
-            self._infos(),
-        )
-
-    def action_masks(self) -> np.ndarray:
-        """``(num_envs, 4 * grid**2)`` bool: the legal placements of every sub-environment; every action
-        for one whose game has ended (the next step starts its next deal and ignores the action)."""
-        if not self._started:
-            raise RuntimeError("call reset() before action_masks()")
-        with sigint_deferred():
-            return _choices(self._mask, self._over)
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
-        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
-        per sub-environment (all False for a finished game, as its single environment says)."""
-        if name != "action_masks" or args or kwargs:
-            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
-        return tuple(self._mask.astype(np.bool_))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return self._step_result(self._observation(), self._infos())
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _legal_actions(self) -> np.ndarray:
+        return _choices(self._mask, self._over)
 
     def _kernel_state(self) -> tuple[Any, ...]:
         obs = self._obs
@@ -619,11 +582,7 @@ class Nmbr9VectorEnv(VectorEnv):
         deals = Nmbr9Env._deal_option(options)
         if deals is None:
             return None
-        if isinstance(deals, (str, Deal)):
-            deals = [deals] * self.num_envs
-        deals = list(deals)
-        if len(deals) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        deals = self._deal_each(deals, (str, Deal))
         # A Deal object is checked like a deal string: it must be a deal of this variant.
         return [parse_deal(str(d) if isinstance(d, Deal) else d, self.variant) for d in deals]
 

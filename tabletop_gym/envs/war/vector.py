@@ -24,11 +24,12 @@ import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tabletop_gym.core import (
+    MAX_NUM_ENVS,
     IllegalActionError,
+    NativeVectorEnv,
     call_kernel,
     check_int,
     compile_kernel,
@@ -46,8 +47,6 @@ from tabletop_gym.envs.war.rules import (
     parse_deal,
 )
 from tabletop_gym.envs.war.table import MAX_DRAWS, OBSERVATIONS, rules_text
-
-MAX_NUM_ENVS = 1 << 20
 
 # The integer state of a game, one row per sub-environment (``_game``'s columns).
 HEAD = 0  # HEAD + p: where player p's pile starts in its ring buffer
@@ -432,7 +431,7 @@ def _choices(game, to_place):
     return out
 
 
-class WarVectorEnv(VectorEnv):
+class WarVectorEnv(NativeVectorEnv):
     """``num_envs`` games of War stepped together in one compiled call, player 1 on its convention.
 
     Sub-environment i is ``WarEnv`` with the same settings (same observation, action, reward and info)
@@ -458,8 +457,6 @@ class WarVectorEnv(VectorEnv):
     observations returned are new arrays; False returns the environment's own observation array,
     overwritten by the next step).
     """
-
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -565,8 +562,7 @@ class WarVectorEnv(VectorEnv):
         return out[0], self._infos(out)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        self._check_started("step()")
         actions = vector_actions(actions, self.num_envs, "ranks")
         out = self._new_outputs()
         with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
@@ -578,30 +574,18 @@ class WarVectorEnv(VectorEnv):
         restarted = np.flatnonzero(self._restarted)
         if restarted.size:
             self._deal_text[restarted] = self._texts(restarted)
-        return out[0], self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), self._infos(out)
-
-    def action_masks(self) -> np.ndarray:
-        """``(num_envs, ranks)`` bool: the ranks in player 0's pot in every sub-environment; every rank
-        for one whose game has ended (the next step starts its next deal and ignores the action)."""
-        if not self._started:
-            raise RuntimeError("call reset() before action_masks()")
-        with sigint_deferred():
-            return _choices(self._game, self._to_place)
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """What ``SyncVectorEnv.call`` gives, for the one method of the sub-environments that callers
-        use on a vector environment (``VectorActionMasks``): ``call("action_masks")``, one bool mask
-        per sub-environment (all False for a finished game, as its single environment says)."""
-        if name != "action_masks" or args or kwargs:
-            raise AttributeError(f"the native vector environment calls only 'action_masks()', not {name!r}")
-        masks = self.action_masks()
-        masks[self._game[:, WINNER] != NO_WINNER] = False
-        return tuple(masks)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return self._step_result(out[0], self._infos(out))
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _legal_actions(self) -> np.ndarray:
+        # The ranks in player 0's pot, computed by the kernel: War keeps no mask array between steps.
+        return _choices(self._game, self._to_place)
+
+    def _sub_masks(self) -> np.ndarray:
+        masks = self.action_masks()
+        masks[self._game[:, WINNER] != NO_WINNER] = False
+        return masks
 
     def _step_state(self, out: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
         return (
@@ -672,11 +656,7 @@ class WarVectorEnv(VectorEnv):
         deals = WarEnv._deal_option(options)
         if deals is None:
             return None
-        if isinstance(deals, (str, Deal)):
-            deals = [deals] * self.num_envs
-        deals = list(deals)
-        if len(deals) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} deals (one per sub-environment), got {len(deals)}")
+        deals = self._deal_each(deals, (str, Deal))
         checked: dict[str, Deal] = {}
         parsed = []
         for i, deal in enumerate(deals):
