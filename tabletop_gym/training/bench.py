@@ -20,7 +20,7 @@ import gymnasium as gym
 import numpy as np
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.core import atomic_write_text, check_int
+from tabletop_gym.core import MAX_NUM_ENVS, atomic_write_text, check_int
 from tabletop_gym.training.arguments import int_arg, path_arg
 
 
@@ -114,7 +114,7 @@ def vector_bench(
     return report
 
 
-MAX_VECTOR_ENVS = 1 << 20
+MAX_VECTOR_ENVS = MAX_NUM_ENVS  # what a native vector environment accepts
 MAX_VECTOR_STEPS = 10**10
 
 
