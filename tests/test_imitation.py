@@ -140,7 +140,9 @@ def test_the_command_line_trains_with_the_teacher(tmp_path, capsys) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["train", "dominion", "--teacher", "oracle"], "dominion has no move oracle"),
+        (["train", "modern_art", "--teacher", "oracle"], "modern_art has no move oracle"),
+        # Dominion has move values, but they see the deal's shuffles, which its player does not.
+        (["train", "dominion", "--teacher", "oracle"], "the dominion player does not see the whole deal"),
         (["train", "cribbage", "--iterations", "3"], "--iterations is an option of --teacher"),
         (["train", "war", "--teacher", "oracle", "--self-play"], "choose one"),
     ],
