@@ -6,7 +6,9 @@ autoreset; the native environments autoreset on the next step (Gymnasium's defau
 kernels implement), so TorchRL refuses them, and the path that works is Gymnasium's ``SyncVectorEnv``
 of the single environments with autoreset disabled (TorchRL's preferred mode: it resets a finished
 sub-environment itself). These tests pin both, and check that what TorchRL returns on that path is
-what the native environment gives, sub-environment by sub-environment, episode after episode. Like
+what the native environment gives, sub-environment by sub-environment, episode after episode. RLlib
+makes its vector environments with ``gym.make_vec`` under Gymnasium's ``DictInfoToList``, which is
+checked over the native environments without RLlib (ray is too heavy for these tests). Like
 ``test_interop.py``, a client that is not installed fails the test, never skips it.
 """
 
@@ -132,3 +134,26 @@ def test_torchrl_rollout_of_the_sync_vector_env_equals_the_native_env(env_id: st
                 obs, _, _, _, info = native.step([0])  # the native autoreset: its next deal
         assert episodes >= 2, f"{env_id}: sub-environment {i} crossed {episodes} episode ends"
     env.close()
+
+
+@pytest.mark.parametrize("env_id, kwargs", NATIVE, ids=IDS)
+def test_dict_info_to_list_gives_each_sub_environment_the_single_environments_info(
+    env_id: str, kwargs: dict
+) -> None:
+    # RLlib's env runner wraps what gym.make_vec returns in DictInfoToList (one info dict per
+    # sub-environment); over the native environment, each is the single environment's info.
+    from gymnasium.wrappers.vector import DictInfoToList
+
+    envs = DictInfoToList(_native(env_id, kwargs))
+    single = gym.make(env_id, **kwargs)
+    _, infos = envs.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for i, info in enumerate(infos):
+        _, expected = single.reset(seed=5 + i)
+        assert set(info) == set(expected)
+        for key, value in expected.items():
+            assert np.array_equal(info[key], value), (env_id, i, key)
+    for _ in range(10):
+        actions = [int(rng.choice(np.flatnonzero(mask))) for mask in envs.unwrapped.action_masks()]
+        _, _, _, _, infos = envs.step(actions)
+        assert len(infos) == NUM_ENVS and all(set(info) == set(expected) for info in infos)
