@@ -219,9 +219,10 @@ class GameSpec:
             if suite.game != self.name or suite_game(suite.name) != self.name:
                 raise ValueError(f"suite {suite.name!r} ({suite.game}) is not named after game {self.name!r}")
         if self.baseline is not None:
-            name, _ = split_id(self.baseline.suite)
-            if name not in {suite.name for suite in self.suites}:
-                raise ValueError(f"baseline suite {self.baseline.suite} is none of {self.name}'s suites")
+            for suite_id in {self.baseline.budget(budget)[0] for budget in BUDGETS}:
+                name, _ = split_id(suite_id)
+                if name not in {suite.name for suite in self.suites}:
+                    raise ValueError(f"baseline suite {suite_id} is none of {self.name}'s suites")
 
     def read(self, args: argparse.Namespace | Mapping[str, Any]) -> Any:
         """The game's settings from parsed arguments (or values by field name)."""
