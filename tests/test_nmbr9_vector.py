@@ -10,6 +10,7 @@ a level limit, the largest grid, one-card games past the block of drawn deals);
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from pathlib import Path
@@ -156,6 +157,26 @@ def test_autoreset_starts_the_next_deal_on_the_step_after_the_last_card() -> Non
     assert not terminated.any() and not rewards.any()
     assert (info["turn"] == 0).all() and (info["score"] == 0).all() and info["action_mask"].any(axis=1).all()
     assert not obs["height"].any() and (obs["top_tile"] == -1).all() and (obs["cards_left"] == 1).all()
+
+
+def test_what_a_caller_keeps_is_never_overwritten_by_later_steps() -> None:
+    """The returned arrays are reused once dropped (``core.ReturnedArrays``): kept ones, or views of
+    them, must stay as they were returned, across autoresets."""
+    envs = Nmbr9VectorEnv(num_envs=3, cards=3, grid=6)
+    rng = np.random.default_rng(2)
+    obs, info = envs.reset(seed=2)
+    kept = [(obs, info["action_mask"], None)]
+    for t in range(12):
+        masks = envs.action_masks()
+        obs, _, _, _, info = envs.step(random_legal_batch(masks, rng))
+        if t % 2:  # every other step is dropped, so its arrays are reused
+            kept.append((obs, info["action_mask"][1:], masks))
+    copies = [copy.deepcopy(k) for k in kept]
+    for _ in range(12):
+        envs.step(random_legal_batch(envs.action_masks(), rng))
+    for (obs, mask, masks), (obs_then, mask_then, masks_then) in zip(kept, copies, strict=True):
+        assert all(np.array_equal(obs[key], obs_then[key]) for key in obs)
+        assert np.array_equal(mask, mask_then) and (masks is None or np.array_equal(masks, masks_then))
 
 
 def test_vector_action_masks_wraps_it_as_it_wraps_gymnasiums_own() -> None:

@@ -36,6 +36,7 @@ from tabletop_gym.core import (
     MAX_NUM_ENVS,
     IllegalActionError,
     NativeVectorEnv,
+    ReturnedArrays,
     call_kernel,
     check_int,
     compile_kernel,
@@ -376,17 +377,16 @@ def _step(actions, deals, next_deal, grid, levels, copies, game, board, shapes, 
 
 
 @numba.njit(cache=True, nogil=True)
-def _choices(mask, over):
-    """``action_masks()``: the legal placements as bools, every action where a finished game waits for
-    its autoreset (one pass here: numpy's cast and boolean assignment cost more than the copy)."""
-    out = np.empty(mask.shape, dtype=np.bool_)
+def _choices(mask, over, out):
+    """``action_masks()`` in ``out``: the legal placements as bools, every action where a finished game
+    waits for its autoreset (one pass here: numpy's cast and boolean assignment cost more than the
+    copy)."""
     for i in range(mask.shape[0]):
         if over[i]:
             out[i, :] = True
         else:
             for a in range(mask.shape[1]):
                 out[i, a] = mask[i, a] != 0
-    return out
 
 
 class Nmbr9VectorEnv(NativeVectorEnv):
@@ -487,6 +487,7 @@ class Nmbr9VectorEnv(NativeVectorEnv):
         self._rngs: list[np.random.Generator | None] = [None] * n
         self._started = False
         self._all = np.ones(n, dtype=np.bool_)
+        self._returned = ReturnedArrays()
 
     # -- Gymnasium API -------------------------------------------------------------------------
 
@@ -504,7 +505,7 @@ class Nmbr9VectorEnv(NativeVectorEnv):
         self._deal_text[:] = self._texts[np.arange(n), slots]
         call_kernel(_start_all, slots, *self._kernel_state())
         if not self._started:
-            compile_kernel(_choices, self._mask, self._over)
+            compile_kernel(_choices, self._mask, self._over, self._mask.astype(np.bool_))
             compile_kernel(
                 _step,
                 slots,
@@ -538,7 +539,9 @@ class Nmbr9VectorEnv(NativeVectorEnv):
     # -- helpers -------------------------------------------------------------------------------
 
     def _legal_actions(self) -> np.ndarray:
-        return _choices(self._mask, self._over)
+        out = self._returned.take("action_masks", self._mask.shape, np.bool_)
+        _choices(self._mask, self._over, out)
+        return out
 
     def _kernel_state(self) -> tuple[Any, ...]:
         obs = self._obs
@@ -555,7 +558,7 @@ class Nmbr9VectorEnv(NativeVectorEnv):
     def _observation(self) -> dict[str, np.ndarray]:
         if not self.copy:
             return self._obs
-        return {key: array.copy() for key, array in self._obs.items()}
+        return {key: self._returned.copy_of(key, array) for key, array in self._obs.items()}
 
     def _infos(self) -> dict[str, Any]:
         if self.reveal_deal:
@@ -566,7 +569,7 @@ class Nmbr9VectorEnv(NativeVectorEnv):
             shown = np.flatnonzero(self._over)
             deal[shown] = self._deal_text[shown]
         return {
-            "action_mask": self._mask.copy(),
+            "action_mask": self._returned.copy_of("action_mask", self._mask),
             "_action_mask": self._all.copy(),
             "score": self._score.copy(),
             "_score": self._all.copy(),
