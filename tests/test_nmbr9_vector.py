@@ -254,6 +254,24 @@ def test_random_legal_actions_draws_every_legal_action_and_only_them() -> None:
     assert set(drawn[:, 0]) == {3, 700, 1599} and set(drawn[:, 1]) == {42}
 
 
+def test_random_legal_actions_draw_the_nth_legal_action_for_one_uniform_a_row() -> None:
+    """Rows counted eight actions a word (widths that are multiples of 8) and byte by byte (the
+    others) draw alike: the n-th legal action, n = the uniform times the legal count."""
+    from tabletop_gym.training.random_actions import random_legal_actions
+
+    rng = np.random.default_rng(5)
+    for width in (8, 64, 72, 1600, 6400, 13, 1601):
+        for density in (0.0, 0.01, 0.2, 1.0):
+            masks = rng.random((40, width)) < density
+            masks[::9] = False
+            drawn = random_legal_actions(masks, np.random.default_rng(width))
+            uniforms = np.random.default_rng(width).random(40)
+            for row, action, u in zip(masks, drawn, uniforms, strict=True):
+                legal = np.flatnonzero(row)
+                expected = legal[min(int(u * legal.size), legal.size - 1)] if legal.size else 0
+                assert action == expected, (width, density)
+
+
 if __name__ == "__main__":
     import time
 
