@@ -408,8 +408,9 @@ class Nmbr9VectorEnv(NativeVectorEnv):
 
     Arguments: ``num_envs``; ``max_value``, ``copies``, ``cards``, ``grid``, ``levels`` and
     ``reveal_deal`` (as ``Nmbr9Env``, checked alike); ``render_mode`` (None only); ``copy`` (default
-    True: the observations, masks and infos returned are new arrays; False returns the environment's
-    own observation arrays, overwritten by the next step).
+    True: the observations, masks and infos returned are arrays nothing else holds, never written
+    again while the caller keeps them: ``core.ReturnedArrays`` reuses those the caller has dropped;
+    False returns the environment's own observation arrays, overwritten by the next step).
     """
 
     def __init__(
