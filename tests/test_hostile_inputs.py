@@ -356,7 +356,7 @@ def test_baselines_checks_its_episodes_against_the_suites_before_training(monkey
     def no_training(*args, **kwargs):
         raise AssertionError("trained before checking --episodes")
 
-    monkeypatch.setattr(baselines, "_trained", no_training)
+    monkeypatch.setattr(baselines, "trained_run", no_training)
     line = _assert_refused(["baselines", "--suites", "modern_art-2p-v0", "--episodes", "5"], capsys, tmp_path)
     assert "holds 4 deals" in line
 
