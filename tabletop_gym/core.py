@@ -704,6 +704,12 @@ class NativeVectorEnv(gym.vector.VectorEnv):
     _rngs: list[np.random.Generator | None]
     _next_deal: np.ndarray
 
+    @property
+    def autoreset_mode(self) -> gym.vector.AutoresetMode:
+        """``metadata["autoreset_mode"]`` as the attribute Gymnasium's own vector environments also give
+        (``SyncVectorEnv.autoreset_mode``), which clients such as TorchRL's ``GymWrapper`` read."""
+        return self.metadata["autoreset_mode"]
+
     def action_masks(self) -> np.ndarray:
         """``(num_envs, actions)`` bool: the legal actions of every sub-environment; every action for
         one whose game has ended (the next step starts its next deal and ignores the action)."""
