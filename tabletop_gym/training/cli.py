@@ -761,11 +761,14 @@ def _add_teacher_arguments(parser: argparse.ArgumentParser) -> None:
     from tabletop_gym.training.imitation import TEACHERS
 
     group = parser.add_argument_group(
-        "imitation (behaviour cloning, then DAgger, with the oracle as teacher; --steps, --n-envs and "
+        "imitation (behaviour cloning, then DAgger, with the oracle or the best policy as teacher; --steps, "
+        "--n-envs and "
         "--checkpoint-every are not used: a checkpoint follows every iteration)"
     )
     group.add_argument("--teacher", choices=TEACHERS, default=None,
-                       help="learn from the move oracle's optimal moves instead of by reinforcement")
+                       help="learn instead of by reinforcement from the move oracle's optimal moves "
+                       "(oracle: where the player sees the whole deal) or from the best policy of what the "
+                       "player sees (policy: Nmbr9's expectimax, small variants)")
     group.add_argument("--iterations", type=int_arg(1, 10_000), default=None,
                        help="DAgger iterations after the first, behaviour-cloning one (default 10)")
     group.add_argument("--deals", type=int_arg(1, 100_000), default=None,
@@ -796,7 +799,7 @@ def _train(spec: GameSpec, args: argparse.Namespace) -> int:
 
     teacher = _teacher_options(args)
     if teacher is not None:
-        from tabletop_gym.training.imitation import CURVE_PNG, train_imitation
+        from tabletop_gym.training.imitation import CURVE_PNG, REFERENCE, train_imitation
 
         path = train_imitation(spec, teacher, args.seed, args.out, args, progress=not args.no_progress,
                                resume=args.resume)
@@ -805,7 +808,8 @@ def _train(spec: GameSpec, args: argparse.Namespace) -> int:
               f"iterations in {config['train_seconds']} s)")
         for point in config["curve"]:
             if "score_ratio" in point:
-                print(f"  iteration {point['iteration']:>3}: score/optimum {point['score_ratio']:.3f} "
+                print(f"  iteration {point['iteration']:>3}: score/{REFERENCE[teacher.teacher]} "
+                      f"{point['score_ratio']:.3f} "
                       f"on {teacher.deals} fresh deals ({point['positions']} positions)")
         print(f"config: {args.out / 'config.json'}")
         if (args.out / CURVE_PNG).exists():

@@ -22,6 +22,12 @@ curve (``imitation_curve.json``, ``imitation_curve.png``).
 A teacher must be one the learner can follow: the move oracle's best move uses the whole deal, so
 it is a teacher only where the observation shows the whole deal (the environment's
 ``deal_is_public``: Cribbage, War's full observation). Elsewhere ``--teacher oracle`` is refused.
+Where the seat does not see the deal, ``--teacher policy`` follows the best policy of what it sees,
+where the package computes one (``GameSpec.best_policy``: Nmbr9's expectimax on small variants):
+the labels are the moves of the highest expected value, a function of the observation alone, and
+the curve divides by the expected value instead of each deal's optimum. It is a separate name
+because it is not the oracle: it never learns from the deal's future, and its ``expected value`` is
+what the learner can reach on average, where the hindsight optimum is not.
 
 Why not the ``imitation`` library (HumanCompatibleAI): its 1.0.1 release (the newest) requires
 ``stable-baselines3~=2.2.1`` and ``gymnasium~=0.29``, which cannot be installed beside this package's
@@ -54,7 +60,10 @@ from tabletop_gym.core import (
 from tabletop_gym.training.figures import save_figure
 from tabletop_gym.training.games import GameSpec
 
-TEACHERS = ("oracle",)
+TEACHERS = ("oracle", "policy")
+# What the learning curve divides the learner's score by, and the teacher's name, per teacher.
+REFERENCE = {"oracle": "optimum", "policy": "expected value"}
+TEACHER_NAMES = {"oracle": "oracle", "policy": "best policy"}
 CHECKPOINT = "checkpoint.zip"
 DATA = "imitation_data.npz"
 STATE = "imitation.json"
@@ -96,21 +105,37 @@ class Teacher:
     def __init__(self, spec: GameSpec, settings: Any, env: Any) -> None:
         from tabletop_gym.core import NoMoveOracleError
 
+        instead = ("; --teacher policy follows its best policy of what the player sees"
+                   if spec.best_policy is not None else "")
         if spec.moves is None:
             raise NoMoveOracleError(
                 f"--teacher oracle: {spec.name} has no move oracle (no oracle of the game proves each "
-                "move's value), so there is no teacher to imitate"
+                f"move's value), so there is no teacher to imitate{instead}"
             )
         if not getattr(env.unwrapped, "deal_is_public", False):
             raise ValueError(
                 f"--teacher oracle: the {spec.name} player does not see the whole deal with these settings, "
                 "and the oracle's moves depend on what the player cannot see: the learner cannot follow "
-                "them (choose settings whose observation shows the deal, e.g. War's --observation full)"
+                "them (choose settings whose observation shows the deal, e.g. War's --observation full"
+                f"{instead})"
             )
         self._make = spec.moves.oracle(settings)  # raises NoMoveOracleError for settings without one
         self._actions = int(env.action_space.n)
         self._deal: str | None = None
         self._oracle: Any = None
+        self._game_deal = ""
+
+    # What ``play`` asks of any teacher: a new game, the labels of a position, the move played there.
+    reference: float | None = None  # the learning curve divides by each deal's optimum
+
+    def start(self, info: dict[str, Any]) -> None:
+        self._game_deal = info["deal"]
+
+    def label(self, obs: Any, info: dict[str, Any], history: list[int]) -> tuple[np.ndarray, int, float]:
+        return self.labels(self._game_deal, history)
+
+    def played(self, obs: Any, info: dict[str, Any], action: int) -> None:
+        pass
 
     def values(self, deal: str, history: list[int]) -> Any:
         if deal != self._deal:
@@ -125,6 +150,55 @@ class Teacher:
         for action, value in values.values.items():
             optimal[action] = values.optimum - value <= 1e-9
         return optimal, values.best, values.optimum
+
+
+class PolicyTeacher:
+    """The best policy of what the seat sees (``GameSpec.best_policy``: Nmbr9's expectimax), as
+    ``--teacher policy``: at each position, the moves of the highest expected value, from the
+    observation alone (the board, the card to place, the cards not yet seen), never the deal's
+    future. The learning curve divides by the settings' expected value, the mean score of this
+    policy, which no policy of the observation beats on average."""
+
+    def __init__(self, spec: GameSpec, settings: Any, env: Any) -> None:
+        from tabletop_gym.core import TabletopError
+
+        if spec.best_policy is None:
+            instead = (" (its player sees the whole deal: --teacher oracle is its best policy)"
+                       if getattr(env.unwrapped, "deal_is_public", False) and spec.moves is not None else "")
+            raise ValueError(f"--teacher policy: the package computes no best policy of what the {spec.name} "
+                             f"player sees{instead}")
+        try:
+            self._policy = spec.best_policy(settings)
+        except TabletopError as error:
+            raise ValueError(f"--teacher policy: these {spec.name} settings are beyond the best policy's "
+                             f"exact search: {error}") from None
+        self.reference = float(self._policy.expected)
+        self._actions = int(env.action_space.n)
+
+    def start(self, info: dict[str, Any]) -> None:
+        self._policy.reset()
+
+    def label(self, obs: Any, info: dict[str, Any], history: list[int]) -> tuple[np.ndarray, int, float]:
+        """(mask of the moves of the best expected value, the one the policy plays, that value)."""
+        values = self._policy.move_values(obs, info)
+        top = max(values.values())
+        optimal = np.zeros(self._actions, dtype=bool)
+        best = -1
+        for action, value in values.items():  # exact values: a tie is a tie
+            if value == top:
+                optimal[action] = True
+                best = action if best < 0 else best
+        return optimal, best, float(top)
+
+    def played(self, obs: Any, info: dict[str, Any], action: int) -> None:
+        self._policy.follow(obs, info, action)
+
+
+def make_teacher(name: str, spec: GameSpec, settings: Any, env: Any) -> Teacher | PolicyTeacher:
+    """The teacher ``--teacher name`` asks for, or a clear error where the settings have none."""
+    if name == "policy":
+        return PolicyTeacher(spec, settings, env)
+    return Teacher(spec, settings, env)
 
 
 class Data:
@@ -175,23 +249,25 @@ def deal_seeds(seed: int, iteration: int, deals: int) -> list[int]:
     return [int(s) for s in state]
 
 
-def play(env: Any, teacher: Teacher, seed: int, act: Callable[[Any, dict[str, Any]], int] | None,
-         data: Data) -> tuple[float, float]:
+def play(env: Any, teacher: Teacher | PolicyTeacher, seed: int,
+         act: Callable[[Any, dict[str, Any]], int] | None, data: Data) -> tuple[float, float]:
     """One game from ``env.reset(seed=seed)``, played by ``act`` (the teacher's best move where None),
-    every position labelled into ``data``; returns (score, the optimum of the deal)."""
+    every position labelled into ``data``; returns (score, what the teacher reaches: the optimum of
+    the deal, or the best policy's expected value)."""
     obs, info = env.reset(seed=seed)
-    deal = info["deal"]
+    teacher.start(info)
     history: list[int] = []
-    optimum = None
+    optimum = teacher.reference
     score = 0.0
     done = False
     while not done:
-        optimal, best, to_go = teacher.labels(deal, history)
+        optimal, best, to_go = teacher.label(obs, info, history)
         if optimum is None:
             optimum = to_go
         legal = np.asarray(info["action_mask"], dtype=bool)
         data.add(obs, legal, optimal)
         action = best if act is None else int(act(obs, info))
+        teacher.played(obs, info, action)
         obs, reward, terminated, truncated, info = env.step(action)
         history.append(action)
         score += float(reward)
@@ -282,7 +358,8 @@ def _train(spec: GameSpec, options: ImitationOptions, seed: int, out: Path, args
     settings = spec.read(args)
     env_id, env_kwargs = spec.environment(settings)
     env = gym.make(env_id, **env_kwargs)
-    teacher = Teacher(spec, settings, env)  # refuses a game or settings without a teacher, before any work
+    # Refuses a game or settings without such a teacher, before any work.
+    teacher = make_teacher(options.teacher, spec, settings, env)
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)
     vec_env = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=1, seed=seed)
@@ -369,7 +446,7 @@ def _train(spec: GameSpec, options: ImitationOptions, seed: int, out: Path, args
         ppo._save(model, path)
         atomic_write_text(out / "config.json", json.dumps(config, indent=1))
     atomic_write_text(out / CURVE_JSON, json.dumps(state["curve"], indent=1))
-    plot_curve(state["curve"], out / CURVE_PNG, spec.name)
+    plot_curve(state["curve"], out / CURVE_PNG, spec.name, options.teacher)
     return path
 
 
@@ -399,8 +476,9 @@ def _load_model(path: Path, vec_env: Any) -> Any:
                          "without --resume") from None
 
 
-def plot_curve(curve: list[dict[str, Any]], path: Path, game: str) -> None:
-    """The learner's score / optimum on fresh deals after each DAgger iteration, as a PNG."""
+def plot_curve(curve: list[dict[str, Any]], path: Path, game: str, teacher: str = "oracle") -> None:
+    """The learner's score / optimum (the expected value with ``--teacher policy``) on fresh deals
+    after each DAgger iteration, as a PNG."""
     points = [p for p in curve if "score_ratio" in p]
     if not points:
         return
@@ -412,9 +490,10 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, game: str) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot([p["positions"] for p in points], [p["score_ratio"] for p in points], marker="o")
     ax.set_xlabel("labelled positions (teacher's games, then the learner's)")
-    ax.set_ylabel("score / optimum, fresh deals")
-    ax.set_ylim(0, 1)
-    ax.set_title(f"{game}: DAgger with the oracle as teacher")
+    ax.set_ylabel(f"score / {REFERENCE[teacher]}, fresh deals")
+    # A sample of deals can beat the expected value (a mean), so the scale stretches to show it.
+    ax.set_ylim(0, max(1.0, 1.05 * max(p["score_ratio"] for p in points)))
+    ax.set_title(f"{game}: DAgger with the {TEACHER_NAMES[teacher]} as teacher")
     ax.grid(alpha=0.3)
     fig.tight_layout()
     save_figure(fig, path, dpi=100)

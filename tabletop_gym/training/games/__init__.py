@@ -180,6 +180,11 @@ class GameSpec:
     - ``self_play``: how ``train --self-play`` seats the game's players; None for one-player games.
     - ``moves``: how ``evaluate --moves`` values every decision; None where no oracle of the game proves
       the optimum from every position.
+    - ``best_policy(settings)``: the best policy of what the seat sees, as ``train --teacher policy``
+      follows it (Nmbr9's expectimax ``optimal-policy`` on small variants): an agent that also has
+      ``move_values(observation, info)`` (each legal move's exact expected value), ``follow(observation,
+      info, action)`` (a move another player chose) and ``expected`` (the settings' expected value);
+      it raises ``TabletopError`` for settings it does not cover. None where the package computes none.
     """
 
     name: str
@@ -209,6 +214,7 @@ class GameSpec:
     baseline: Baseline | None = None
     self_play: SelfPlay | None = None
     moves: MoveReview | None = None
+    best_policy: Callable[[Any], Any] | None = None
 
     def __post_init__(self) -> None:
         # A suite id names its game (``definition`` finds a suite by it, importing that game only).

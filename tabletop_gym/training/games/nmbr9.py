@@ -236,7 +236,7 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument(
             "--seed", type=seed_arg, default=None, help="without --deal: the seed of a random deal"
         )
-    if command in ("solve", "evaluate"):
+    if command in ("solve", "evaluate", "train"):  # train: --teacher policy's expectimax
         add_options(parser, Nmbr9Limits, only=("max_positions",))
     if command == "evaluate":
         parser.add_argument(
@@ -855,4 +855,6 @@ SPEC = GameSpec(
     baseline=BASELINE,
     settings=_settings,
     moves=MoveReview(oracle=_move_oracle, blunder=BLUNDER),
+    # train --teacher policy: the expectimax of what the seat sees (never the hindsight plan).
+    best_policy=_optimal_policy,
 )
