@@ -208,6 +208,8 @@ def _train(
         "tensorboard_log": tensorboard,
         "versions": _library_versions(),
         "self_play": _self_play_config(spec, self_play, players),
+        # The command line that started the run, where one did (tabletop-gym pretrained export reads it).
+        "command": getattr(args, "command_line", None),
     }
     start = time.perf_counter()
     if native_env is None:
