@@ -99,7 +99,7 @@ def test_the_pretrained_agent_acts_as_the_run_it_came_from(exported) -> None:
 def test_settings_other_than_the_trained_ones_are_refused_naming_the_difference() -> None:
     with pytest.raises(PretrainedError, match=r"ranks=13 there, 6 here.*suits=4 there, 2 here"):
         pretrained("tabletop/War-v0", ranks=6, suits=2)
-    with pytest.raises(PretrainedError, match=r"players=2 there, 4 here"):
+    with pytest.raises(PretrainedError, match=r"num_players=2 there, 4 here"):
         pretrained("tabletop/Dominion-v0", opponents=["big-money"] * 3)
     with pytest.raises(PretrainedError, match=r"target=4 there, 2 here"):
         pretrained("tabletop/DominionSolitaire-v0", target=2)

@@ -37,8 +37,6 @@ INDEX = "index.json"
 POLICIES = ("MlpPolicy", "MultiInputPolicy")
 # Weights a shipped file leaves out: the value network and its own features, which only training reads.
 CRITIC_PREFIXES = ("mlp_extractor.value_net.", "value_net.", "vf_features_extractor.")
-# Arguments that say who sits where, not what the game is: a model plays its seat against anyone.
-SEATING = frozenset({"opponents", "opponent", "seat", "reveal_deal", "render_mode"})
 
 
 class PretrainedError(ValueError):
@@ -84,8 +82,11 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=repr))
 
 
-def _presentation(env_class: Any) -> frozenset[str]:
-    return getattr(env_class, "PRESENTATION_OPTIONS", TabletopEnv.PRESENTATION_OPTIONS)
+def _not_the_game(env_class: Any) -> frozenset[str]:
+    """The arguments of an environment that leave the game as it is: who sits where, what is shown,
+    how training is rewarded (its ``SEATING_OPTIONS`` and ``PRESENTATION_OPTIONS``)."""
+    seating = getattr(env_class, "SEATING_OPTIONS", TabletopEnv.SEATING_OPTIONS)
+    return seating | getattr(env_class, "PRESENTATION_OPTIONS", TabletopEnv.PRESENTATION_OPTIONS)
 
 
 def table_of(env_id: str, env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,7 +94,8 @@ def table_of(env_id: str, env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
     reads its arguments: its rules (``env.rules``, where it has them), the number of players, and every
     other argument, as the environment holds it where it keeps it under the argument's name (a
     kingdom by card ids, whichever way it was named), else as given or defaulted. Who sits where and
-    what is only shown or rewarded in training are left out (``SEATING``, ``PRESENTATION_OPTIONS``)."""
+    what is only shown or rewarded in training are left out (``SEATING_OPTIONS``,
+    ``PRESENTATION_OPTIONS``)."""
     env_class = load_env_creator(gym.spec(env_id).entry_point)
     env = gym.make(env_id, **env_kwargs).unwrapped
     try:
@@ -102,9 +104,9 @@ def table_of(env_id: str, env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
         if dataclasses.is_dataclass(rules):
             fields = _plain(dataclasses.asdict(rules))
             table.update({k: v for k, v in fields.items() if not k.startswith("_")})  # not its caches
-        if hasattr(env, "num_players") and "players" not in table:
-            table["players"] = int(env.num_players)
-        skip = SEATING | _presentation(env_class)
+        if hasattr(env, "num_players"):  # where the other seats' count is the game's players
+            table.setdefault("num_players", int(env.num_players))
+        skip = _not_the_game(env_class)
         for name, parameter in inspect.signature(env_class).parameters.items():
             if name in skip or name in table or parameter.kind is parameter.VAR_KEYWORD:
                 continue
