@@ -95,7 +95,8 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             type=_agent_list,
             required=True,
             help=f"{', '.join(spec.agent_names())}, or a trained model's path (a folder written by "
-            "'tabletop-gym train' or its model.zip); repeat or comma-separate to compare",
+            "'tabletop-gym train' or its model.zip), or pretrained (the agent shipped with the package for "
+            "the environment's id, at its default settings); repeat or comma-separate to compare",
         )
         parser.add_argument(
             "--out",

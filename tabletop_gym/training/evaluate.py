@@ -65,8 +65,8 @@ def make_agent(
     if name and Path(name).exists():
         return load_policy(name)
     raise ValueError(
-        f"unknown agent {quote_input(name)} for {spec.name}: use one of {', '.join(spec.agent_names())} "
-        "or the path of a model saved by 'tabletop-gym train'"
+        f"unknown agent {quote_input(name)} for {spec.name}: use one of {', '.join(spec.agent_names())}, "
+        f"{PRETRAINED} or the path of a model saved by 'tabletop-gym train'"
     )
 
 

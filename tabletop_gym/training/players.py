@@ -92,8 +92,8 @@ def check_entry(spec: GameSpec, entry: str, bots: Sequence[str] | None = None, e
     path = model_path(entry)
     if path is None:
         raise ValueError(
-            f"unknown {spec.name} player {quote_input(entry)}: expected a bot ({', '.join(bots)}), "
-            f"{PRETRAINED} or a trained model's folder or model.zip"
+            f"unknown {spec.name} player {quote_input(entry)}: expected a bot ({', '.join(bots)}) or a "
+            f"trained model's folder or model.zip, or {PRETRAINED} (the agent shipped for the table's id)"
         )
     if exists and not path.is_file():
         raise ValueError(f"player {quote_input(entry)}: no trained model at {path} (expected a "

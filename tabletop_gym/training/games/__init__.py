@@ -16,7 +16,6 @@ from typing import Any
 from tabletop_gym.agents.base import Agent
 from tabletop_gym.core import OracleResult
 from tabletop_gym.suites.definitions import SuiteDefinition, split_id
-from tabletop_gym.training.players import PRETRAINED
 
 
 def _no_arguments(parser: argparse.ArgumentParser, command: str) -> None:
@@ -210,11 +209,11 @@ class GameSpec:
 
     def agent_names(self) -> list[str]:
         """Every agent name ``evaluate --agent`` accepts for this game (a trained model's path aside):
-        the game's own agents, then ``oracle`` where its plan can play as an agent, then ``pretrained``
-        (the agent shipped for the environment the settings select). The help text and the error for an
-        unknown name both read this list, so neither can drift from what is accepted."""
-        oracle = ["oracle"] if self.oracle is not None and self.oracle_agent else []
-        return list(self.agents) + oracle + [PRETRAINED]
+        the game's own agents, then ``oracle`` where its plan can play as an agent. The help text and
+        the error for an unknown name both read this list, so neither can drift from what is accepted.
+        (``pretrained``, the agent shipped for the environment's id, plays its id's default settings
+        only: the help names it apart.)"""
+        return list(self.agents) + (["oracle"] if self.oracle is not None and self.oracle_agent else [])
 
     def environment(self, settings: Any) -> tuple[str, dict[str, Any]]:
         """The environment id and keyword arguments that the settings (from :meth:`read`) select."""
