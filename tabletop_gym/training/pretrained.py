@@ -184,8 +184,8 @@ def describe_score(entry: Mapping[str, Any]) -> str:
         best = "optimum" if result.get("all_bounds_optimal") else "bound"
         parts.append(f"{result['mean_ratio']:.3f} [{low:.3f}, {high:.3f}] of the oracle {best}")
     parts.append(f"mean score {result.get('mean_score', float('nan')):.2f}")
-    if "share_wins" in result:
-        parts.append(f"wins {100 * result['share_wins']:.1f}%")
+    shares = [k for k in result if k.startswith("share_") and k != "share_optimal"]
+    parts += [f"{k.removeprefix('share_').replace('_', ' ')} {100 * result[k]:.1f}%" for k in shares]
     where = f"suite {result['suite']}" if "suite" in result else "default opponents"
     return f"{', '.join(parts)} ({where}, {result.get('episodes')} games)"
 
