@@ -556,8 +556,6 @@ def _interrupted(interrupt: KeyboardInterrupt) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = parser_for(sys.argv[1:] if argv is None else argv)
     args, unknown = parser.parse_known_args(argv)
-    # The command as given, which train records in config.json (how a shipped agent was made).
-    args.command_line = shlex.join(["tabletop-gym", *(sys.argv[1:] if argv is None else argv)])
     if unknown:
         # Point to the help of the command that refused them, where its options are listed.
         where = " ".join(
@@ -594,7 +592,9 @@ def _main(argv: Sequence[str] | None) -> int:
         elif args.command == "evaluate":
             status = _evaluate(spec, args)
         elif args.command == "train":
-            status = _train(spec, args)
+            # The command as given, which train records in config.json (how a shipped agent was made).
+            given = sys.argv[1:] if argv is None else argv
+            status = _train(spec, args, shlex.join(["tabletop-gym", *given]))
         elif args.command == "demo":
             with hold_output(args.out, folder=True):  # its agent and its evaluation, one demo at a time
                 status = _demo(spec, args)
@@ -840,7 +840,7 @@ def _teacher_options(args: argparse.Namespace) -> Any:
     return ImitationOptions(teacher=args.teacher, **given)
 
 
-def _train(spec: GameSpec, args: argparse.Namespace) -> int:
+def _train(spec: GameSpec, args: argparse.Namespace, command: str | None = None) -> int:
     from tabletop_gym.training.train import train
 
     teacher = _teacher_options(args)
@@ -873,6 +873,7 @@ def _train(spec: GameSpec, args: argparse.Namespace) -> int:
         resume=args.resume,
         self_play=self_play,
         trainer=args.trainer,
+        command=command,
     )
     config = json.loads((args.out / "config.json").read_text())
     print(f"model:  {path}  ({config['steps_done']} steps in {config['train_seconds']} s)")

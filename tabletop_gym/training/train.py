@@ -88,6 +88,7 @@ def train(
     resume: bool = False,
     self_play: selfplay.SelfPlayOptions | None = None,
     trainer: str | None = None,
+    command: str | None = None,
 ) -> Path:
     """Train for ``steps`` environment steps; writes ``model.zip`` and ``config.json`` to ``out``.
 
@@ -106,7 +107,8 @@ def train(
 
     ``trainer`` (``vector`` or ``sb3``; None chooses, see :func:`choose_trainer`) collects the rollouts;
     both save the same model. ``n_envs`` (None: the trainer's default, 8 for ``sb3`` and the game's
-    ``vector_ppo`` setting for ``vector``) games are played side by side.
+    ``vector_ppo`` setting for ``vector``) games are played side by side. ``command``: the command line
+    that started the run, recorded in config.json (``tabletop-gym pretrained export`` reads it).
     """
     out = Path(out)
     # Two runs in one folder would leave one run's config.json beside the other's model.
@@ -114,7 +116,7 @@ def train(
         if not resume:
             _check_fresh_start(out, spec, args)
         return _train(spec, steps, seed, out, args, n_envs, progress, overrides, checkpoint_every, resume,
-                      self_play, trainer)
+                      self_play, trainer, command)
 
 
 def _train(
@@ -130,6 +132,7 @@ def _train(
     resume: bool,
     self_play: selfplay.SelfPlayOptions | None = None,
     trainer: str | None = None,
+    command: str | None = None,
 ) -> Path:
     _require_training_extra()
     import gymnasium as gym
@@ -209,7 +212,7 @@ def _train(
         "versions": _library_versions(),
         "self_play": _self_play_config(spec, self_play, players),
         # The command line that started the run, where one did (tabletop-gym pretrained export reads it).
-        "command": getattr(args, "command_line", None),
+        "command": command,
     }
     start = time.perf_counter()
     if native_env is None:
