@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install -q -c constraints.txt
 
-.PHONY: install test docs demo bench baselines lint clean
+.PHONY: install test docs demo bench baselines baselines-large lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,10 @@ bench: install
 	$(VENV)/bin/tabletop-gym bench cribbage
 
 baselines: install
-	$(VENV)/bin/tabletop-gym baselines --out runs/baselines
+	$(VENV)/bin/tabletop-gym baselines --budget small --out runs/baselines
+
+baselines-large: install
+	$(VENV)/bin/tabletop-gym baselines --budget large --out runs/baselines-large
 
 lint: install
 	$(PY) -m ruff check .

@@ -680,6 +680,56 @@ def vector_actions(actions: Any, num_envs: int, what: str) -> np.ndarray:
 MAX_NUM_ENVS = 1 << 20
 
 
+def _references(arrays: list[np.ndarray], k: int) -> int:
+    return sys.getrefcount(arrays[k])
+
+
+# What ``_references`` counts for an array that only its list refers to (the count differs between
+# Python versions; on a Python without reference counts, nothing is ever found unheld).
+_UNHELD = _references([np.empty(0)], 0) if hasattr(sys, "getrefcount") else -1
+
+
+class ReturnedArrays:
+    """New arrays for what a native vector environment returns each step, reusing those it returned
+    before that nobody holds any more.
+
+    A step of a thousand games returns megabytes of new arrays (observations, masks). Allocated fresh
+    each step, the C allocator hands the freed megabytes back to the system and takes them again, and
+    the page faults cost a third of a fast kernel's step. An array is reused only when nothing but
+    this pool refers to it (CPython's reference count): an array a caller kept, or a view of it, or
+    one a tensor wraps, is never written again.
+    """
+
+    def __init__(self, keep: int = 3) -> None:
+        # Three arrays a name: a loop holds the last step's while it takes the next.
+        self.keep = keep
+        self._arrays: dict[str, list[np.ndarray]] = {}
+
+    def take(self, name: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        """An array of ``shape`` and ``dtype`` that nobody outside holds (its contents are garbage)."""
+        arrays = self._arrays.setdefault(name, [])
+        for k in range(len(arrays)):
+            if _references(arrays, k) <= _UNHELD and arrays[k].shape == shape and arrays[k].dtype == dtype:
+                return arrays[k]
+        array = np.empty(shape, dtype=dtype)
+        if len(arrays) < self.keep:
+            arrays.append(array)
+        else:  # all held: the oldest is the caller's now
+            arrays.pop(0)
+            arrays.append(array)
+        return array
+
+    def copy_of(self, name: str, array: np.ndarray) -> np.ndarray:
+        """A new array (to the caller) equal to ``array``."""
+        out = self.take(name, array.shape, array.dtype)
+        np.copyto(out, array)
+        return out
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A cache: a copy (pickle, deepcopy) starts with none, and shares none with the original.
+        return {"keep": self.keep, "_arrays": {}}
+
+
 class NativeVectorEnv(gym.vector.VectorEnv):
     """What the native vector environments (N games stepped by one compiled kernel, returned by
     ``gym.make_vec`` through an id's ``vector_entry_point``) share: next-step autoreset, the masks
@@ -703,6 +753,12 @@ class NativeVectorEnv(gym.vector.VectorEnv):
     _truncated: np.ndarray
     _rngs: list[np.random.Generator | None]
     _next_deal: np.ndarray
+
+    @property
+    def autoreset_mode(self) -> gym.vector.AutoresetMode:
+        """``metadata["autoreset_mode"]`` as the attribute Gymnasium's own vector environments also give
+        (``SyncVectorEnv.autoreset_mode``), which clients such as TorchRL's ``GymWrapper`` read."""
+        return self.metadata["autoreset_mode"]
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, actions)`` bool: the legal actions of every sub-environment; every action for

@@ -30,7 +30,8 @@ def _baselines(argv: list[str]) -> int:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("baselines")
-    argv = ["baselines", "--suites", SUITES, "--seeds", "2", "--steps", "256", "--episodes", "2"]
+    argv = ["baselines", "--budget", "small", "--suites", SUITES, "--seeds", "2", "--steps", "256"]
+    argv += ["--episodes", "2"]
     status = _baselines(argv + ["--out", str(out), "--no-progress"])
     return status, out, argv
 
@@ -205,3 +206,58 @@ def test_a_baseline_names_one_of_its_games_suites():
     spec = get_game("cribbage")
     with pytest.raises(ValueError, match="baseline suite war-r6s2-v0 is none of cribbage's suites"):
         dataclasses.replace(spec, baseline=Baseline("war-r6s2-v0", 100))
+    with pytest.raises(ValueError, match="baseline suite nmbr9-v1 is none of cribbage's suites"):
+        dataclasses.replace(spec, baseline=Baseline("cribbage-v0", 100, large_suite="nmbr9-v1"))
+
+
+def test_the_curve_keeps_snapshots_at_1_2_5_times_each_power_of_ten():
+    assert baselines.curve_steps(10_000_000) == [
+        m * 10**k for k in range(4, 7) for m in (1, 2, 5)
+    ]
+    assert baselines.curve_steps(50_000) == [10_000, 20_000]
+    assert baselines.curve_steps(10_000) == [] and baselines.curve_steps(256) == []
+
+
+def test_the_large_budget_is_a_hundred_times_the_small_one_on_the_suites_at_target_size():
+    from tabletop_gym.training.games import LARGE_FACTOR, game_names, get_game
+
+    assert LARGE_FACTOR == 100
+    for name in game_names():
+        baseline = get_game(name).baseline
+        if baseline is None:
+            continue
+        suite_id, steps, _ = baseline.budget("large")
+        # Modern Art has no native vector environment: its large budget is 10x (the docs say why).
+        assert steps >= (10 if name == "modern_art" else LARGE_FACTOR) * baseline.steps
+        size = len(suites.load(suite_id, replay=False))
+        assert size == suites.definition(suite_id).target_size, suite_id
+    with pytest.raises(ValueError, match="budget 'huge': expected one of small, large"):
+        get_game("war").baseline.budget("huge")
+
+
+def test_a_large_run_trains_with_the_vector_trainer_and_draws_its_learning_curve(tmp_path):
+    from tabletop_gym.training.train import snapshot_steps
+
+    out = tmp_path / "large"
+    # Seed 0 trained alone first, as side-by-side seeds are: the command then reuses it.
+    model = baselines.train_seed("nmbr9-small-v0", 0, out, "large", steps=20_000, progress=False)
+    config = json.loads((model.parent / "config.json").read_text())
+    assert config["trainer"] == "vector" and config["steps"] == 20_000
+    kept = snapshot_steps(model.parent)
+    assert [step for step, _ in kept] and all(step >= 10_000 for step, _ in kept)
+    stamp = model.stat().st_mtime_ns
+    argv = ["baselines", "--budget", "large", "--suites", "nmbr9-small-v0", "--seeds", "2"]
+    argv += ["--steps", "20000", "--episodes", "3", "--out", str(out), "--no-progress"]
+    assert _baselines(argv) == 0
+    assert model.stat().st_mtime_ns == stamp
+    report = json.loads((out / "baselines.json").read_text())
+    game = report["games"][0]
+    assert report["budget"] == game["budget"] == "large" and game["agents"][PPO]["trainer"] == "vector"
+    curve = game["curve"]
+    assert curve["deals"] == 3 and len(curve["runs"]) == 2
+    for run, ratios in zip(curve["runs"], game["agents"][PPO]["ratios"], strict=True):
+        assert run["steps"] == sorted(run["steps"]) and len(run["steps"]) == len(run["mean"]) >= 2
+        # The last point is the finished model, on the same deals the table played.
+        assert run["mean"][-1] == pytest.approx(np.mean(ratios))
+        assert all(0 <= m <= 1 for m in run["mean"])
+    assert (out / "learning-nmbr9.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -13,6 +13,7 @@ from tabletop_gym.core import (
     IllegalActionError,
     OracleCache,
     OracleResult,
+    ReturnedArrays,
     atomic_output,
     atomic_write_text,
     check_float,
@@ -214,3 +215,25 @@ def test_every_public_error_survives_being_rebuilt_from_itself() -> None:
         assert type(twin) is cls and str(twin) == str(error), cls
     twin = IllegalActionError(IllegalActionError(3, [1, 4], "not on the board"))
     assert (twin.action, twin.legal, twin.why) == (3, [1, 4], "not on the board")
+
+
+def test_returned_arrays_are_reused_only_once_nobody_holds_them() -> None:
+    import copy
+    import pickle
+
+    returned = ReturnedArrays(keep=2)
+    first = returned.take("mask", (3, 4), np.int8)
+    address = first.ctypes.data
+    del first
+    again = returned.take("mask", (3, 4), np.int8)
+    assert again.ctypes.data == address  # nobody held it: the same array
+    view = again[1:]  # a view holds the array as the array itself does
+    del again
+    held = [returned.take("mask", (3, 4), np.int8) for _ in range(3)]  # all held: a new one each time
+    assert len({a.ctypes.data for a in held} | {view.base.ctypes.data}) == 4
+    assert returned.take("mask", (2, 4), np.int8).shape == (2, 4)  # another shape is never mixed up
+    source = np.arange(12, dtype=np.int8).reshape(3, 4)
+    out = returned.copy_of("mask", source)
+    assert np.array_equal(out, source) and out is not source and not np.shares_memory(out, view)
+    for twin in (copy.deepcopy(returned), pickle.loads(pickle.dumps(returned))):
+        assert twin.take("mask", (3, 4), np.int8).ctypes.data not in {a.ctypes.data for a in held}

@@ -160,7 +160,7 @@ def test_a_teacher_the_learner_cannot_follow_is_refused() -> None:
     with pytest.raises(ValueError, match="cannot follow"):
         Teacher(spec, spec.read({}), env)
     with pytest.raises(NoMoveOracleError):
-        Teacher(get_game("nmbr9"), get_game("nmbr9").read({}), env)
+        Teacher(get_game("modern_art"), get_game("modern_art").read({}), env)
     with pytest.raises(ValueError, match="unknown teacher"):
         ImitationOptions(teacher="hindsight")
 

@@ -10,6 +10,7 @@ a level limit, the largest grid, one-card games past the block of drawn deals);
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from pathlib import Path
@@ -158,6 +159,26 @@ def test_autoreset_starts_the_next_deal_on_the_step_after_the_last_card() -> Non
     assert not obs["height"].any() and (obs["top_tile"] == -1).all() and (obs["cards_left"] == 1).all()
 
 
+def test_what_a_caller_keeps_is_never_overwritten_by_later_steps() -> None:
+    """The returned arrays are reused once dropped (``core.ReturnedArrays``): kept ones, or views of
+    them, must stay as they were returned, across autoresets."""
+    envs = Nmbr9VectorEnv(num_envs=3, cards=3, grid=6)
+    rng = np.random.default_rng(2)
+    obs, info = envs.reset(seed=2)
+    kept = [(obs, info["action_mask"], None)]
+    for t in range(12):
+        masks = envs.action_masks()
+        obs, _, _, _, info = envs.step(random_legal_batch(masks, rng))
+        if t % 2:  # every other step is dropped, so its arrays are reused
+            kept.append((obs, info["action_mask"][1:], masks))
+    copies = [copy.deepcopy(k) for k in kept]
+    for _ in range(12):
+        envs.step(random_legal_batch(envs.action_masks(), rng))
+    for (obs, mask, masks), (obs_then, mask_then, masks_then) in zip(kept, copies, strict=True):
+        assert all(np.array_equal(obs[key], obs_then[key]) for key in obs)
+        assert np.array_equal(mask, mask_then) and (masks is None or np.array_equal(masks, masks_then))
+
+
 def test_vector_action_masks_wraps_it_as_it_wraps_gymnasiums_own() -> None:
     settings = {"cards": 2, "grid": 5}
     # 9 steps: three games and more, autoresets included.
@@ -231,6 +252,24 @@ def test_random_legal_actions_draws_every_legal_action_and_only_them() -> None:
     rng = np.random.default_rng(0)
     drawn = np.array([random_legal_actions(masks, rng) for _ in range(300)])
     assert set(drawn[:, 0]) == {3, 700, 1599} and set(drawn[:, 1]) == {42}
+
+
+def test_random_legal_actions_draw_the_nth_legal_action_for_one_uniform_a_row() -> None:
+    """Rows counted eight actions a word (widths that are multiples of 8) and byte by byte (the
+    others) draw alike: the n-th legal action, n = the uniform times the legal count."""
+    from tabletop_gym.training.random_actions import random_legal_actions
+
+    rng = np.random.default_rng(5)
+    for width in (8, 64, 72, 1600, 6400, 13, 1601):
+        for density in (0.0, 0.01, 0.2, 1.0):
+            masks = rng.random((40, width)) < density
+            masks[::9] = False
+            drawn = random_legal_actions(masks, np.random.default_rng(width))
+            uniforms = np.random.default_rng(width).random(40)
+            for row, action, u in zip(masks, drawn, uniforms, strict=True):
+                legal = np.flatnonzero(row)
+                expected = legal[min(int(u * legal.size), legal.size - 1)] if legal.size else 0
+                assert action == expected, (width, density)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,9 @@ from tabletop_gym.training.figures import save_figure
 # Each game's suite, training budget, training aids and deals to play are its own (``GameSpec.baseline``,
 # beside the game in training/games/<game>.py); a game without one trains for this many steps.
 DEFAULT_STEPS = 50_000
+# Learning curves: snapshots from this many steps on, each played on the suite's first CURVE_DEALS deals.
+CURVE_FIRST = 10_000
+CURVE_DEALS = 200
 # Agents that search rather than act on what they observe (the probe reads the deal, the Nmbr9
 # policy runs an expectimax): references of another kind, left out of a table of policies.
 SEARCHERS = frozenset({"probe", "optimal-policy"})
@@ -86,10 +89,37 @@ def iqm_interval(
     return intervals(scores, resample_tasks, seed)["iqm"]
 
 
-def _trained(
-    spec: Any, suite_id: str, args: argparse.Namespace, steps: int, seed: int, folder: Path, progress: bool
+def curve_steps(steps: int, first: int = CURVE_FIRST) -> list[int]:
+    """Where a run of ``steps`` keeps snapshots for its learning curve: 1, 2 and 5 times each power of
+    ten from ``first`` up to, not including, ``steps`` (the finished model is the curve's last point)."""
+    points, scale = [], first
+    while scale < steps:
+        points += [m * scale for m in (1, 2, 5) if m * scale < steps]
+        scale *= 10
+    return points
+
+
+def budget_trainer(budget: str, env_id: str) -> str:
+    """The trainer of a budget: ``small`` keeps MaskablePPO on single environments, the trainer of the
+    published table whose figures it reproduces; ``large`` uses the vector trainer wherever the game has
+    a native vector environment (the budget is 100 times larger, and so must the speed be)."""
+    from tabletop_gym.training.vector_ppo import has_vector_env
+
+    return "vector" if budget == "large" and has_vector_env(env_id) else "sb3"
+
+
+def trained_run(
+    spec: Any,
+    args: argparse.Namespace,
+    steps: int,
+    seed: int,
+    folder: Path,
+    progress: bool,
+    trainer: str = "sb3",
 ) -> tuple[Path, float]:
-    """The model of one training run, trained now or reused from an earlier run with the same settings."""
+    """The model of one training run, trained now or reused from an earlier run with the same settings
+    (game, environment, seed, steps and trainer); returns it with its training seconds. The run keeps
+    snapshots for its learning curve (``curve_steps``)."""
     from tabletop_gym.training.train import train
 
     config_path = folder / "config.json"
@@ -98,19 +128,54 @@ def _trained(
         config = json.loads(config_path.read_text()) if config_path.is_file() else {}
     except (OSError, ValueError):
         config = {}  # unreadable: train again
-    wanted = json.loads(json.dumps([spec.name, env_id, env_kwargs, seed, steps]))
-    same = (
-        isinstance(config, dict)
-        and [config.get(k) for k in ("game", "env_id", "env_kwargs", "seed", "steps")] == wanted
-    )
+    keys = ("game", "env_id", "env_kwargs", "seed", "steps", "trainer")
+    wanted = json.loads(json.dumps([spec.name, env_id, env_kwargs, seed, steps, trainer]))
+    same = isinstance(config, dict) and [config.get(k) for k in keys] == wanted
     if same and (folder / "model.zip").is_file() and not config.get("interrupted"):
         return folder / "model.zip", float(config.get("train_seconds", 0.0))
     # An interrupted run of the same budget goes on from its checkpoint; any other run starts afresh.
     resume = same and (folder / "checkpoint.zip").is_file()
-    # MaskablePPO on single environments: the trainer of the published table, whose figures these reproduce.
-    path = train(spec, steps, seed, folder, args, progress=progress, checkpoint_every=10_000, resume=resume,
-                 trainer="sb3")
+    every = max(10_000, steps // 20)
+    path = train(spec, steps, seed, folder, args, progress=progress, checkpoint_every=every, resume=resume,
+                 trainer=trainer, snapshots=curve_steps(steps))
     return path, float(json.loads(config_path.read_text())["train_seconds"])
+
+
+def suite_setup(
+    suite_id: str, budget: str = "small", load: bool = True
+) -> tuple[Any, Any, argparse.Namespace, int, dict[str, Any]]:
+    """(suite, game spec, settings, steps, training aids) of a suite's baseline runs in ``budget``; the
+    suite is None without ``load`` (training needs only its definition)."""
+    from tabletop_gym.training import suites
+    from tabletop_gym.training.games import get_game
+
+    definition = suites.definition(suite_id)
+    suite = suites.load(suite_id) if load else None  # checked: every stored plan replays to its score
+    spec = get_game(definition.game)
+    args = suites.definition_args(definition)
+    baseline = spec.baseline
+    steps = baseline.budget(budget)[1] if baseline is not None else DEFAULT_STEPS
+    aids = dict(baseline.training_aids) if baseline is not None else {}
+    return suite, spec, args, steps, aids
+
+
+def train_seed(
+    suite_id: str,
+    seed: int,
+    out: Path,
+    budget: str = "small",
+    steps: int | None = None,
+    progress: bool = True,
+) -> Path:
+    """One seed's training run of a suite's baselines (what ``run_baselines`` trains), in the folder where
+    ``run_baselines`` with the same ``out`` and budget reuses it: for training seeds side by side, before
+    the suite is even built."""
+    _, spec, args, budget_steps, aids = suite_setup(suite_id, budget, load=False)
+    train_args = argparse.Namespace(**{**vars(args), **aids})
+    env_id, _ = spec.environment(spec.read(train_args))
+    path, _ = trained_run(spec, train_args, steps or budget_steps, seed, out / suite_id / f"ppo-seed{seed}",
+                          progress, budget_trainer(budget, env_id))
+    return path
 
 
 def run_suite(
@@ -120,34 +185,30 @@ def run_suite(
     out: Path,
     episodes: int | None = None,
     progress: bool = True,
+    budget: str = "small",
 ) -> dict[str, Any]:
     """Train and evaluate every agent on one suite; returns the suite's part of the report."""
-    from tabletop_gym.training import suites
     from tabletop_gym.training.evaluate import evaluate
-    from tabletop_gym.training.games import get_game
 
-    suite = suites.load(suite_id)  # checked: every stored plan replays to its score
-    definition = suites.definition(suite.id)
-    spec = get_game(suite.game)
-    args = suites.definition_args(definition)
+    suite, spec, args, budget_steps, aids = suite_setup(suite_id, budget)
     baseline = spec.baseline
-    steps = (baseline.steps if baseline is not None else DEFAULT_STEPS) if steps is None else steps
-    aids = dict(baseline.training_aids) if baseline is not None else {}
+    steps = budget_steps if steps is None else steps
     train_args = argparse.Namespace(**{**vars(args), **aids})
+    trainer = budget_trainer(budget, spec.environment(spec.read(train_args))[0])
     runs: list[tuple[str, Path]] = []
     train_seconds: list[float] = []
     for seed in range(seeds):
         name = f"{PPO} seed {seed}"
         if progress:
-            print(f"{suite.id}: training {name} for {steps} steps", flush=True)
+            print(f"{suite.id}: training {name} for {steps} steps ({trainer} trainer)", flush=True)
         folder = out / suite.id / f"ppo-seed{seed}"
-        path, seconds = _trained(spec, suite.id, train_args, steps, seed, folder, progress)
+        path, seconds = trained_run(spec, train_args, steps, seed, folder, progress, trainer)
         runs.append((name, path.parent))
         train_seconds.append(seconds)
     bots = [name for name in spec.agents if name not in SEARCHERS]
     names = bots + [str(path) for _, path in runs]
-    if episodes is None and baseline is not None and baseline.suite == suite.id:
-        episodes = baseline.episodes
+    if episodes is None and baseline is not None and baseline.budget(budget)[0] == suite.id:
+        episodes = baseline.budget(budget)[2]
     report = evaluate(spec, names, episodes, None, args, progress=progress, suite=suite)
     played = report["agents"]
     entries = suite.entries[: report["episodes"]]
@@ -161,6 +222,9 @@ def run_suite(
     )
     agents[PPO]["train_seconds"] = train_seconds
     agents[PPO]["models"] = [str(path) for _, path in runs]
+    agents[PPO]["trainer"] = trainer
+    finals = [(path, played[str(path)]["ratios"]) for _, path in runs]
+    curve = learning_curve(spec, args, suite, finals, report["episodes"], progress)
     # The oracle's row is its stored plans, each replayed through the engine when the suite was
     # loaded (Modern Art's plans choose every seat's moves, so they are not played against bots).
     agents[ORACLE] = _agent_entry(
@@ -180,11 +244,48 @@ def run_suite(
         "ratio": spec.ratio_name(spec.read(args)).format(best=best),  # what each deal's ratio divides
         "mean_bound": float(np.mean([e.bound for e in entries])),
         "steps": steps,
+        "budget": budget,
         "training_aids": aids,
         "seeds": seeds,
         "bots": bots,
         "agents": agents,
+        "curve": curve,
     }
+
+
+def learning_curve(
+    spec: Any,
+    args: argparse.Namespace,
+    suite: Any,
+    finals: Sequence[tuple[Path, Sequence[float]]],
+    episodes: int | None,
+    progress: bool,
+) -> dict[str, Any]:
+    """Each run's score/optimum at each of its snapshots and at its end (``finals``: each run's folder
+    and its finished model's per-deal ratios, already played), on the suite's first ``CURVE_DEALS``
+    deals (the same deals for every point, at most ``episodes``)."""
+    from tabletop_gym.training.evaluate import evaluate
+    from tabletop_gym.training.train import snapshot_steps
+
+    deals = min(len(suite), CURVE_DEALS, episodes or len(suite))
+    snapshots = [snapshot_steps(folder) for folder, _ in finals]
+    names = [str(path) for run in snapshots for _, path in run]
+    played = {}
+    if names:
+        played = evaluate(spec, names, deals, None, args, progress=progress, suite=suite)["agents"]
+    runs = []
+    for (folder, ratios), run in zip(finals, snapshots, strict=True):
+        means = [float(np.mean(played[str(path)]["ratios"])) for _, path in run]
+        runs.append({
+            "steps": [step for step, _ in run] + [_steps_done(folder)],
+            "mean": means + [float(np.mean(list(ratios)[:deals]))],
+        })
+    return {"deals": deals, "runs": runs}
+
+
+def _steps_done(folder: Path) -> int:
+    config = json.loads((folder / "config.json").read_text())
+    return int(config.get("steps_done") or config["steps"])
 
 
 def _agent_entry(ratios: Sequence[Sequence[float]], mean_scores: Sequence[float]) -> dict[str, Any]:
@@ -225,20 +326,21 @@ def aggregate(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def default_suites() -> list[str]:
-    """The suite of each game that has a ``baseline``, in the order of its column in the table."""
+def default_suites(budget: str = "small") -> list[str]:
+    """The suite of each game that has a ``baseline``, in ``budget``, in the order of its column."""
     from tabletop_gym.training.games import game_names, get_game
 
     baselines = [b for b in (get_game(name).baseline for name in game_names()) if b is not None]
-    return [b.suite for b in sorted(baselines, key=lambda b: b.column)]
+    return [b.budget(budget)[0] for b in sorted(baselines, key=lambda b: b.column)]
 
 
-def default_episodes() -> dict[str, int]:
-    """Deals played of each game's baseline suite where not the whole suite (by suite id)."""
+def default_episodes(budget: str = "small") -> dict[str, int]:
+    """Deals played of each game's baseline suite in ``budget`` where not the whole suite (by suite id)."""
     from tabletop_gym.training.games import game_names, get_game
 
-    baselines = [get_game(name).baseline for name in game_names()]
-    return {b.suite: b.episodes for b in baselines if b is not None and b.episodes is not None}
+    chosen = [get_game(name).baseline for name in game_names()]
+    plays = [b.budget(budget) for b in chosen if b is not None]
+    return {suite: episodes for suite, _, episodes in plays if episodes is not None}
 
 
 def run_baselines(
@@ -248,10 +350,17 @@ def run_baselines(
     out: Path = Path("runs/baselines"),
     episodes: int | None = None,
     progress: bool = True,
+    budget: str = "large",
 ) -> dict[str, Any]:
-    """Train and evaluate every suite (default: each game's baseline suite, ``default_suites()``);
-    writes ``baselines.json``, ``baselines.md`` and ``baselines.png`` to ``out`` and returns the report."""
-    suite_ids = default_suites() if suite_ids is None else suite_ids
+    """Train and evaluate every suite (default: each game's baseline suite in ``budget``,
+    ``default_suites``) with ``budget``'s steps and trainer (``small`` or ``large``); writes
+    ``baselines.json``, ``baselines.md``, ``baselines.png`` and each game's ``learning-GAME.png`` to
+    ``out`` and returns the report."""
+    from tabletop_gym.training.games import BUDGETS
+
+    if budget not in BUDGETS:
+        raise ValueError(f"budget {budget!r}: expected one of {', '.join(BUDGETS)}")
+    suite_ids = default_suites(budget) if suite_ids is None else suite_ids
     seeds = check_int("seeds", seeds, 1, 100)
     if steps is not None:
         steps = check_int("steps", steps, 1, MAX_STEPS)
@@ -275,10 +384,11 @@ def run_baselines(
         start = time.perf_counter()
         cpu_start = _cpu_seconds()
         games = [
-            run_suite(suite_id, seeds, steps, out, episodes, progress)
+            run_suite(suite_id, seeds, steps, out, episodes, progress, budget)
             for suite_id in tqdm(suite_ids, desc="suites", unit="suite", disable=not progress)
         ]
         report = {
+            "budget": budget,
             "seeds": seeds,
             "games": games,
             "aggregate": aggregate(games),
@@ -289,6 +399,7 @@ def run_baselines(
         atomic_write_text(out / "baselines.json", json.dumps(report, indent=1))
         atomic_write_text(out / "baselines.md", markdown(report))
         report["plot"] = plot(report, out / "baselines.png")
+        report["curves"] = [c for g in games if (c := plot_curve(g, out / f"learning-{g['game']}.png"))]
     return report
 
 
@@ -407,5 +518,43 @@ def plot(report: dict[str, Any], path: Path) -> str | None:
             "all games (IQM)",
             "score / optimum or bound",
         )
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
+def plot_curve(game: dict[str, Any], path: Path) -> str | None:
+    """A game's learning curve: each run's score/optimum (or bound) on the curve's deals against the
+    steps it had trained on, their mean, and the bots and the oracle's plans for reference."""
+    curve = game.get("curve")
+    if not curve or not curve["runs"]:
+        return None
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - depends on the install
+        return None
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    for i, run in enumerate(curve["runs"]):
+        ax.plot(run["steps"], run["mean"], "-", color=COLOURS[PPO], alpha=0.35, lw=1,
+                label=f"{PPO}, each seed" if i == 0 else None)
+    # Every run keeps its snapshots at the same schedule, each at the first update past a point: the
+    # mean of the runs' i-th points, at their mean step.
+    if len({len(r["steps"]) for r in curve["runs"]}) == 1:
+        steps = np.mean([r["steps"] for r in curve["runs"]], axis=0)
+        mean = np.mean([r["mean"] for r in curve["runs"]], axis=0)
+        ax.plot(steps, mean, "o-", color=COLOURS[PPO], lw=2, ms=3, label=f"{PPO}, mean of seeds")
+    agents = game["agents"]
+    for name in ("random", "greedy", ORACLE):
+        if name in agents:
+            label = f"{name} (the table's deals)"
+            ax.axhline(agents[name]["mean"], ls="--", lw=1, color=COLOURS[name], label=label)
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("environment steps trained")
+    ax.set_ylabel(game.get("ratio", f"score / {game['denominator']}"), fontsize=8)
+    ax.set_title(f"{game['game']}: {game['suite']}, first {curve['deals']} deals", fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     return save_figure(fig, path)

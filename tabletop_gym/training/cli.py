@@ -423,14 +423,23 @@ def _suite_list(text: str) -> list[str]:
 
 def _add_baselines_command(commands: argparse._SubParsersAction) -> None:
     from tabletop_gym.training.baselines import default_episodes, default_suites
+    from tabletop_gym.training.games import BUDGETS, LARGE_FACTOR
 
-    suites = default_suites()  # each game's own (GameSpec.baseline)
     sub = commands.add_parser("baselines", help=HELP["baselines"])
+    sub.add_argument(
+        "--budget",
+        choices=BUDGETS,
+        default="large",
+        help=f"small: the first published table's budgets (a quick look), with MaskablePPO on single "
+        f"environments; large: {LARGE_FACTOR} times those or more, with the vector trainer where the game "
+        "has a native vector environment, on the suites at their target sizes (default large)",
+    )
     sub.add_argument(
         "--suites",
         type=_suite_list,
-        default=suites,
-        help=f"comma-separated suite ids (default {','.join(suites)})",
+        default=None,
+        help="comma-separated suite ids (default: each game's suite of the budget; small: "
+        f"{','.join(default_suites('small'))}; large: {','.join(default_suites('large'))})",
     )
     sub.add_argument("--seeds", type=int_arg(1, 100), default=3, help="training seeds per game (default 3)")
     sub.add_argument(
@@ -444,7 +453,7 @@ def _add_baselines_command(commands: argparse._SubParsersAction) -> None:
         type=int_arg(1, MAX_EPISODES),
         default=None,
         help="play only each suite's first N deals (default all"
-        + "".join(f"; {suite}: {n}" for suite, n in default_episodes().items())
+        + "".join(f"; {suite}: {n} with --budget small" for suite, n in default_episodes("small").items())
         + ")",
     )
     sub.add_argument("--out", type=path_arg, default=Path("runs/baselines"), help="report and models folder")
@@ -455,12 +464,15 @@ def _baselines(args: argparse.Namespace) -> int:
     from tabletop_gym.training.baselines import run_baselines
 
     report = run_baselines(
-        args.suites, args.seeds, args.steps, args.out, args.episodes, progress=not args.no_progress
+        args.suites, args.seeds, args.steps, args.out, args.episodes, progress=not args.no_progress,
+        budget=args.budget,
     )
     print((args.out / "baselines.md").read_text(), end="")
     print(f"report: {args.out / 'baselines.json'}")
     if report.get("plot"):
         print(f"plot:   {report['plot']}")
+    for curve in report.get("curves", []):
+        print(f"curve:  {curve}")
     return 0
 
 
@@ -737,6 +749,8 @@ def _evaluate_moves(spec: GameSpec, args: argparse.Namespace, suite: Any) -> int
     print(f"report: {args.out / MOVES_JSON}")
     if report.get("plot"):
         print(f"plot:   {report['plot']}")
+    for curve in report.get("curves", []):
+        print(f"curve:  {curve}")
     return 0
 
 

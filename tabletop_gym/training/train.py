@@ -13,6 +13,7 @@ import importlib.util
 import json
 import platform
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ def choose_policy(spec: GameSpec, observation_space: Any) -> str:
 
 
 CHECKPOINT = "checkpoint.zip"
+SNAPSHOTS = "snapshots"
 TRAINERS = ("vector", "sb3")
 SB3_N_ENVS = 8  # the sb3 trainer's environments side by side, unless told
 
@@ -88,6 +90,7 @@ def train(
     resume: bool = False,
     self_play: selfplay.SelfPlayOptions | None = None,
     trainer: str | None = None,
+    snapshots: Sequence[int] = (),
     command: str | None = None,
 ) -> Path:
     """Train for ``steps`` environment steps; writes ``model.zip`` and ``config.json`` to ``out``.
@@ -105,6 +108,9 @@ def train(
     learner's earlier policies in the other seats (see that module); its snapshots and learning curve
     go to ``out`` too, and ``resume`` restores the pool.
 
+    ``snapshots``: steps at which the model so far is also kept, as ``out/snapshots/step-N.zip`` (N the
+    steps it has trained on, the first update at or past each), for a learning curve.
+
     ``trainer`` (``vector`` or ``sb3``; None chooses, see :func:`choose_trainer`) collects the rollouts;
     both save the same model. ``n_envs`` (None: the trainer's default, 8 for ``sb3`` and the game's
     ``vector_ppo`` setting for ``vector``) games are played side by side. ``command``: the command line
@@ -116,7 +122,7 @@ def train(
         if not resume:
             _check_fresh_start(out, spec, args)
         return _train(spec, steps, seed, out, args, n_envs, progress, overrides, checkpoint_every, resume,
-                      self_play, trainer, command)
+                      self_play, trainer, snapshots, command)
 
 
 def _train(
@@ -132,6 +138,7 @@ def _train(
     resume: bool,
     self_play: selfplay.SelfPlayOptions | None = None,
     trainer: str | None = None,
+    snapshots: Sequence[int] = (),
     command: str | None = None,
 ) -> Path:
     _require_training_extra()
@@ -186,6 +193,8 @@ def _train(
         model.set_logger(Logger(folder=None, output_formats=[]))
     done_before = int(model.num_timesteps)
     callbacks = [_Checkpoint(out / CHECKPOINT, checkpoint_every)] if checkpoint_every else []
+    if snapshots:
+        callbacks.append(_Snapshots(out / SNAPSHOTS, snapshots))
     curve = None
     if self_play is not None:
         try:
@@ -494,3 +503,42 @@ def _checkpoint_callback() -> type:
 
 def _Checkpoint(path: Path, every: int) -> Any:  # noqa: N802  (builds the callback lazily: SB3 is optional)
     return _checkpoint_callback()(path, every)
+
+
+def _snapshots_callback() -> type:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Snapshots(BaseCallback):
+        """Keeps the model at the first step at or past each of ``steps`` (those already passed when
+        training starts, on a resume, were kept by the run before)."""
+
+        def __init__(self, folder: Path, steps: Sequence[int]) -> None:
+            super().__init__()
+            self.folder = folder
+            self.steps = sorted(set(steps))
+
+        def _on_step(self) -> bool:
+            if self.steps and self.num_timesteps >= self.steps[0]:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                _save(self.model, self.folder / f"step-{self.num_timesteps}.zip")
+                self.steps = [s for s in self.steps if s > self.num_timesteps]
+            return True
+
+        def _on_training_start(self) -> None:
+            self.steps = [s for s in self.steps if s > self.num_timesteps]
+
+    return Snapshots
+
+
+def _Snapshots(folder: Path, steps: Sequence[int]) -> Any:  # noqa: N802  (SB3 is optional)
+    return _snapshots_callback()(folder, steps)
+
+
+def snapshot_steps(folder: Path) -> list[tuple[int, Path]]:
+    """The snapshots a run kept (``train(snapshots=...)``), as (steps trained, path), in order."""
+    found = []
+    for path in (Path(folder) / SNAPSHOTS).glob("step-*.zip"):
+        number = path.stem.removeprefix("step-")
+        if number.isdigit():
+            found.append((int(number), path))
+    return sorted(found)

@@ -36,6 +36,7 @@ from tabletop_gym.core import (
     MAX_NUM_ENVS,
     IllegalActionError,
     NativeVectorEnv,
+    ReturnedArrays,
     call_kernel,
     check_int,
     compile_kernel,
@@ -59,9 +60,9 @@ DEALS_AHEAD = 64  # deals drawn at a time per sub-environment: one numpy call pe
 MAX_CELLS = 10  # the 0 covers ten cells, the most of any tile
 # A row of a tile's bounding box is a pattern of columns 0-3, written as bits (``"#.#"`` is 0b101);
 # pattern 0, the missing rows below a box 2 or 3 rows high, lies flat everywhere and touches nothing,
-# so every rotation is read as four rows.
+# so every rotation is read as four rows. The tile's own edges are patterns too: per row, the
+# columns whose cell joins the one on its right, and those whose cell joins the one below.
 PATTERNS = 16
-MAX_EDGES = 13  # pairs of edge-adjacent cells within one tile, the most of any tile's
 # Kernel status codes for a bad action (the first sub-environment at fault is reported).
 NOT_AN_ACTION, NOT_LEGAL = 1, 2
 
@@ -77,18 +78,18 @@ for _bit in range(64):
 
 
 def _shapes() -> tuple[np.ndarray, ...]:
-    """The engine's tiles as kernel tables, per value and rotation: the pattern of each row of the
-    bounding box (0 below a box of 2 or 3 rows), the box's height and width, the cells ``(row, col)``
-    from the box's top-left corner, whether the rotation is an action (the 0's and the 8's
-    half-turned footprints are not), and the pairs of the tile's edge-adjacent cells; per value, the
-    patterns its rows use."""
+    """The engine's tiles as kernel tables, per value and rotation: the patterns of each row of the
+    bounding box (0 below a box of 2 or 3 rows): its cells, its cells that join the one on their
+    right, its cells that join the one below; the box's height and width, the cells ``(row, col)``
+    from the box's top-left corner, and whether the rotation is an action (the 0's and the 8's
+    half-turned footprints are not)."""
     row_pattern = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 4), dtype=np.int64)
+    right_pattern = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 4), dtype=np.int64)
+    below_pattern = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 4), dtype=np.int64)
     box = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, 2), dtype=np.int64)
     cells = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, MAX_CELLS, 2), dtype=np.int64)
     num_cells = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.int64)
     distinct = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.bool_)
-    edges = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS, MAX_EDGES, 3), dtype=np.int64)
-    num_edges = np.zeros((MAX_VALUE + 1, NUM_ROTATIONS), dtype=np.int64)
     for value in range(MAX_VALUE + 1):
         for rotation, shape in enumerate(tile_rotations(value)):
             box[value, rotation] = (max(r for r, _ in shape) + 1, max(c for _, c in shape) + 1)
@@ -97,19 +98,32 @@ def _shapes() -> tuple[np.ndarray, ...]:
             distinct[value, rotation] = rotation in distinct_rotations(value)
             for r, c in shape:
                 row_pattern[value, rotation, r] |= 1 << c
-            # (row, col, 0) joins a cell to the one on its right, (row, col, 1) to the one below.
-            joins = [(r, c, 0) for r, c in shape if (r, c + 1) in shape]
-            joins += [(r, c, 1) for r, c in shape if (r + 1, c) in shape]
-            edges[value, rotation, : len(joins)] = joins
-            num_edges[value, rotation] = len(joins)
-    # The patterns each value's rows use (the kernel computes those alone).
-    used = np.zeros((MAX_VALUE + 1, PATTERNS), dtype=np.int64)
-    num_used = np.zeros(MAX_VALUE + 1, dtype=np.int64)
-    for value in range(MAX_VALUE + 1):
-        patterns = sorted(set(row_pattern[value].ravel().tolist()) - {0})
-        used[value, : len(patterns)] = patterns
-        num_used[value] = len(patterns)
-    return row_pattern, used, num_used, box, cells, num_cells, distinct, edges, num_edges
+                if (r, c + 1) in shape:
+                    right_pattern[value, rotation, r] |= 1 << c
+                if (r + 1, c) in shape:
+                    below_pattern[value, rotation, r] |= 1 << c
+    return row_pattern, right_pattern, below_pattern, box, cells, num_cells, distinct
+
+
+# Pattern p's lowest column: each pattern's row of a table is the one of p without it, and one more
+# shifted row (see ``_fill_patterns``).
+_LOWEST_COLUMN = np.array([0] + [(p & -p).bit_length() - 1 for p in range(1, PATTERNS)], dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_patterns(table, s, x, lowest_column, join_all):
+    """Row s of a pattern table for the board row ``x``: ``table[s, p]`` joins ``x >> c`` over the
+    columns c of pattern p, by AND (``join_all``: the anchor columns where p lies wholly on x's cells)
+    or by OR (where p covers one of them). ``table[s, 0]`` is left as it is."""
+    for p in range(1, PATTERNS):
+        rest = p & (p - 1)
+        shifted = x >> np.uint64(lowest_column[p])
+        if rest == 0:
+            table[s, p] = shifted
+        elif join_all:
+            table[s, p] = table[s, rest] & shifted
+        else:
+            table[s, p] = table[s, rest] | shifted
 
 
 @numba.njit(cache=True, nogil=True)
@@ -133,23 +147,24 @@ def _mark_seams(i, row, col, grid, top_tile, seam_right, seam_below):
                 seam_below[i, r + 1] &= ~bit
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _legal(i, value, grid, levels, top_level, at_least, seams, shapes, lowest_bit, mask, scratch):
     """Mark in ``mask[i]`` every legal placement of tile ``value`` on sub-environment i's board (as
     ``Nmbr9State.placement_levels``); returns how many there are.
 
     For each level L: ``flat`` rows (cells of height exactly L), ``near`` rows (cells beside a cell
     higher than L: a tile lying flat on L touches a tile of level L exactly where it covers one of
-    them). For each pattern of columns and board row, the anchor columns where the pattern lies
+    them). For every pattern of columns and board row, the anchor columns where the pattern lies
     wholly on ``flat`` cells (``on_flat``) and where it covers a ``near`` cell (``on_near``); a
     rotation at anchor row r is then one AND (and one OR) of its rows' patterns. Only the anchor rows
     that can hold a legal placement are searched: those whose rows all have flat cells and, where the
     tile must touch, that reach a ``near`` row. Above the table a tile rests on two different tiles
-    exactly where one of its own edges lies on a seam between two (``seams``): its cells are connected.
+    exactly where one of its own edges lies on a seam between two: ``on_right`` and ``on_below`` are
+    the pattern tables of the seam rows, read with the patterns of the tile's edges.
     """
-    row_pattern, used, num_used, box, cells, num_cells, distinct, edges, num_edges = shapes
+    row_pattern, right_pattern, below_pattern, box, cells, num_cells, distinct = shapes
     seam_right, seam_below = seams
-    flat, near, on_flat, on_near = scratch
+    flat, near, on_flat, on_near, on_right, on_below, lowest_column = scratch
     mask[i, :] = 0
     area = grid * grid
     full = _ALL >> np.uint64(64 - grid)
@@ -189,28 +204,12 @@ def _legal(i, value, grid, levels, top_level, at_least, seams, shapes, lowest_bi
         top = max(first, near_first - 3)
         bottom = min(last, near_last + 3)
         for s in range(top, bottom + 1):
-            f0 = flat[s]
-            f1 = f0 >> _ONE
-            f2 = f0 >> np.uint64(2)
-            f3 = f0 >> np.uint64(3)
-            n0 = near[s]
-            n1 = n0 >> _ONE
-            n2 = n0 >> np.uint64(2)
-            n3 = n0 >> np.uint64(3)
-            for k in range(num_used[value]):
-                pattern = used[value, k]
-                on_flat[pattern, s] = (
-                    (f0 if pattern & 1 else _ALL)
-                    & (f1 if pattern & 2 else _ALL)
-                    & (f2 if pattern & 4 else _ALL)
-                    & (f3 if pattern & 8 else _ALL)
-                )
-                on_near[pattern, s] = (
-                    (n0 if pattern & 1 else _NONE)
-                    | (n1 if pattern & 2 else _NONE)
-                    | (n2 if pattern & 4 else _NONE)
-                    | (n3 if pattern & 8 else _NONE)
-                )
+            _fill_patterns(on_flat, s, flat[s], lowest_column, True)
+            if touch:
+                _fill_patterns(on_near, s, near[s], lowest_column, False)
+            if level > 0:
+                _fill_patterns(on_right, s, seam_right[i, s], lowest_column, False)
+                _fill_patterns(on_below, s, seam_below[i, s], lowest_column, False)
         for rotation in range(NUM_ROTATIONS):
             if not distinct[value, rotation]:
                 continue
@@ -223,32 +222,32 @@ def _legal(i, value, grid, levels, top_level, at_least, seams, shapes, lowest_bi
             if touch:
                 r_first = max(r_first, near_first - height)
                 r_last = min(r_last, near_last - 1)
-            p0 = row_pattern[value, rotation, 0]
-            p1 = row_pattern[value, rotation, 1]
-            p2 = row_pattern[value, rotation, 2]
-            p3 = row_pattern[value, rotation, 3]
+            p0, p1, p2, p3 = row_pattern[value, rotation]
             for r in range(r_first, r_last + 1):
                 legal = (
                     anchors
-                    & on_flat[p0, r + 1]
-                    & on_flat[p1, r + 2]
-                    & on_flat[p2, r + 3]
-                    & on_flat[p3, r + 4]
+                    & on_flat[r + 1, p0]
+                    & on_flat[r + 2, p1]
+                    & on_flat[r + 3, p2]
+                    & on_flat[r + 4, p3]
                 )
                 if legal == 0:
                     continue
                 if touch:
-                    legal &= on_near[p0, r + 1] | on_near[p1, r + 2] | on_near[p2, r + 3] | on_near[p3, r + 4]
+                    legal &= on_near[r + 1, p0] | on_near[r + 2, p1] | on_near[r + 3, p2] | on_near[r + 4, p3]
                 if level > 0 and legal != 0:
-                    on_two = np.uint64(0)
-                    for k in range(num_edges[value, rotation]):
-                        s = r + 1 + edges[value, rotation, k, 0]
-                        shift = np.uint64(edges[value, rotation, k, 1])
-                        if edges[value, rotation, k, 2] == 0:
-                            on_two |= seam_right[i, s] >> shift
-                        else:
-                            on_two |= seam_below[i, s] >> shift
-                    legal &= on_two
+                    h0, h1, h2, h3 = right_pattern[value, rotation]
+                    v0, v1, v2, v3 = below_pattern[value, rotation]
+                    legal &= (
+                        on_right[r + 1, h0]
+                        | on_right[r + 2, h1]
+                        | on_right[r + 3, h2]
+                        | on_right[r + 4, h3]
+                        | on_below[r + 1, v0]
+                        | on_below[r + 2, v1]
+                        | on_below[r + 3, v2]
+                        | on_below[r + 4, v3]
+                    )
                 while legal != 0:
                     bit = legal & (~legal + _ONE)
                     legal ^= bit
@@ -258,7 +257,7 @@ def _legal(i, value, grid, levels, top_level, at_least, seams, shapes, lowest_bi
     return count
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, scratch):
     """Sub-environment i's current card: its legal placements, after discarding every card in turn
     that fits nowhere (as ``Nmbr9State._skip_unplaceable``); the observation's card, unseen counts
@@ -286,8 +285,9 @@ def _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, scratch):
 
 
 @numba.njit(cache=True, nogil=True)
-def _start(i, deck, grid, levels, copies, game, board, shapes, lowest_bit, mask, scratch):
-    """Sub-environment i starts the deal ``deck`` (the card values in draw order) on an empty board."""
+def _start(i, deck, copies, game, board):
+    """Sub-environment i starts the deal ``deck`` (the card values in draw order) on an empty board
+    (``_advance`` then finds its first card's placements)."""
     cards, turn, score, discarded, top_level, over = game
     at_least, height, top_value, top_tile, card, unseen, cards_left, seam_right, seam_below = board
     cards[i, :] = deck
@@ -304,14 +304,14 @@ def _start(i, deck, grid, levels, copies, game, board, shapes, lowest_bit, mask,
     discarded[i] = 0
     top_level[i] = 0
     over[i] = False
-    _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, scratch)
 
 
 @numba.njit(cache=True, nogil=True)
 def _start_all(slots, deals, next_deal, grid, levels, copies, game, board, shapes, lowest_bit, mask,
                scratch):  # fmt: skip
     for i in range(mask.shape[0]):
-        _start(i, deals[i, slots[i]], grid, levels, copies, game, board, shapes, lowest_bit, mask, scratch)
+        _start(i, deals[i, slots[i]], copies, game, board)
+        _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, scratch)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -336,57 +336,55 @@ def _step(actions, deals, next_deal, grid, levels, copies, game, board, shapes, 
             fault[0] = NOT_LEGAL
             return i
     for i in range(n):
+        restarted[i] = over[i]
         if over[i]:
-            _start(i, deals[i, next_deal[i]], grid, levels, copies, game, board, shapes, lowest_bit, mask,
-                   scratch)  # fmt: skip
+            _start(i, deals[i, next_deal[i]], copies, game, board)
             next_deal[i] += 1
             rewards[i] = 0.0
-            terminated[i] = False
-            restarted[i] = True
-            continue
-        restarted[i] = False
-        a = actions[i]
-        rotation = a // area
-        row = (a % area) // grid
-        col = a % grid
-        value = cards[i, turn[i]]
-        level = height[i, row + cells[value, rotation, 0, 0], col + cells[value, rotation, 0, 1]]
-        for k in range(num_cells[value, rotation]):
-            r = row + cells[value, rotation, k, 0]
-            c = col + cells[value, rotation, k, 1]
-            height[i, r, c] = level + 1
-            top_value[i, r, c] = value
-            top_tile[i, r, c] = turn[i]
-            at_least[i, level + 1, r + 1] |= _ONE << np.uint64(c)
-        for k in range(num_cells[value, rotation]):
-            r = row + cells[value, rotation, k, 0]
-            c = col + cells[value, rotation, k, 1]
-            _mark_seams(i, r, c, grid, top_tile, seam_right, seam_below)
-        if level + 1 > top_level[i]:
-            top_level[i] = level + 1
-        points = value * level
-        score[i] += points
-        rewards[i] = points
-        turn[i] += 1
-        if turn[i] < cards.shape[1]:
-            unseen[i, cards[i, turn[i]]] -= 1
+        else:
+            a = actions[i]
+            rotation = a // area
+            row = (a % area) // grid
+            col = a % grid
+            value = cards[i, turn[i]]
+            level = height[i, row + cells[value, rotation, 0, 0], col + cells[value, rotation, 0, 1]]
+            for k in range(num_cells[value, rotation]):
+                r = row + cells[value, rotation, k, 0]
+                c = col + cells[value, rotation, k, 1]
+                height[i, r, c] = level + 1
+                top_value[i, r, c] = value
+                top_tile[i, r, c] = turn[i]
+                at_least[i, level + 1, r + 1] |= _ONE << np.uint64(c)
+            for k in range(num_cells[value, rotation]):
+                r = row + cells[value, rotation, k, 0]
+                c = col + cells[value, rotation, k, 1]
+                _mark_seams(i, r, c, grid, top_tile, seam_right, seam_below)
+            if level + 1 > top_level[i]:
+                top_level[i] = level + 1
+            points = value * level
+            score[i] += points
+            rewards[i] = points
+            turn[i] += 1
+            if turn[i] < cards.shape[1]:
+                unseen[i, cards[i, turn[i]]] -= 1
+        # One copy of _advance (inlined: the mask search) after either branch.
         _advance(i, grid, levels, game, board, shapes, lowest_bit, mask, scratch)
-        terminated[i] = over[i]
+        # The step that starts the next deal ends nothing (reset never returns a finished game).
+        terminated[i] = over[i] and not restarted[i]
     return -1
 
 
 @numba.njit(cache=True, nogil=True)
-def _choices(mask, over):
-    """``action_masks()``: the legal placements as bools, every action where a finished game waits for
-    its autoreset (one pass here: numpy's cast and boolean assignment cost more than the copy)."""
-    out = np.empty(mask.shape, dtype=np.bool_)
+def _choices(mask, over, out):
+    """``action_masks()`` in ``out``: the legal placements as bools, every action where a finished game
+    waits for its autoreset (one pass here: numpy's cast and boolean assignment cost more than the
+    copy)."""
     for i in range(mask.shape[0]):
         if over[i]:
             out[i, :] = True
         else:
             for a in range(mask.shape[1]):
                 out[i, a] = mask[i, a] != 0
-    return out
 
 
 class Nmbr9VectorEnv(NativeVectorEnv):
@@ -410,8 +408,9 @@ class Nmbr9VectorEnv(NativeVectorEnv):
 
     Arguments: ``num_envs``; ``max_value``, ``copies``, ``cards``, ``grid``, ``levels`` and
     ``reveal_deal`` (as ``Nmbr9Env``, checked alike); ``render_mode`` (None only); ``copy`` (default
-    True: the observations, masks and infos returned are new arrays; False returns the environment's
-    own observation arrays, overwritten by the next step).
+    True: the observations, masks and infos returned are arrays nothing else holds, never written
+    again while the caller keeps them: ``core.ReturnedArrays`` reuses those the caller has dropped;
+    False returns the environment's own observation arrays, overwritten by the next step).
     """
 
     def __init__(
@@ -463,16 +462,20 @@ class Nmbr9VectorEnv(NativeVectorEnv):
         # Where two edge-adjacent cells have different top tiles (see ``_mark_seams``).
         self._seam_right = np.zeros((n, g + 2), dtype=np.uint64)
         self._seam_below = np.zeros((n, g + 2), dtype=np.uint64)
-        # The kernel's working rows for one level's search (see ``_legal``); pattern 0 (a missing row of
-        # a box) lies flat everywhere and touches nothing, down to row grid + 3 (the fourth row of a
-        # box two rows high on the grid's last two).
-        on_flat = np.zeros((PATTERNS, g + 4), dtype=np.uint64)
-        on_flat[0] = _ALL
+        # The kernel's working rows for one level's search (see ``_legal``): the flat and near rows, and
+        # the pattern tables, down to row grid + 3 (the fourth row of a box two rows high on the
+        # grid's last two), where pattern 0 (a missing row of a box) lies flat everywhere and touches
+        # nothing.
+        on_flat = np.zeros((g + 4, PATTERNS), dtype=np.uint64)
+        on_flat[:, 0] = _ALL
         self._scratch = (
             np.zeros(g + 2, dtype=np.uint64),
             np.zeros(g + 2, dtype=np.uint64),
             on_flat,
-            np.zeros((PATTERNS, g + 4), dtype=np.uint64),
+            np.zeros((g + 4, PATTERNS), dtype=np.uint64),
+            np.zeros((g + 4, PATTERNS), dtype=np.uint64),
+            np.zeros((g + 4, PATTERNS), dtype=np.uint64),
+            _LOWEST_COLUMN,
         )
         self._rewards = np.zeros(n, dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
@@ -487,6 +490,7 @@ class Nmbr9VectorEnv(NativeVectorEnv):
         self._rngs: list[np.random.Generator | None] = [None] * n
         self._started = False
         self._all = np.ones(n, dtype=np.bool_)
+        self._returned = ReturnedArrays()
 
     # -- Gymnasium API -------------------------------------------------------------------------
 
@@ -504,7 +508,7 @@ class Nmbr9VectorEnv(NativeVectorEnv):
         self._deal_text[:] = self._texts[np.arange(n), slots]
         call_kernel(_start_all, slots, *self._kernel_state())
         if not self._started:
-            compile_kernel(_choices, self._mask, self._over)
+            compile_kernel(_choices, self._mask, self._over, self._mask.astype(np.bool_))
             compile_kernel(
                 _step,
                 slots,
@@ -538,7 +542,9 @@ class Nmbr9VectorEnv(NativeVectorEnv):
     # -- helpers -------------------------------------------------------------------------------
 
     def _legal_actions(self) -> np.ndarray:
-        return _choices(self._mask, self._over)
+        out = self._returned.take("action_masks", self._mask.shape, np.bool_)
+        _choices(self._mask, self._over, out)
+        return out
 
     def _kernel_state(self) -> tuple[Any, ...]:
         obs = self._obs
@@ -555,7 +561,7 @@ class Nmbr9VectorEnv(NativeVectorEnv):
     def _observation(self) -> dict[str, np.ndarray]:
         if not self.copy:
             return self._obs
-        return {key: array.copy() for key, array in self._obs.items()}
+        return {key: self._returned.copy_of(key, array) for key, array in self._obs.items()}
 
     def _infos(self) -> dict[str, Any]:
         if self.reveal_deal:
@@ -566,7 +572,7 @@ class Nmbr9VectorEnv(NativeVectorEnv):
             shown = np.flatnonzero(self._over)
             deal[shown] = self._deal_text[shown]
         return {
-            "action_mask": self._mask.copy(),
+            "action_mask": self._returned.copy_of("action_mask", self._mask),
             "_action_mask": self._all.copy(),
             "score": self._score.copy(),
             "_score": self._all.copy(),

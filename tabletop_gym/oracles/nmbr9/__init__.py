@@ -2,9 +2,10 @@
 
 **Modules.** ``search``: the exact depth-first branch and bound (small boards, proofs in
 milliseconds; written independently of the models, it cross-checks them). ``models``: the CP-SAT
-placement model. ``bounds``: the grid-free relaxations. ``beam``: beam searches over the engine's
-placements (plans for big boards). ``layout``: free-draft layouts built from the top
-level down. ``known`` and ``free``: the two oracles, a portfolio of these.
+placement model. ``bounds``: the grid-free relaxations. ``moves``: every move's value from a
+position reached in play (the exact search from there; small variants). ``beam``: beam searches
+over the engine's placements (plans for big boards). ``layout``: free-draft layouts built from the
+top level down. ``known`` and ``free``: the two oracles, a portfolio of these.
 ``common``: the work budget and what the rest shares. This module keeps the public API.
 
 **The placement model.** The game is a sequence of slots (one per card). Slot ``s`` gets at most one
@@ -105,6 +106,7 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "free": ("_replay_free", "solve_free", "solve_free_beam"),
         "known": ("solve",),
+        "moves": ("Nmbr9Moves",),
     },
 )
 
@@ -116,6 +118,7 @@ __all__ = [
     "ORACLE_REVISION",
     "PAIR_COVER",
     "Nmbr9Limits",
+    "Nmbr9Moves",
     "NoPlanError",
     "beam_plan",
     "check",

@@ -479,11 +479,23 @@ def _known_child_bounds(
 @numba.njit(cache=True, nogil=True, inline="always")
 def _known_candidates(
     d, values, levels, height, top, cover, tile_bits, stacked, count, cells, bits, ring, nplace, canonical,
-    placements, scratch, cand, cand_level
+    placements, scratch, cand, cand_level, forced
 ):
     """List card ``d``'s candidates, highest level first (the first card in one placement per orbit);
-    returns their number and the highest level (-1: it fits nowhere, the one candidate a discard)."""
+    returns their number and the highest level (-1: it fits nowhere, the one candidate a discard).
+    A card of the ``forced`` prefix has one candidate, its placement there (-1: a discard); none when
+    that placement is illegal on this board (the search then finds no play)."""
     v = values[d]
+    if d < forced.shape[0]:
+        p = forced[d]
+        lv = -1
+        if p >= 0:
+            lv = _level_of(v, p, height, top, cover, tile_bits, stacked, levels, cells, bits, ring)
+            if lv < 0:
+                return 0, -1
+        cand[d, 0] = p
+        cand_level[d, 0] = lv
+        return 1, lv
     highest = -1
     for p in range(nplace[v]):
         lv = -1
@@ -526,9 +538,11 @@ def _known_open_bound(d, cand_level, ncand, nxt, child_bound):
 
 @numba.njit(cache=True, nogil=True)
 def _known_dfs(
-    values, levels, grid_cells, cells, area, bits, ring, nplace, canonical, node_limit, plan_out, stop
+    values, levels, grid_cells, cells, area, bits, ring, nplace, canonical, node_limit, forced, plan_out, stop
 ):
-    """Branch and bound over the plays of a known card order.
+    """Branch and bound over the plays of a known card order whose first ``len(forced)`` cards take
+    the placements ``forced`` gives (-1: discarded), a position reached in play (none: the deal's
+    start, where the first card is tried in one placement per orbit of the board's turns).
 
     Returns (best score, nodes, open bound): the open bound is -1 when the search finished, else
     the best bound among the subtrees not yet explored. ``plan_out`` gets the placement index per
@@ -557,7 +571,7 @@ def _known_dfs(
             top_level, top_count = _top_of(stacked, count)
             found, highest = _known_candidates(
                 d, values, levels, height, top, cover, tile_bits, stacked, count, cells, bits, ring, nplace,
-                canonical, placements, scratch, cand, cand_level
+                canonical, placements, scratch, cand, cand_level, forced
             )
             _known_child_bounds(
                 values, d, highest, top_level, top_count, score, best, area, count, exposed, table_free,
@@ -835,6 +849,28 @@ def solve_known(
     if not deal.cards:
         stats = {"method": "dfs", "nodes": 0, "node_limit": node_limit, "proven": True}
         return OracleResult(0, 0, (), time.perf_counter() - start_wall, stats)
+    best, plan, nodes, proven, open_bound = _run_known(deal, grid, levels, node_limit, _NOTHING_FORCED)
+    state = replay(Nmbr9Rules(grid=grid, levels=levels), deal, plan)
+    if not state.done or state.score != best:
+        raise AssertionError(f"search claims {best} on {deal} but its plan replays to {state.score}")
+    return OracleResult(
+        score=int(best),
+        bound=int(best) if proven else int(max(best, open_bound)),
+        plan=plan,
+        seconds=time.perf_counter() - start_wall,
+        stats={"method": "dfs", "nodes": int(nodes), "node_limit": node_limit, "proven": proven},
+    )
+
+
+_NOTHING_FORCED = np.empty(0, dtype=np.int32)
+
+
+def _run_known(
+    deal: Deal, grid: int, levels: int | None, node_limit: int, forced: np.ndarray
+) -> tuple[int, tuple[int, ...], int, bool, int]:
+    """The known-draft kernel on ``deal``, its first cards placed as ``forced`` says (placement
+    indices, -1 a discard): (best score of the whole game, one action per placed card of its play,
+    nodes, whether it finished, the open bound of a stopped search)."""
     geo = _geometry(grid)
     values = np.array(deal.cards, dtype=np.int64)
     plan_index = np.full(len(values), -1, dtype=np.int32)
@@ -850,21 +886,67 @@ def solve_known(
         geo.nplace,
         geo.canonical,
         node_limit,
+        forced,
         plan_index,
     )
     plan = tuple(
         int(geo.actions[v, p]) for v, p in zip(deal.cards, plan_index.tolist(), strict=True) if p >= 0
     )
-    state = replay(Nmbr9Rules(grid=grid, levels=levels), deal, plan)
-    if not state.done or state.score != best:
-        raise AssertionError(f"search claims {best} on {deal} but its plan replays to {state.score}")
-    proven = open_bound < 0
+    return int(best), plan, int(nodes), bool(open_bound < 0), int(open_bound)
+
+
+def _placement_indices(state: Nmbr9State) -> np.ndarray:
+    """The search's placement index of each card ``state`` has dealt (-1: discarded)."""
+    geo = _geometry(state.grid)
+    forced = np.full(state.turn, -1, dtype=np.int32)
+    for t, placed in enumerate(state.placements):
+        if placed is not None:
+            actions = geo.actions[placed.value, : geo.nplace[placed.value]]  # ascending, as built
+            p = int(np.searchsorted(actions, placed.action))
+            if p >= len(actions) or actions[p] != placed.action:
+                raise AssertionError(f"action {placed.action} of tile {placed.value} is no placement")
+            forced[t] = p
+    return forced
+
+
+def solve_from(state: Nmbr9State, node_limit: int = DEFAULT_NODE_LIMIT) -> OracleResult:
+    """Known draft from a position reached in play: the most points still to gain from ``state``
+    (the cards dealt so far where they lie, the rest of its deal in order), by the same branch and
+    bound as ``solve_known`` with the cards already dealt held where they are.
+
+    ``score`` counts only the points still to come (not ``state.score``); ``plan`` holds one action
+    per card still to place (the engine discards the others), replayed through the engine from a
+    copy of ``state`` before it is returned; ``bound`` and ``stats`` are as ``solve_known``'s."""
+    start_wall = time.perf_counter()
+    if not isinstance(state, Nmbr9State):
+        raise TypeError(f"state must be an Nmbr9State, got {type(state).__name__}")
+    node_limit = _check_node_limit(node_limit)
+    if state.done:
+        stats = {"method": "dfs", "nodes": 0, "node_limit": node_limit, "proven": True}
+        return OracleResult(0, 0, (), time.perf_counter() - start_wall, stats)
+    forced = _placement_indices(state)
+    best, plan, nodes, proven, open_bound = _run_known(
+        state.deal, state.grid, state.levels, node_limit, forced
+    )
+    placed = sum(p is not None for p in state.placements)
+    if best < 0 or plan[:placed] != tuple(p.action for p in state.placements if p is not None):
+        raise AssertionError(f"the search did not keep the position's {placed} tiles of {state.deal}")
+    rest = plan[placed:]
+    after = state.copy()
+    for action in rest:
+        after.apply(action)
+    if not after.done or after.score != best:
+        raise AssertionError(
+            f"search claims {best} from card {state.turn + 1} of {state.deal} but its plan replays to "
+            f"{after.score}"
+        )
+    gained = best - state.score
     return OracleResult(
-        score=int(best),
-        bound=int(best) if proven else int(max(best, open_bound)),
-        plan=plan,
+        score=gained,
+        bound=gained if proven else max(best, open_bound) - state.score,
+        plan=rest,
         seconds=time.perf_counter() - start_wall,
-        stats={"method": "dfs", "nodes": int(nodes), "node_limit": node_limit, "proven": proven},
+        stats={"method": "dfs", "nodes": nodes, "node_limit": node_limit, "proven": proven},
     )
 
 

@@ -44,6 +44,12 @@ DEFAULT_VECTOR_PPO: dict[str, Any] = {
 }
 
 
+# ``baselines --budget``: ``small`` the budgets of the first published table (a quick look, CI), ``large``
+# at least this many times more, the budget that asks whether PPO closes the gap to the optimum.
+BUDGETS = ("small", "large")
+LARGE_FACTOR = 100
+
+
 @dataclass(frozen=True)
 class Baseline:
     """How ``tabletop-gym baselines`` trains and plays a game.
@@ -57,6 +63,9 @@ class Baseline:
       plays them all (``--episodes`` overrides it).
     - ``column``: where the game's column stands in the default table (the games in the order they
       joined the benchmark, which the published table keeps).
+    - ``large_steps``, ``large_suite``: the ``large`` budget (``baselines --budget large``): its steps
+      (None: ``LARGE_FACTOR`` times ``steps``) and its suite (None: ``suite``), the suite at its target
+      size where the small budget's was cut. Both budgets play ``episodes`` deals.
     """
 
     suite: str
@@ -64,6 +73,17 @@ class Baseline:
     training_aids: dict[str, Any] = field(default_factory=dict)
     episodes: int | None = None
     column: int = 0
+    large_steps: int | None = None
+    large_suite: str | None = None
+
+    def budget(self, name: str) -> tuple[str, int, int | None]:
+        """(suite, steps, deals played or None for all) of the budget ``name`` (``BUDGETS``)."""
+        if name == "small":
+            return self.suite, self.steps, self.episodes
+        if name == "large":
+            steps = self.large_steps if self.large_steps is not None else LARGE_FACTOR * self.steps
+            return self.large_suite or self.suite, steps, self.episodes
+        raise ValueError(f"budget {name!r}: expected one of {', '.join(BUDGETS)}")
 
 
 @dataclass(frozen=True)
@@ -199,9 +219,10 @@ class GameSpec:
             if suite.game != self.name or suite_game(suite.name) != self.name:
                 raise ValueError(f"suite {suite.name!r} ({suite.game}) is not named after game {self.name!r}")
         if self.baseline is not None:
-            name, _ = split_id(self.baseline.suite)
-            if name not in {suite.name for suite in self.suites}:
-                raise ValueError(f"baseline suite {self.baseline.suite} is none of {self.name}'s suites")
+            for suite_id in {self.baseline.budget(budget)[0] for budget in BUDGETS}:
+                name, _ = split_id(suite_id)
+                if name not in {suite.name for suite in self.suites}:
+                    raise ValueError(f"baseline suite {suite_id} is none of {self.name}'s suites")
 
     def read(self, args: argparse.Namespace | Mapping[str, Any]) -> Any:
         """The game's settings from parsed arguments (or values by field name)."""

@@ -382,7 +382,7 @@ SUITES = (
     ),
 )
 # `tabletop-gym baselines`: about 1-3 minutes of one core a training run on the shared 2-core machine.
-BASELINE = Baseline(suite="cribbage-v0", steps=100_000, column=1)
+BASELINE = Baseline(suite="cribbage-v0", steps=100_000, column=1, large_suite="cribbage-v1")
 
 SPEC = GameSpec(
     name="cribbage",

@@ -905,6 +905,7 @@ BASELINE = Baseline(
     steps=100_000,
     training_aids={"province_reward": 1.0, "money_reward": 1.0},
     column=3,
+    large_suite="dominion-v1",
 )
 
 def _self_play_players(settings: DominionSettings) -> int:

@@ -17,7 +17,14 @@ import gymnasium as gym
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.nmbr9 import Nmbr9GreedyAgent, greedy_action, greedy_choice
 from tabletop_gym.agents.probe import DEFAULT_PROBES, DEFAULT_WEIGHT, ProbeAgent, ProbeRules
-from tabletop_gym.core import InvalidDealError, OracleCache, OracleResult, atomic_write_text, quote_input
+from tabletop_gym.core import (
+    InvalidDealError,
+    NoMoveOracleError,
+    OracleCache,
+    OracleResult,
+    atomic_write_text,
+    quote_input,
+)
 from tabletop_gym.envs.nmbr9 import ENV_ID
 from tabletop_gym.envs.nmbr9.rules import (
     NUM_ROTATIONS,
@@ -54,7 +61,7 @@ from tabletop_gym.training.bench import (
     peak_rss_mb,
     vector_bench_command,
 )
-from tabletop_gym.training.games import Baseline, GameSpec
+from tabletop_gym.training.games import Baseline, GameSpec, MoveReview
 from tabletop_gym.training.pictures import draw_if_asked, refuse_draw
 from tabletop_gym.training.probe import add_probe_arguments
 from tabletop_gym.training.terminal import QUIT_WORDS, ask
@@ -178,6 +185,16 @@ def _oracle(deal: str, settings: Nmbr9Settings) -> OracleResult:
     )
 
 
+def _move_oracle(settings: Nmbr9Settings) -> Any:
+    """The move oracle of a deal string, where the exact search proves optima (small variants);
+    ``NoMoveOracleError`` for a variant beyond it. Each search gets the oracle's work limit."""
+    from tabletop_gym.oracles.nmbr9.moves import Nmbr9Moves, refuse_unproven
+
+    rules, time_limit = settings.rules, settings.limits.time_limit
+    refuse_unproven(rules)
+    return lambda deal: Nmbr9Moves(deal, rules, time_limit)
+
+
 def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     time_limit = float_arg(0, oracle.MAX_TIME_LIMIT, low_open=True)
     if command == "solve":
@@ -203,6 +220,15 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         what = f"the oracle's work limit per deal, {WORK_LIMIT_NOTE} (default {Nmbr9Limits.time_limit:g})"
         add_options(parser, Nmbr9Limits, only=("time_limit", "model_grid"), help={"time_limit": what})
         parser.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
+    if command == "play":
+        parser.add_argument(
+            "--review",
+            choices=REVIEWS,
+            default=None,
+            help="small variants (e.g. --variant 9-2-5 --grid 7 --levels 2): the oracle's word on your "
+            "placements, after each one that lost points or all of them at the end (what each lost, and "
+            "the best placement instead, knowing the cards to come)",
+        )
     if command in ("solve", "play"):
         parser.add_argument(
             "--deal", type=nonempty, help="deal string: the card values in draw order, e.g. 9081726354..."
@@ -487,10 +513,17 @@ def _stopped(state: Nmbr9State, why: str) -> None:
     print(f"deal {state.deal}: play it again with --deal {state.deal}")
 
 
+REVIEWS = ("each", "end")
+
+
 def _play(args: argparse.Namespace) -> int:
     settings = SPEC.read(args)  # a bad --model-grid is reported now, not after the game
     variant, levels = settings.rules.variant, settings.rules.levels
     deal = _deal_of(args.deal, args.seed, variant)
+    review = getattr(args, "review", None)
+    # Made before the game starts, so a variant without move values is refused at once.
+    moves = _move_oracle(settings)(deal) if review is not None else None
+    lost: list[str] = []
     env = gym.make(ENV_ID, **_env_kwargs(settings), render_mode="ansi")
     env.reset(options={"deal": deal})
     state: Nmbr9State = env.unwrapped.state
@@ -509,10 +542,12 @@ def _play(args: argparse.Namespace) -> int:
         answer = ask(f"place the {state.card}> ")
         if answer is None:
             _stopped(state, "end of input")
+            _review_at_end(review, lost, moves is None)
             return 0
         word = answer.lower()
         if word in QUIT_WORDS:
             _stopped(state, "game stopped")
+            _review_at_end(review, lost, moves is None)
             return 0
         if not answer:
             continue
@@ -528,12 +563,23 @@ def _play(args: argparse.Namespace) -> int:
             print(problem)
             continue
         turn = state.turn
+        values = None
+        if moves is not None:
+            try:
+                values = moves.at_state(state)
+            except NoMoveOracleError as error:  # a position the search cannot settle within its work
+                print(f"the review stops here: {error}\n")
+                moves = None
         _, points, _, _, _ = env.step(action)
         placed = state.placements[turn]
         print(f"the {placed.value} lands on level {placed.level}: +{int(points)} points, score {state.score}")
         # The rules discard the cards drawn next whose tile fits nowhere: say so, they score nothing.
         for t in range(turn + 1, state.turn):
             print(f"the {state.deal.cards[t]} is drawn and fits nowhere on the board: discarded, no points")
+        if values is not None and values.loss(action) > 0:
+            lost.append(_loss_line(turn, placed.value, action, values, state.grid))
+            if review == "each":
+                print(lost[-1])
         print()
         show = True
     print(env.render())
@@ -541,8 +587,33 @@ def _play(args: argparse.Namespace) -> int:
     result = _oracle(str(state.deal), settings)
     best = "the best play" if result.optimal else f"the best play found (none can beat {result.bound})"
     print(f"game over: you scored {state.score}; {best} scores {result.score}")
+    _review_at_end(review, lost, moves is None)
     print(f"deal {state.deal}")
     return 0
+
+
+def _review_at_end(review: str | None, lost: list[str], stopped: bool) -> None:
+    """``--review end``: the placements that lost points, once the game is over or stopped
+    (``stopped``: the review stopped before the game did)."""
+    if review == "end":
+        until = " (until the review stopped)" if stopped else ""
+        print("\n".join([f"placements that lost points{until}:", *lost]) if lost
+              else f"every placement was optimal{until}")
+
+
+def _loss_line(turn: int, value: int, action: int, values: Any, grid: int) -> str:
+    """What a placement gave away, and the best one instead, in the game's words. The values see
+    the cards still to come: the best placement is the best in hindsight."""
+
+    def where(a: int) -> str:
+        turns, row, col = decode_action(a, grid)
+        return f"row {row}, column {col}, turned {turns}"
+
+    return (
+        f"card {turn + 1}: the {value} at {where(action)} lost {values.loss(action):g} points: with it at "
+        f"most {values.values[action]:g} more points were to be had (this card's included), at "
+        f"{where(values.best)}: {values.optimum:g} (knowing the cards to come)"
+    )
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -756,6 +827,8 @@ SUITES = (
 )
 # `tabletop-gym baselines`: the demo's 9-2-5 on a 7x7 grid, where the oracle proves optima.
 BASELINE = Baseline(suite="nmbr9-small-v0", steps=50_000, column=4)
+# `evaluate --moves`: a decision that gives away more than this many points is a blunder (chosen below).
+BLUNDER = 4
 
 SPEC = GameSpec(
     name="nmbr9",
@@ -781,4 +854,5 @@ SPEC = GameSpec(
     suites=SUITES,
     baseline=BASELINE,
     settings=_settings,
+    moves=MoveReview(oracle=_move_oracle, blunder=BLUNDER),
 )
