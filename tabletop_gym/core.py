@@ -941,6 +941,9 @@ class TabletopEnv(gym.Env):
     """Arguments that change only what the agent is shown or how training is rewarded, never the
     deals or the scores: a suite or a trained model made with one value serves every value. An
     environment adds its own (War's ``observation``, Dominion's training aids)."""
+    SEATING_OPTIONS: ClassVar[frozenset[str]] = frozenset({"seat", "opponents", "reveal_deal"})
+    """Arguments that say who sits where (and what the seat may peek at), not what game is played: a
+    trained model plays its seat against anyone. An environment adds its own (War's one opponent)."""
     deal_is_public: bool = False
     """True where the observation shows every card of the deal, so that the deal string tells the
     player nothing about the game to come that the observation does not."""

@@ -75,8 +75,10 @@ def _leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
 # Arguments a command needs before any option can be at fault.
 BASE = {
     ("suite", "check"): ["cribbage-v0"], ("suite", "build"): ["cribbage-v0"], ("draw",): ["tabletop/War-v0"],
+    ("pretrained", "export"): ["runs/train/war"],
 }
-REQUIRED = {"--agent": "random", "--players": "big-money", "--suite": "cribbage-v0", "--out": "picture.svg"}
+REQUIRED = {"--agent": "random", "--players": "big-money", "--suite": "cribbage-v0", "--out": "picture.svg",
+            "--id": "tabletop/War-v0"}
 
 
 def _base(path: tuple[str, ...], parser: argparse.ArgumentParser, skip: str | None) -> list[str]:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
+import shlex
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -48,6 +51,7 @@ HELP = {
     "baselines": "train and evaluate every agent on every game's suite: the baselines table",
     "dataset": "write a suite's proven oracle plans as a Minari dataset (offline RL, imitation)",
     "draw": "draw a position of an environment as a picture (SVG or PNG)",
+    "pretrained": "the trained agents shipped with the package: list them, or make one from a train run",
 }
 
 
@@ -91,7 +95,8 @@ def _add_generic(parser: argparse.ArgumentParser, command: str, spec: GameSpec) 
             type=_agent_list,
             required=True,
             help=f"{', '.join(spec.agent_names())}, or a trained model's path (a folder written by "
-            "'tabletop-gym train' or its model.zip); repeat or comma-separate to compare",
+            "'tabletop-gym train' or its model.zip), or pretrained (the agent shipped with the package for "
+            "the environment's id, at its default settings); repeat or comma-separate to compare",
         )
         parser.add_argument(
             "--out",
@@ -221,6 +226,8 @@ def _build_parser(argv: Sequence[str] | None) -> argparse.ArgumentParser:
         _add_baselines_command(commands)
     if not listed_only("dataset"):
         _add_dataset_command(commands)
+    if not listed_only("pretrained"):
+        _add_pretrained_command(commands)
     if not listed_only("draw"):
         from tabletop_gym.training.pictures import add_draw_command
 
@@ -278,6 +285,57 @@ def _add_suite_command(commands: argparse._SubParsersAction) -> None:
     )
     build.add_argument("--cache", type=path_arg, default=None, help="oracle cache folder")
     build.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _add_pretrained_command(commands: argparse._SubParsersAction) -> None:
+    import gymnasium as gym
+
+    sub = commands.add_parser("pretrained", help=HELP["pretrained"])
+    actions = sub.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("list", help="each shipped agent: its environment id, its score and the command that "
+                       "trained it")
+    export = actions.add_parser(
+        "export", help="(maintainers) make or remake an id's shipped agent from a 'tabletop-gym train' run"
+    )
+    export.add_argument("run", type=path_arg, help="the train run's folder (its model.zip and config.json)")
+    ids = sorted(i for i, s in gym.registry.items() if str(s.entry_point).startswith("tabletop_gym."))
+    export.add_argument("--id", dest="env_id", choices=ids, required=True,
+                        help="the environment id whose agent it becomes (the run must be of its default "
+                        "settings)")
+    export.add_argument("--command", dest="train_command", type=nonempty, default=None,
+                        help="the 'tabletop-gym train ...' command that made the run (default: the one its "
+                        "config.json records)")
+    export.add_argument("--into", type=path_arg, default=None,
+                        help="the folder of the index and files (default: the package's own data)")
+    export.add_argument("--episodes", type=int_arg(1, MAX_EPISODES), default=None,
+                        help="games of the score: the first N of the covering suite (default: all of it), "
+                        "else N seeded games (default 200)")
+    export.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _pretrained(args: argparse.Namespace) -> int:
+    from tabletop_gym.agents.shipped import PretrainedError, index
+    from tabletop_gym.training.pretrained import export, format_index, run_config, split_command
+
+    if args.action == "list":
+        print(format_index(index()))
+        return 0
+    command = args.train_command or run_config(args.run).get("command")
+    if not command:
+        raise PretrainedError(f"{args.run / 'config.json'} records no command (a run made before train "
+                              "recorded it): give the one that made it with --command")
+    words = split_command(command)
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+            train_args = parser_for(words).parse_args(words)
+    except SystemExit:
+        raise PretrainedError(f"--command {command!r} is not a command tabletop-gym reads "
+                              f"({one_line(said.getvalue().strip(), 300)})") from None
+    entry = export(args.run, args.env_id, command, train_args, args.into, progress=not args.no_progress,
+                   episodes=args.episodes)
+    print(format_index({args.env_id: entry}))
+    return 0
 
 
 def _env_option(text: str) -> tuple[str, Any]:
@@ -519,7 +577,8 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.exit(2, f"{where}: error: unrecognized arguments: {' '.join(unknown)} (see: {where} --help)\n")
     # The suite and baselines commands name their games through suites; bench startup names none.
     startup = args.command == "bench" and args.game == STARTUP
-    spec = get_game(args.game) if args.command not in ("suite", "baselines", "draw") and not startup else None
+    no_game = ("suite", "baselines", "draw", "pretrained")
+    spec = get_game(args.game) if args.command not in no_game and not startup else None
     try:
         _check_paths(args)
         chosen = [f"--{k}" for k in ("deal", "seed") if getattr(args, k, None) is not None]
@@ -532,6 +591,8 @@ def _main(argv: Sequence[str] | None) -> int:
             raise ValueError(f"--free chooses the deal itself ({chosen[0]}): --deal and --seed do not apply")
         if args.command == "suite":
             status = _suite(args)
+        elif args.command == "pretrained":
+            status = _pretrained(args)
         elif args.command == "baselines":
             status = _baselines(args)
         elif args.command == "dataset":
@@ -543,7 +604,9 @@ def _main(argv: Sequence[str] | None) -> int:
         elif args.command == "evaluate":
             status = _evaluate(spec, args)
         elif args.command == "train":
-            status = _train(spec, args)
+            # The command as given, which train records in config.json (how a shipped agent was made).
+            given = sys.argv[1:] if argv is None else argv
+            status = _train(spec, args, shlex.join(["tabletop-gym", *given]))
         elif args.command == "demo":
             with hold_output(args.out, folder=True):  # its agent and its evaluation, one demo at a time
                 status = _demo(spec, args)
@@ -794,7 +857,7 @@ def _teacher_options(args: argparse.Namespace) -> Any:
     return ImitationOptions(teacher=args.teacher, **given)
 
 
-def _train(spec: GameSpec, args: argparse.Namespace) -> int:
+def _train(spec: GameSpec, args: argparse.Namespace, command: str | None = None) -> int:
     from tabletop_gym.training.train import train
 
     teacher = _teacher_options(args)
@@ -828,6 +891,7 @@ def _train(spec: GameSpec, args: argparse.Namespace) -> int:
         resume=args.resume,
         self_play=self_play,
         trainer=args.trainer,
+        command=command,
     )
     config = json.loads((args.out / "config.json").read_text())
     print(f"model:  {path}  ({config['steps_done']} steps in {config['train_seconds']} s)")

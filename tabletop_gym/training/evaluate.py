@@ -28,6 +28,7 @@ from tabletop_gym.core import (
 )
 from tabletop_gym.training.figures import save_figure
 from tabletop_gym.training.games import GameSpec
+from tabletop_gym.training.players import PRETRAINED
 
 if TYPE_CHECKING:
     from tabletop_gym.suites import Suite
@@ -56,11 +57,16 @@ def make_agent(
     if name == "oracle" and spec.oracle is not None:
         known = solved if solved is not None else {}
         return PlanAgent(lambda deal: known[deal] if deal in known else spec.oracle(deal, spec.read(args)))
+    if name == PRETRAINED:
+        from tabletop_gym.agents.shipped import pretrained
+
+        env_id, env_kwargs = spec.environment(spec.read(args))
+        return pretrained(env_id, **env_kwargs)
     if name and Path(name).exists():
         return load_policy(name)
     raise ValueError(
-        f"unknown agent {quote_input(name)} for {spec.name}: use one of {', '.join(spec.agent_names())} "
-        "or the path of a model saved by 'tabletop-gym train'"
+        f"unknown agent {quote_input(name)} for {spec.name}: use one of {', '.join(spec.agent_names())}, "
+        f"{PRETRAINED} or the path of a model saved by 'tabletop-gym train'"
     )
 
 
@@ -103,7 +109,8 @@ def _check_policy_fits(
     if differ:
         raise ValueError(
             f"agent {name}: the model was trained on other settings ({'; '.join(differ)}): evaluate "
-            f"with the settings in its config.json"
+            + ("with the settings it was trained for (tabletop-gym pretrained list)"
+               if config.get("pretrained") else "with the settings in its config.json")
         )
 
 

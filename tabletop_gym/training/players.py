@@ -2,8 +2,9 @@
 ``--players`` of ``tournament``.
 
 A list of players is comma-separated; each entry is one seat's player: a bot of the game (its
-``GameSpec.agents``, ``random`` among them) or a trained model (a ``tabletop-gym train`` output
-folder or a ``model.zip``). Every entry gives a fresh Agent, so two seats never share a bot's state.
+``GameSpec.agents``, ``random`` among them), ``pretrained`` (the agent shipped with the package for the
+table's environment id) or a trained model (a ``tabletop-gym train`` output folder or a ``model.zip``).
+Every entry gives a fresh Agent, so two seats never share a bot's state.
 
 A model is seated only where it can play: its run's config.json must name the same game and the same
 table (the rules, the player count); without a config.json its observation and action spaces must
@@ -25,7 +26,12 @@ from tabletop_gym.agents.base import Agent
 from tabletop_gym.core import quote_input
 
 if TYPE_CHECKING:  # the games' modules import this one
+    from tabletop_gym.agents.policy import PolicyAgent
     from tabletop_gym.training.games import GameSpec
+
+# The entry that seats the agent shipped with the package for the table's environment id (trained at
+# its default settings): ``--agent pretrained``, ``--opponents pretrained``, a tournament's ``--players``.
+PRETRAINED = "pretrained"
 
 # What decides the game at a table, from an environment's arguments (each game's own: the rules
 # and the number of players, not who sits where nor what is shown).
@@ -81,13 +87,13 @@ def check_entry(spec: GameSpec, entry: str, bots: Sequence[str] | None = None, e
     a trained model; a one-line ValueError naming the entry and what is expected otherwise. With
     ``exists=False`` (as a command line is read) a path is not looked for yet: loading does."""
     bots = list(spec.agents) if bots is None else list(bots)
-    if entry in bots:
+    if entry in bots or entry == PRETRAINED:
         return entry
     path = model_path(entry)
     if path is None:
         raise ValueError(
             f"unknown {spec.name} player {quote_input(entry)}: expected a bot ({', '.join(bots)}) or a "
-            "trained model's folder or model.zip"
+            f"trained model's folder or model.zip, or {PRETRAINED} (the agent shipped for the table's id)"
         )
     if exists and not path.is_file():
         raise ValueError(f"player {quote_input(entry)}: no trained model at {path} (expected a "
@@ -166,7 +172,7 @@ def load_players(
             continue
         if entry not in loaded:
             try:
-                policy = load_policy(entry)
+                policy = _shipped(env_id) if entry == PRETRAINED else load_policy(entry)
             except (FileNotFoundError, ValueError) as error:
                 raise ValueError(f"player {entry}: {error}") from None
             if table_env is None:
@@ -177,6 +183,14 @@ def load_players(
         agents.append(PolicyAgent(first.model, name=entry, deterministic=first.deterministic,
                                   config=first.config))
     return agents
+
+
+def _shipped(env_id: str) -> PolicyAgent:
+    """The agent shipped for ``env_id``, its settings left to ``check_fits``: it compares the table, as
+    the game sees it, not who sits at it."""
+    from tabletop_gym.agents.shipped import index_entry, load_entry
+
+    return load_entry(env_id, index_entry(env_id))
 
 
 def seated(entries: Sequence[str], agents: Sequence[Agent]) -> list[SeatedAgent]:

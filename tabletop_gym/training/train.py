@@ -91,6 +91,7 @@ def train(
     self_play: selfplay.SelfPlayOptions | None = None,
     trainer: str | None = None,
     snapshots: Sequence[int] = (),
+    command: str | None = None,
 ) -> Path:
     """Train for ``steps`` environment steps; writes ``model.zip`` and ``config.json`` to ``out``.
 
@@ -112,7 +113,8 @@ def train(
 
     ``trainer`` (``vector`` or ``sb3``; None chooses, see :func:`choose_trainer`) collects the rollouts;
     both save the same model. ``n_envs`` (None: the trainer's default, 8 for ``sb3`` and the game's
-    ``vector_ppo`` setting for ``vector``) games are played side by side.
+    ``vector_ppo`` setting for ``vector``) games are played side by side. ``command``: the command line
+    that started the run, recorded in config.json (``tabletop-gym pretrained export`` reads it).
     """
     out = Path(out)
     # Two runs in one folder would leave one run's config.json beside the other's model.
@@ -120,7 +122,7 @@ def train(
         if not resume:
             _check_fresh_start(out, spec, args)
         return _train(spec, steps, seed, out, args, n_envs, progress, overrides, checkpoint_every, resume,
-                      self_play, trainer, snapshots)
+                      self_play, trainer, snapshots, command)
 
 
 def _train(
@@ -137,6 +139,7 @@ def _train(
     self_play: selfplay.SelfPlayOptions | None = None,
     trainer: str | None = None,
     snapshots: Sequence[int] = (),
+    command: str | None = None,
 ) -> Path:
     _require_training_extra()
     import gymnasium as gym
@@ -217,6 +220,8 @@ def _train(
         "tensorboard_log": tensorboard,
         "versions": _library_versions(),
         "self_play": _self_play_config(spec, self_play, players),
+        # The command line that started the run, where one did (tabletop-gym pretrained export reads it).
+        "command": command,
     }
     start = time.perf_counter()
     if native_env is None:

@@ -141,6 +141,7 @@ class WarEnv(TabletopEnv):
 
     # The hidden observation shows less of the same deals and scores: a suite serves both.
     PRESENTATION_OPTIONS = TabletopEnv.PRESENTATION_OPTIONS | {"observation"}
+    SEATING_OPTIONS = TabletopEnv.SEATING_OPTIONS | {"opponent"}
 
     def __init__(
         self,

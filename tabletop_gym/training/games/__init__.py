@@ -237,7 +237,9 @@ class GameSpec:
     def agent_names(self) -> list[str]:
         """Every agent name ``evaluate --agent`` accepts for this game (a trained model's path aside):
         the game's own agents, then ``oracle`` where its plan can play as an agent. The help text and
-        the error for an unknown name both read this list, so neither can drift from what is accepted."""
+        the error for an unknown name both read this list, so neither can drift from what is accepted.
+        (``pretrained``, the agent shipped for the environment's id, plays its id's default settings
+        only: the help names it apart.)"""
         return list(self.agents) + (["oracle"] if self.oracle is not None and self.oracle_agent else [])
 
     def environment(self, settings: Any) -> tuple[str, dict[str, Any]]:

@@ -52,7 +52,14 @@ from tabletop_gym.training.arguments import add_options, float_arg, int_arg, non
 from tabletop_gym.training.bench import add_vector_arguments, env_steps_per_second, vector_bench_command
 from tabletop_gym.training.games import Baseline, GameSpec, MoveReview, SelfPlay
 from tabletop_gym.training.pictures import draw_if_asked
-from tabletop_gym.training.players import SeatedAgent, check_entry, load_players, model_path, split_entries
+from tabletop_gym.training.players import (
+    PRETRAINED,
+    SeatedAgent,
+    check_entry,
+    load_players,
+    model_path,
+    split_entries,
+)
 from tabletop_gym.training.ratings import Outcome
 from tabletop_gym.training.terminal import QUIT_WORDS, ask_move
 
@@ -201,9 +208,9 @@ def _bot_names(low: int, high: int, models: bool = True):
         except ValueError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
         for name in names:
-            if name in BOTS:
+            if name in BOTS or (models and name == PRETRAINED):
                 continue
-            models_too = ", or a trained model's folder or model.zip" if models else ""
+            models_too = f", {PRETRAINED}, or a trained model's folder or model.zip" if models else ""
             if not models or model_path(name) is None:
                 raise argparse.ArgumentTypeError(
                     f"unknown Dominion bot {name!r}; bots: {', '.join(BOTS)}{models_too}")
@@ -264,9 +271,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("evaluate", "train", "demo", "play"):
         parser.add_argument("--opponents", type=_bot_names(1, R.MAX_PLAYERS - 1), default=None,
                             help=f"1-{R.MAX_PLAYERS - 1} comma-separated players, one per seat after "
-                                 f"yours: bots ({', '.join(BOTS)}) or trained models (a train output "
-                                 "folder or model.zip): play the versus game against them (default: "
-                                 "none, the solitaire game)")
+                                 f"yours: bots ({', '.join(BOTS)}), pretrained (the agent shipped for "
+                                 "Dominion-v0) or trained models (a train output folder or model.zip): "
+                                 "play the versus game against them (default: none, the solitaire game)")
     if command in ("train", "demo"):
         parser.add_argument("--province-reward", type=float_arg(0, MAX_REWARD_WEIGHT),
                             default=TRAIN_PROVINCE_REWARD,
@@ -300,8 +307,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
                                  "solve --deals (default a random deal)")
     if command == "tournament":
         parser.add_argument("--players", type=_bot_names(1, MAX_POOL), required=True,
-                            help=f"comma-separated players: bots ({', '.join(BOTS)}) or trained models "
-                                 "(a train output folder or model.zip). Bots alone without --seats: "
+                            help=f"comma-separated players: bots ({', '.join(BOTS)}), pretrained or trained "
+                                 "models (a train output folder or model.zip). Bots alone without --seats: "
                                  f"one game of 1-{R.MAX_PLAYERS} seats, its win table; with --seats or a "
                                  "model: a round robin of every group of --seats players, rated")
         parser.add_argument("--seats", type=int_arg(2, R.MAX_PLAYERS), default=None,

@@ -224,8 +224,8 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument(
             "--players", type=_count_or_players, default=ModernArtRules.players,
             help="a player count, 2-5: the table of each bot at seat 0 against greedy and random bots "
-            "(default 2); or comma-separated players, bots (random, greedy) or trained models (a train "
-            "output folder or model.zip): a rated round robin of every group of --seats of them",
+            "(default 2); or comma-separated players, bots (random, greedy), pretrained or trained models "
+            "(a train output folder or model.zip): a rated round robin of every group of --seats of them",
         )  # fmt: skip
         parser.add_argument(
             "--seats", type=int_arg(2, MAX_PLAYERS), default=None,
@@ -237,8 +237,9 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("evaluate", "train", "play") and "opponents" not in known:
         parser.add_argument(
             "--opponents", type=_entries, default=None,
-            help="the other seats' players in seat order, comma-separated: bots (random, greedy) or "
-            "trained models (a train output folder or model.zip) (default: greedy bots)",
+            help="the other seats' players in seat order, comma-separated: bots (random, greedy), pretrained "
+            "(the agent shipped for ModernArt-v0) or trained models (a train output folder or model.zip) "
+            "(default: greedy bots)",
         )  # fmt: skip
     if "players" not in known and command not in ("bench", "tournament"):
         add_options(parser, ModernArtRules, only=["players"])

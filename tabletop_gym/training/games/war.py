@@ -309,14 +309,15 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     if command in ("evaluate", "train", "play"):
         parser.add_argument(
             "--opponents", type=_opponent_arg, default=None,
-            help="player 1: a bot (random, greedy, or a pickup convention, which is --pickup) or a trained "
-            "model (a train output folder or model.zip) (default: the --pickup convention)",
+            help="player 1: a bot (random, greedy, or a pickup convention, which is --pickup), pretrained "
+            "(the agent shipped for War-v0) or a trained model (a train output folder or model.zip) "
+            "(default: the --pickup convention)",
         )
     if command == "tournament":
         parser.add_argument(
             "--players", type=_players_arg, required=True,
-            help="comma-separated players, bots (random, greedy, the pickup conventions) or trained models "
-            "(a train output folder or model.zip): every pair plays both seats, rated",
+            help="comma-separated players, bots (random, greedy, the pickup conventions), pretrained or "
+            "trained models (a train output folder or model.zip): every pair plays both seats, rated",
         )
         parser.add_argument(
             "--games", type=int_arg(1, MAX_GAMES), default=100, help="deals per seating (default 100)"
