@@ -78,6 +78,9 @@ MULT_LO = np.uint64(4865540595714422341)
 LOW32 = np.uint64(0xFFFFFFFF)
 U0, U1, U2, U32, U58, U63, U64 = (np.uint64(k) for k in (0, 1, 2, 32, 58, 63, 64))
 
+# A rank's byte (``_deals``) to its letter in a deal string.
+_LETTERS = bytes.maketrans(bytes(range(len(RANK_CHARS))), RANK_CHARS.encode())
+
 # Kernel status codes (the first sub-environment at fault is reported).
 NOT_A_RANK, NOT_IN_POT, NO_DECISION = 1, 2, 3
 
@@ -670,17 +673,17 @@ class WarVectorEnv(NativeVectorEnv):
             infos[f"_{key}"] = self._all.copy()
         return infos
 
-    def _texts(self, which: np.ndarray) -> np.ndarray:
+    def _texts(self, which: np.ndarray) -> list[str]:
         """The deal strings of the drawn deals of the sub-environments ``which`` (player 0's pile is
-        the larger half of the deck: ``random_deal`` deals it the first card)."""
+        the larger half of the deck: ``random_deal`` deals it the first card). Bytes translated to
+        letters and cut in Python: a few autoresets a step make numpy's calls cost more than the work."""
         cards = self.rules.num_cards
         first = (cards + 1) // 2
-        chars = np.frombuffer(RANK_CHARS.encode(), dtype=np.uint8)
-        letters = np.full((which.size, cards + 1), ord("/"), dtype=np.uint8)
-        ranks = self._deals[which]
-        letters[:, :first] = chars[ranks[:, :first]]
-        letters[:, first + 1 :] = chars[ranks[:, first:]]
-        return letters.view(f"S{cards + 1}")[:, 0].astype(str).astype(object)
+        letters = self._deals[which].tobytes().translate(_LETTERS).decode()
+        return [
+            f"{letters[start : start + first]}/{letters[start + first : start + cards]}"
+            for start in range(0, len(letters), cards)
+        ]
 
     def _seed(self, i: int, seed: int | None) -> None:
         """Sub-environment i's generator state: the PCG64 that ``WarEnv.reset(seed=seed)`` makes."""
