@@ -144,15 +144,15 @@ def _draw(i, rules, rng, deals, game, deck):
     n = rules[R_CARDS]
     suits = rules[R_SUITS]
     for k in range(n):
-        deck[k] = k // suits
+        deck[i, k] = k // suits
     for k in range(n - 1, 0, -1):  # Generator.shuffle: Fisher-Yates from the end
         j = _interval(rng, i, k)
-        deck[k], deck[j] = deck[j], deck[k]
+        deck[i, k], deck[i, j] = deck[i, j], deck[i, k]
     first = (n + 1) // 2
     for k in range(first):
-        deals[i, k] = deck[2 * k]
+        deals[i, k] = deck[i, 2 * k]
     for k in range(n - first):
-        deals[i, first + k] = deck[2 * k + 1]
+        deals[i, first + k] = deck[i, 2 * k + 1]
     game[i, DEALT] = first
     _next64(rng, i)
 
@@ -423,16 +423,11 @@ def _reset_all(given, rules, rng, game, ring, pots, to_place, deals, deck, obs, 
 
 
 @numba.njit(cache=True, nogil=True)
-def _step(actions, rules, rng, game, ring, pots, to_place, deals, deck, obs, mask, legal, table, score,
-          tricks, cards, result, over, rewards, terminated, truncated, restarted, fault):
-    """One pickup decision in every sub-environment (next-step autoreset: a finished one starts its next
-    game instead). Returns -1, or the first sub-environment with an illegal action (checked for all
-    before any sub-environment has moved; ``fault[0]`` then says why) or without a decision in
-    ``MAX_DRAWS`` deals."""
-    num_envs = game.shape[0]
+def _illegal(actions, rules, game, to_place, fault):
+    """-1, or the first sub-environment whose game goes on with an action that is not a rank in its pot
+    (``fault[0]`` then says why): checked for all before any sub-environment moves."""
     ranks = rules[R_RANKS]
-    flat_ring, flat_obs, flat_table = ring.reshape(-1), obs.reshape(-1), table.reshape(-1)
-    for i in range(num_envs):
+    for i in range(game.shape[0]):
         if game[i, WINNER] != NO_WINNER:
             continue
         a = actions[i]
@@ -442,35 +437,83 @@ def _step(actions, rules, rng, game, ring, pots, to_place, deals, deck, obs, mas
         if to_place[i, a] == 0:
             fault[0] = NOT_IN_POT
             return i
-    for i in range(num_envs):
-        if game[i, WINNER] != NO_WINNER:
-            if not _new_game(i, rules, rng, game, ring, pots, to_place, deals, deck):
-                fault[0] = NO_DECISION
-                return i
-            game[i, CARDS] = _cards(i, rules, game)
-            rewards[i] = 0.0
-            terminated[i] = False
-            truncated[i] = False
-            restarted[i] = True
+    return -1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _play(i, actions, rules, rng, game, ring, pots, to_place, deals, deck, flat_ring, flat_obs, mask, legal,
+          flat_table, score, tricks, cards, result, over, rewards, terminated, truncated, restarted):
+    """Sub-environment i's step (next-step autoreset: a finished game starts its next one instead);
+    False where none of ``MAX_DRAWS`` deals gives player 0 a decision."""
+    if game[i, WINNER] != NO_WINNER:
+        if not _new_game(i, rules, rng, game, ring, pots, to_place, deals, deck):
+            return False
+        game[i, CARDS] = _cards(i, rules, game)
+        rewards[i] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        restarted[i] = True
+    else:
+        restarted[i] = False
+        _advance(i, rules, game, ring, pots, to_place, actions[i])
+        winner = game[i, WINNER]
+        done = winner != NO_WINNER
+        stopped = game[i, REASON] == END_MAX_TRICKS
+        terminated[i] = done and not stopped
+        truncated[i] = done and stopped
+        if rules[R_HORIZON]:
+            # The score with a horizon is the cards held: each step pays their change.
+            held = _cards(i, rules, game)
+            rewards[i] = held - game[i, CARDS]
+            game[i, CARDS] = held
+        elif done:
+            rewards[i] = 0.0 if winner < 0 else (1.0 if winner == 0 else -1.0)
         else:
-            restarted[i] = False
-            _advance(i, rules, game, ring, pots, to_place, actions[i])
-            winner = game[i, WINNER]
-            done = winner != NO_WINNER
-            stopped = game[i, REASON] == END_MAX_TRICKS
-            terminated[i] = done and not stopped
-            truncated[i] = done and stopped
-            if rules[R_HORIZON]:
-                # The score with a horizon is the cards held: each step pays their change.
-                held = _cards(i, rules, game)
-                rewards[i] = held - game[i, CARDS]
-                game[i, CARDS] = held
-            elif done:
-                rewards[i] = 0.0 if winner < 0 else (1.0 if winner == 0 else -1.0)
-            else:
-                rewards[i] = 0.0
-        _observe(i, rules, game, flat_ring, pots, to_place, flat_obs, mask, legal, flat_table, score, tricks,
-                 cards, result, over)
+            rewards[i] = 0.0
+    _observe(i, rules, game, flat_ring, pots, to_place, flat_obs, mask, legal, flat_table, score, tricks,
+             cards, result, over)
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _step(actions, rules, rng, game, ring, pots, to_place, deals, deck, obs, mask, legal, table, score,
+          tricks, cards, result, over, rewards, terminated, truncated, restarted, fault):
+    """One pickup decision in every sub-environment. Returns -1, or the first sub-environment with an
+    illegal action (no sub-environment has moved then; ``fault[0]`` says why) or without a decision
+    in ``MAX_DRAWS`` deals (the ones after it have not moved)."""
+    bad = _illegal(actions, rules, game, to_place, fault)
+    if bad >= 0:
+        return bad
+    flat_ring, flat_obs, flat_table = ring.reshape(-1), obs.reshape(-1), table.reshape(-1)
+    for i in range(game.shape[0]):
+        if not _play(i, actions, rules, rng, game, ring, pots, to_place, deals, deck, flat_ring, flat_obs,
+                     mask, legal, flat_table, score, tricks, cards, result, over, rewards, terminated,
+                     truncated, restarted):
+            fault[0] = NO_DECISION
+            return i
+    return -1
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _step_parallel(actions, rules, rng, game, ring, pots, to_place, deals, deck, obs, mask, legal, table,
+                   score, tricks, cards, result, over, rewards, terminated, truncated, restarted, fault):
+    """``_step`` with the sub-environments shared among numba's threads (each game's state is its own
+    rows, its deals' generator included). A sub-environment without a decision stops only itself:
+    the lowest such is returned."""
+    bad = _illegal(actions, rules, game, to_place, fault)
+    if bad >= 0:
+        return bad
+    num_envs = game.shape[0]
+    flat_ring, flat_obs, flat_table = ring.reshape(-1), obs.reshape(-1), table.reshape(-1)
+    first = num_envs
+    for i in numba.prange(num_envs):
+        if not _play(i, actions, rules, rng, game, ring, pots, to_place, deals, deck, flat_ring, flat_obs,
+                     mask, legal, flat_table, score, tricks, cards, result, over, rewards, terminated,
+                     truncated, restarted):
+            first = min(first, i)
+    if first < num_envs:
+        fault[0] = NO_DECISION
+        return first
     return -1
 
 
@@ -498,7 +541,10 @@ class WarVectorEnv(NativeVectorEnv):
     kernel does not replay) and no ``opponent`` agent (an agent is Python, called every pot): for
     those, ``vectorization_mode="sync"``; ``render_mode`` (None only); ``copy`` (default True: the
     observations returned are new arrays; False returns the environment's own observation array,
-    overwritten by the next step).
+    overwritten by the next step); ``threads`` (default 1): numba threads a step shares the games
+    among, at most numba's pool (``NUMBA_NUM_THREADS``). Every result is the same with any number.
+    More than one pays where cores are free; on a busy machine threads wait on each other, and
+    OpenMP's threads (numba's layer without TBB) spin between steps unless ``OMP_WAIT_POLICY=passive``.
     """
 
     def __init__(
@@ -515,8 +561,10 @@ class WarVectorEnv(NativeVectorEnv):
         reveal_deal: bool = False,
         opponent: Any = None,
         copy: bool = True,
+        threads: int = 1,
     ) -> None:
         self.num_envs = check_int("num_envs", num_envs, 1, MAX_NUM_ENVS)
+        self.threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
         if opponent is not None:
             raise ValueError(
                 f"opponent={opponent!r}: the native vector environment plays player 1 by its pickup "
@@ -561,7 +609,7 @@ class WarVectorEnv(NativeVectorEnv):
         self._to_place = np.zeros((n, self.rules.ranks), dtype=np.int64)
         self._deals = np.zeros((n, cards), dtype=np.int8)
         self._rng = np.zeros((n, 6), dtype=np.uint64)
-        self._deck = np.zeros(cards, dtype=np.int64)
+        self._deck = np.zeros((n, cards), dtype=np.int8)  # a row each: games may be drawn in parallel
         self._obs = np.zeros((n, self.single_observation_space.shape[0]), dtype=np.int64)
         self._rewards = np.zeros(n, dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
@@ -599,7 +647,8 @@ class WarVectorEnv(NativeVectorEnv):
         else:
             self._deal_text[:] = self._texts(np.arange(self.num_envs))
         if not self._started:
-            compile_kernel(_step, np.zeros(self.num_envs, dtype=np.int64), *self._step_arguments(out))
+            no_actions = np.zeros(self.num_envs, dtype=np.int64)
+            compile_kernel(self._kernel(), no_actions, *self._step_arguments(out))
             self._started = True
         return out[0], self._infos(out)
 
@@ -608,7 +657,15 @@ class WarVectorEnv(NativeVectorEnv):
         actions = vector_actions(actions, self.num_envs, "ranks")
         out = self._new_outputs()
         with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
-            bad = _step(actions, *self._step_arguments(out))
+            if self.threads == 1:
+                bad = _step(actions, *self._step_arguments(out))
+            else:
+                previous = numba.get_num_threads()
+                numba.set_num_threads(self.threads)  # numba's count is per calling thread: restored below
+                try:
+                    bad = _step_parallel(actions, *self._step_arguments(out))
+                finally:
+                    numba.set_num_threads(previous)
         if bad >= 0:
             if self._fault[0] == NO_DECISION:
                 self._no_decision(bad)
@@ -628,6 +685,9 @@ class WarVectorEnv(NativeVectorEnv):
         masks = self.action_masks()
         masks[self._game[:, WINNER] != NO_WINNER] = False
         return masks
+
+    def _kernel(self) -> Any:
+        return _step if self.threads == 1 else _step_parallel
 
     def _state(self) -> tuple[np.ndarray, ...]:
         return (self._rules, self._rng, self._game, self._ring, self._pots, self._to_place, self._deals,
