@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import gymnasium as gym
+import numba
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -236,6 +237,39 @@ def test_a_pickled_environment_goes_on_as_the_original() -> None:
 def test_bench_vector_reports_the_vector_rate_beside_the_single_environment_and_cartpole(tmp_path) -> None:
     report = check_vector_bench("war", tmp_path, 64, 1000, 100, "--ranks", "6", "--suits", "2")
     assert report["vector_steps_per_run"] == 960 and report["rules"] == "r6s2f3-winner_first-m10000"
+    assert report["vector_threads"] == numba.config.NUMBA_NUM_THREADS  # every core numba has, by default
+    report = check_vector_bench("war", tmp_path, 64, 1000, 100, "--vector-threads", "1")
+    assert report["vector_threads"] == 1
+
+
+@pytest.mark.parametrize("settings", [{}, SETTINGS[4][0]], ids=["whole game", "horizon 3, many autoresets"])
+def test_threads_share_the_games_and_change_no_result(settings: dict) -> None:
+    # 512 games: both threads draw deals in most steps. (Whether they overlap depends on the machine:
+    # a scratch deck shared by the threads was caught at the first step when both ran at once, but
+    # not on every run of this test on a busy machine.)
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+    serial = WarVectorEnv(num_envs=512, **settings)
+    shared = WarVectorEnv(num_envs=512, threads=threads, **settings)
+    assert shared.threads == threads
+    expected, expected_info = serial.reset(seed=7)
+    obs, info = shared.reset(seed=7)
+    rng = np.random.default_rng(7)
+    finished = 0
+    for _ in range(300):
+        assert np.array_equal(obs, expected) and np.array_equal(shared.action_masks(), serial.action_masks())
+        for key, value in expected_info.items():
+            assert np.array_equal(info[key], value), key
+        actions = random_legal_batch(serial.action_masks(), rng)
+        *expected_step, expected_info = serial.step(actions)
+        obs, *step, info = shared.step(actions)
+        expected = expected_step[0]
+        for got, want in zip(step, expected_step[1:], strict=True):
+            assert np.array_equal(got, want)
+        finished += int(step[1].sum() + step[2].sum())
+    assert np.array_equal(obs, expected)
+    assert finished >= 1  # autoresets crossed: deals drawn on both threads
+    with pytest.raises(ValueError, match="threads"):
+        WarVectorEnv(num_envs=2, threads=numba.config.NUMBA_NUM_THREADS + 1)
 
 
 if __name__ == "__main__":

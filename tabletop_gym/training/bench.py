@@ -73,13 +73,16 @@ def vector_bench(
     env_steps: int,
     runs: int = 3,
     env_kwargs: dict[str, Any] | None = None,
+    vector_kwargs: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The native vector environment of ``env_id`` (made with ``env_kwargs``) against its single
-    environment (the same settings) and a plain-loop CartPole-v1, all measured in this run: medians of
-    ``runs`` runs, CPU time beside wall time, and the process's peak memory before and after the
-    vector runs (flat when nothing grows with steps)."""
+    """The native vector environment of ``env_id`` (made with ``env_kwargs``, and ``vector_kwargs``
+    that only it takes, such as its threads) against its single environment (the same settings) and
+    a plain-loop CartPole-v1, all measured in this run: medians of ``runs`` runs, CPU time beside
+    wall time, and the process's peak memory before and after the vector runs (flat when nothing
+    grows with steps)."""
     env_kwargs = dict(env_kwargs or {})
-    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **env_kwargs)
+    made = {**env_kwargs, **(vector_kwargs or {})}
+    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **made)
     vector_steps_timing(envs, envs.num_envs * 2, 0)  # compile (or load the compiled kernels) first
     rss_before = peak_rss_mb()
     timings = [vector_steps_timing(envs, steps, seed) for seed in range(runs)]
@@ -147,13 +150,18 @@ def vector_bench_command(
     args: argparse.Namespace,
     env_kwargs: dict[str, Any] | None = None,
     labels: dict[str, Any] | None = None,
+    vector_kwargs: dict[str, Any] | None = None,
 ) -> int:
     """``bench GAME --vector``: the native vector environment's steps per second (median of 3 runs,
     wall and CPU), the single environment's and a plain-loop CartPole-v1's in the same run (both made
-    with ``env_kwargs``), written to ``GAME-vector.json`` with ``labels`` (what the settings are called)."""
+    with ``env_kwargs``; the vector environment with ``vector_kwargs`` too), written to
+    ``GAME-vector.json`` with ``labels`` (what the settings are called)."""
     report = dict(labels or {})
     report.update(
-        vector_bench(env_id, args.num_envs, args.vector_steps, args.env_steps, env_kwargs=env_kwargs)
+        vector_bench(
+            env_id, args.num_envs, args.vector_steps, args.env_steps, env_kwargs=env_kwargs,
+            vector_kwargs=vector_kwargs,
+        )  # fmt: skip
     )
     report["load_average_after"] = os.getloadavg()[0]
     write_report(f"{game}-vector", report, args.out)

@@ -76,7 +76,10 @@ S_HI, S_LO, INC_HI, INC_LO, HAS_HALF, HALF = range(6)
 MULT_HI = np.uint64(2549297995355413924)
 MULT_LO = np.uint64(4865540595714422341)
 LOW32 = np.uint64(0xFFFFFFFF)
-U0, U1, U32, U58, U63, U64 = (np.uint64(k) for k in (0, 1, 32, 58, 63, 64))
+U0, U1, U2, U32, U58, U63, U64 = (np.uint64(k) for k in (0, 1, 2, 32, 58, 63, 64))
+
+# A rank's byte (``_deals``) to its letter in a deal string.
+_LETTERS = bytes.maketrans(bytes(range(len(RANK_CHARS))), RANK_CHARS.encode())
 
 # Kernel status codes (the first sub-environment at fault is reported).
 NOT_A_RANK, NOT_IN_POT, NO_DECISION = 1, 2, 3
@@ -141,116 +144,148 @@ def _draw(i, rules, rng, deals, game, deck):
     n = rules[R_CARDS]
     suits = rules[R_SUITS]
     for k in range(n):
-        deck[k] = k // suits
+        deck[i, k] = k // suits
     for k in range(n - 1, 0, -1):  # Generator.shuffle: Fisher-Yates from the end
         j = _interval(rng, i, k)
-        deck[k], deck[j] = deck[j], deck[k]
+        deck[i, k], deck[i, j] = deck[i, j], deck[i, k]
     first = (n + 1) // 2
     for k in range(first):
-        deals[i, k] = deck[2 * k]
+        deals[i, k] = deck[i, 2 * k]
     for k in range(n - first):
-        deals[i, first + k] = deck[2 * k + 1]
+        deals[i, first + k] = deck[i, 2 * k + 1]
     game[i, DEALT] = first
     _next64(rng, i)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _turn(i, p, game, ring, pots, wrap):
-    """Player p turns the top card of the pile onto the table."""
-    head = game[i, HEAD + p]
-    rank = ring[i, p, head]
-    game[i, HEAD + p] = (head + 1) & wrap
-    game[i, SIZE + p] -= 1
-    pots[i, p, game[i, POT + p]] = rank
-    game[i, POT + p] += 1
-    game[i, TURNED + p] += 1
-    return rank
+def _put(ring, i, p, head, size, wrap, rank):
+    """A card of ``rank`` goes under player p's pile (written twice, ``wrap + 1`` apart); the pile's
+    new size."""
+    tail = (head + size) & wrap
+    ring[i, p, tail] = rank
+    ring[i, p, tail + wrap + 1] = rank
+    return size + 1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _place(i, rank, game, ring, to_place, wrap):
-    """A pot card of ``rank`` goes under the taker's pile (``WarState.place``)."""
-    p = game[i, TAKER]
-    tail = (game[i, HEAD + p] + game[i, SIZE + p]) & wrap
-    ring[i, p, tail] = rank
-    ring[i, p, tail + wrap + 1] = rank
-    game[i, SIZE + p] += 1
-    to_place[i, rank] -= 1
-    if to_place[i, rank] == 0:
-        game[i, KINDS] -= 1
-    game[i, LEFT] -= 1
-    if game[i, LEFT] == 0:
-        game[i, TAKER] = -1
+def _advance(i, rules, game, ring, pots, to_place, choice):
+    """``WarGame.advance`` with player 0 controlled, after player 0 puts the pot card of rank ``choice``
+    under the pile (-1: none): play on until player 0 orders a pot of two ranks or more while player 1
+    still holds cards, or the game ends.
 
-
-@numba.njit(cache=True, nogil=True)
-def _play_trick(i, rules, game, ring, pots, to_place, wrap):
-    """``WarState.play_trick``: cards turned until one player takes the pot, or the game ends."""
-    game[i, POT] = 0
-    game[i, POT + 1] = 0
-    face_down = rules[R_FACE_DOWN]
-    while True:
-        empty0 = game[i, SIZE] == 0
-        empty1 = game[i, SIZE + 1] == 0
-        if empty0 or empty1:
-            # A player who must turn a card face up and has none loses; both: a draw.
-            if empty0 and empty1:
-                game[i, WINNER] = -1
-                game[i, REASON] = END_BOTH_OUT
-            else:
-                game[i, WINNER] = 1 if empty0 else 0
-                game[i, REASON] = END_ALL_CARDS
-            return
-        up0 = _turn(i, 0, game, ring, pots, wrap)
-        up1 = _turn(i, 1, game, ring, pots, wrap)
-        if up0 != up1:
-            game[i, TAKER] = 0 if up0 > up1 else 1
-            break
-        for p in range(2):  # a war: face-down cards, keeping one to turn face up
-            for _ in range(max(0, min(face_down, game[i, SIZE + p] - 1))):
-                _turn(i, p, game, ring, pots, wrap)
-    kinds = 0
-    for p in range(2):
-        for c in range(game[i, POT + p]):
-            rank = pots[i, p, c]
-            if to_place[i, rank] == 0:
-                kinds += 1
-            to_place[i, rank] += 1
-    game[i, KINDS] = kinds
-    game[i, LEFT] = game[i, POT] + game[i, POT + 1]
-    game[i, TRICKS] += 1
-
-
-@numba.njit(cache=True, nogil=True)
-def _advance(i, rules, game, ring, pots, to_place):
-    """``WarGame.advance`` with player 0 controlled: play on until player 0 orders a pot of two ranks
-    or more while player 1 still holds cards, or the game ends."""
+    The game's fields are read into locals once and written back at the end: the compiler cannot keep
+    them in registers across the card writes otherwise (any array may alias any other to it). Rows are
+    indexed in full rather than taken as views: each view costs two atomic reference counts."""
     wrap = rules[R_RING] - 1
     ranks = rules[R_RANKS]
     pickup = rules[R_PICKUP]
-    while game[i, WINNER] == NO_WINNER:
-        taker = game[i, TAKER]
+    face_down = rules[R_FACE_DOWN]
+    limit = rules[R_LIMIT]
+    head0, head1, size0, size1 = game[i, HEAD], game[i, HEAD + 1], game[i, SIZE], game[i, SIZE + 1]
+    put0, put1 = game[i, POT], game[i, POT + 1]
+    turned0, turned1 = game[i, TURNED], game[i, TURNED + 1]
+    taker, tricks, winner, reason = game[i, TAKER], game[i, TRICKS], game[i, WINNER], game[i, REASON]
+    left, kinds = game[i, LEFT], game[i, KINDS]
+    if choice >= 0:  # WarState.place: the chosen card under player 0's pile
+        size0 = _put(ring, i, 0, head0, size0, wrap, choice)
+        to_place[i, choice] -= 1
+        if to_place[i, choice] == 0:
+            kinds -= 1
+        left -= 1
+        if left == 0:
+            taker = -1
+    while winner == NO_WINNER:
         if taker < 0:
-            if game[i, SIZE] > 0 and game[i, SIZE + 1] > 0 and game[i, TRICKS] >= rules[R_LIMIT]:
-                game[i, WINNER] = -1
-                game[i, REASON] = END_MAX_TRICKS
-                return
-            _play_trick(i, rules, game, ring, pots, to_place, wrap)
-        elif taker == 0:
-            if game[i, KINDS] > 1 and game[i, SIZE + 1] > 0:
-                return
-            for rank in range(ranks):  # no choice left: lowest rank first, as the engine
-                while to_place[i, rank] > 0:
-                    _place(i, rank, game, ring, to_place, wrap)
-        elif pickup == HIGH_FIRST:
-            for rank in range(ranks - 1, -1, -1):
-                while to_place[i, rank] > 0:
-                    _place(i, rank, game, ring, to_place, wrap)
+            if size0 > 0 and size1 > 0 and tricks >= limit:
+                winner = -1
+                reason = END_MAX_TRICKS
+                break
+            # WarState.play_trick: cards turned until one player takes the pot, or the game ends.
+            put0 = 0
+            put1 = 0
+            while True:
+                if size0 == 0 or size1 == 0:
+                    # A player who must turn a card face up and has none loses; both: a draw.
+                    if size0 == 0 and size1 == 0:
+                        winner = -1
+                        reason = END_BOTH_OUT
+                    else:
+                        winner = 1 if size0 == 0 else 0
+                        reason = END_ALL_CARDS
+                    break
+                up0 = ring[i, 0, head0]
+                head0 = (head0 + 1) & wrap
+                pots[i, 0, put0] = up0
+                put0 += 1
+                up1 = ring[i, 1, head1]
+                head1 = (head1 + 1) & wrap
+                pots[i, 1, put1] = up1
+                put1 += 1
+                size0 -= 1
+                size1 -= 1
+                if up0 != up1:
+                    taker = 0 if up0 > up1 else 1
+                    break
+                # A war: face-down cards, each player keeping one to turn face up.
+                for _ in range(max(0, min(face_down, size0 - 1))):
+                    pots[i, 0, put0] = ring[i, 0, head0]
+                    head0 = (head0 + 1) & wrap
+                    put0 += 1
+                    size0 -= 1
+                for _ in range(max(0, min(face_down, size1 - 1))):
+                    pots[i, 1, put1] = ring[i, 1, head1]
+                    head1 = (head1 + 1) & wrap
+                    put1 += 1
+                    size1 -= 1
+            turned0 += put0
+            turned1 += put1
+            if winner != NO_WINNER:
+                break
+            kinds = 0
+            for c in range(put0):
+                rank = pots[i, 0, c]
+                if to_place[i, rank] == 0:
+                    kinds += 1
+                to_place[i, rank] += 1
+            for c in range(put1):
+                rank = pots[i, 1, c]
+                if to_place[i, rank] == 0:
+                    kinds += 1
+                to_place[i, rank] += 1
+            left = put0 + put1
+            tricks += 1
         else:
-            first = 1 if pickup == WINNER_FIRST else 0  # the taker's own cards first, or the loser's
-            for p in (first, 1 - first):
-                for c in range(game[i, POT + p]):
-                    _place(i, pots[i, p, c], game, ring, to_place, wrap)
+            if taker == 0:
+                if kinds > 1 and size1 > 0:
+                    break
+                for rank in range(ranks):  # no choice left: lowest rank first, as the engine
+                    for _ in range(to_place[i, rank]):
+                        size0 = _put(ring, i, 0, head0, size0, wrap, rank)
+            elif pickup == HIGH_FIRST:
+                for rank in range(ranks - 1, -1, -1):
+                    for _ in range(to_place[i, rank]):
+                        size1 = _put(ring, i, 1, head1, size1, wrap, rank)
+            elif pickup == WINNER_FIRST:  # the taker's own cards first
+                for c in range(put1):
+                    size1 = _put(ring, i, 1, head1, size1, wrap, pots[i, 1, c])
+                for c in range(put0):
+                    size1 = _put(ring, i, 1, head1, size1, wrap, pots[i, 0, c])
+            else:  # the loser's cards first
+                for c in range(put0):
+                    size1 = _put(ring, i, 1, head1, size1, wrap, pots[i, 0, c])
+                for c in range(put1):
+                    size1 = _put(ring, i, 1, head1, size1, wrap, pots[i, 1, c])
+            # The whole pot is placed: nothing left to place.
+            for rank in range(ranks):
+                to_place[i, rank] = 0
+            kinds = 0
+            left = 0
+            taker = -1
+    game[i, HEAD], game[i, HEAD + 1], game[i, SIZE], game[i, SIZE + 1] = head0, head1, size0, size1
+    game[i, POT], game[i, POT + 1] = put0, put1
+    game[i, TURNED], game[i, TURNED + 1] = turned0, turned1
+    game[i, TAKER], game[i, TRICKS], game[i, WINNER], game[i, REASON] = taker, tricks, winner, reason
+    game[i, LEFT], game[i, KINDS] = left, kinds
 
 
 @numba.njit(cache=True, nogil=True)
@@ -275,7 +310,7 @@ def _start(i, rules, game, ring, pots, to_place, deals):
     game[i, WINNER] = NO_WINNER
     for r in range(rules[R_RANKS]):
         to_place[i, r] = 0
-    _advance(i, rules, game, ring, pots, to_place)
+    _advance(i, rules, game, ring, pots, to_place, -1)
     return game[i, WINNER] == NO_WINNER
 
 
@@ -300,62 +335,81 @@ def _cards(i, rules, game):
     return held
 
 
-@numba.njit(cache=True, nogil=True)
-def _observe(i, rules, game, ring, pots, to_place, obs, mask, table, score, tricks, cards, result, over):
-    """Sub-environment i's observation, mask, pots and the other infos, as ``WarTable`` gives seat 0's.
-    The observation and mask come zeroed and the pots filled with -1 (numpy fills whole arrays faster
-    than a row at a time here): only the other entries are written."""
-    n = rules[R_CARDS]
-    awaiting = game[i, TAKER] == 0 and game[i, WINNER] == NO_WINNER
-    size0 = game[i, SIZE]
-    head0 = game[i, HEAD]
-    if rules[R_FULL]:
-        dst = obs[i]
-        src = ring[i, 0, head0 : head0 + size0]
-        for c in range(size0):
-            dst[c] = src[c] + 1
-        head1 = game[i, HEAD + 1]
-        size1 = game[i, SIZE + 1]
-        src = ring[i, 1, head1 : head1 + size1]
-        dst = obs[i, n : n + size1]
-        for c in range(size1):
-            dst[c] = src[c] + 1
-        base = 2 * n
-    else:
-        # Dealt cards are never put back, so the ones not yet turned are the top of the pile.
-        unseen = max(0, game[i, DEALT] - game[i, TURNED])
-        for c in range(unseen):
-            obs[i, c] = 1
-        for c in range(unseen, size0):
-            obs[i, c] = ring[i, 0, head0 + c] + 2
-        obs[i, n] = game[i, SIZE + 1]
-        base = n + 1
-    if awaiting:
-        for r in range(rules[R_RANKS]):
-            left = to_place[i, r]
-            if left > 0:
-                obs[i, base + r] = left
-                mask[i, r] = 1
-        for p in range(2):
-            for c in range(game[i, POT + p]):
-                table[i, p, c] = pots[i, p, c]
+@numba.njit(cache=True, nogil=True, inline="always")
+def _observe(i, rules, game, ring, pots, to_place, obs, mask, legal, table, score, tricks, cards, result,
+             over):
+    """Sub-environment i's observation, mask, pots and the other infos, as ``WarTable`` gives seat 0's,
+    and its row of ``action_masks()`` (``legal``). Every entry of its rows is written, zeros and the -1
+    of empty pot places included, each row once while it is in cache: the arrays come uninitialised.
+
+    ``ring``, ``obs`` and ``table`` come flattened (``.reshape(-1)``) and are indexed by unsigned
+    offsets: numba then leaves out its negative-index wrap-around, whose branch per entry kept the long
+    copies and fills from being vectorised (they were most of a step's time)."""
+    row_i = np.uint64(i)
+    n = np.uint64(rules[R_CARDS])
+    ranks = np.uint64(rules[R_RANKS])
+    pile = np.uint64(2 * rules[R_RING])  # one player's doubled ring buffer
     winner = game[i, WINNER]
+    finished = winner != NO_WINNER
+    awaiting = game[i, TAKER] == 0 and not finished
+    size0 = np.uint64(game[i, SIZE])
+    pile0 = row_i * U2 * pile + np.uint64(game[i, HEAD])
+    if rules[R_FULL]:
+        width = U2 * n + ranks
+        row = row_i * width
+        for c in range(size0):
+            obs[row + c] = ring[pile0 + c] + 1
+        for c in range(size0, n):
+            obs[row + c] = 0
+        size1 = np.uint64(game[i, SIZE + 1])
+        pile1 = (row_i * U2 + U1) * pile + np.uint64(game[i, HEAD + 1])
+        for c in range(size1):
+            obs[row + n + c] = ring[pile1 + c] + 1
+        for c in range(n + size1, U2 * n):
+            obs[row + c] = 0
+        base = row + U2 * n
+    else:
+        width = n + U1 + ranks
+        row = row_i * width
+        # Dealt cards are never put back, so the ones not yet turned are the top of the pile.
+        unseen = np.uint64(max(0, game[i, DEALT] - game[i, TURNED]))
+        for c in range(unseen):
+            obs[row + c] = 1
+        for c in range(unseen, size0):
+            obs[row + c] = ring[pile0 + c] + 2
+        for c in range(max(unseen, size0), n):
+            obs[row + c] = 0
+        obs[row + n] = game[i, SIZE + 1]
+        base = row + n + U1
+    for r in range(ranks):
+        left = to_place[i, r] if awaiting else 0
+        obs[base + r] = left
+        mask[i, r] = left > 0
+        legal[i, r] = finished or left > 0
+    for p in range(2):
+        put = np.uint64(game[i, POT + p] if awaiting else 0)
+        start = (row_i * U2 + np.uint64(p)) * n
+        for c in range(put):
+            table[start + c] = pots[i, p, c]
+        for c in range(put, n):
+            table[start + c] = -1
     held = _cards(i, rules, game)
     outcome = 0 if winner < 0 else (1 if winner == 0 else -1)
     score[i] = held if rules[R_HORIZON] else outcome
     tricks[i] = game[i, TRICKS]
     cards[i] = held
     result[i] = outcome
-    over[i] = winner != NO_WINNER
+    over[i] = finished
 
 
 @numba.njit(cache=True, nogil=True)
-def _reset_all(given, rules, rng, game, ring, pots, to_place, deals, out, deck):
+def _reset_all(given, rules, rng, game, ring, pots, to_place, deals, deck, obs, mask, legal, table, score,
+               tricks, cards, result, over):
     """Every sub-environment starts a game: its given deal (``given[i]``, already in ``deals[i]``; the
     generator still draws the pickup seed, as ``WarTable.candidates`` does for a given deal) or a drawn
     one. Returns -1, or the first sub-environment where none of ``MAX_DRAWS`` deals gives player 0 a
     decision."""
-    obs, mask, table, score, tricks, cards, result, over = out
+    flat_ring, flat_obs, flat_table = ring.reshape(-1), obs.reshape(-1), table.reshape(-1)
     for i in range(game.shape[0]):
         if given[i]:
             _next64(rng, i)
@@ -363,21 +417,17 @@ def _reset_all(given, rules, rng, game, ring, pots, to_place, deals, out, deck):
         elif not _new_game(i, rules, rng, game, ring, pots, to_place, deals, deck):
             return i
         game[i, CARDS] = _cards(i, rules, game)
-        _observe(i, rules, game, ring, pots, to_place, obs, mask, table, score, tricks, cards, result, over)
+        _observe(i, rules, game, flat_ring, pots, to_place, flat_obs, mask, legal, flat_table, score, tricks,
+                 cards, result, over)
     return -1
 
 
 @numba.njit(cache=True, nogil=True)
-def _step(actions, rules, rng, game, ring, pots, to_place, deals, out, rewards, terminated, truncated,
-          restarted, fault, deck):
-    """One pickup decision in every sub-environment (next-step autoreset: a finished one starts its next
-    game and ignores its action). Returns -1, or the first sub-environment whose action is illegal,
-    before any sub-environment has moved (``fault[0]`` then says why)."""
-    obs, mask, table, score, tricks, cards, result, over = out
-    num_envs = game.shape[0]
+def _illegal(actions, rules, game, to_place, fault):
+    """-1, or the first sub-environment whose game goes on with an action that is not a rank in its pot
+    (``fault[0]`` then says why): checked for all before any sub-environment moves."""
     ranks = rules[R_RANKS]
-    wrap = rules[R_RING] - 1
-    for i in range(num_envs):
+    for i in range(game.shape[0]):
         if game[i, WINNER] != NO_WINNER:
             continue
         a = actions[i]
@@ -387,48 +437,84 @@ def _step(actions, rules, rng, game, ring, pots, to_place, deals, out, rewards, 
         if to_place[i, a] == 0:
             fault[0] = NOT_IN_POT
             return i
-    for i in range(num_envs):
-        if game[i, WINNER] != NO_WINNER:
-            if not _new_game(i, rules, rng, game, ring, pots, to_place, deals, deck):
-                fault[0] = NO_DECISION
-                return i
-            game[i, CARDS] = _cards(i, rules, game)
-            rewards[i] = 0.0
-            terminated[i] = False
-            truncated[i] = False
-            restarted[i] = True
-        else:
-            restarted[i] = False
-            _place(i, actions[i], game, ring, to_place, wrap)
-            _advance(i, rules, game, ring, pots, to_place)
-            winner = game[i, WINNER]
-            done = winner != NO_WINNER
-            stopped = game[i, REASON] == END_MAX_TRICKS
-            terminated[i] = done and not stopped
-            truncated[i] = done and stopped
-            if rules[R_HORIZON]:
-                # The score with a horizon is the cards held: each step pays their change.
-                held = _cards(i, rules, game)
-                rewards[i] = held - game[i, CARDS]
-                game[i, CARDS] = held
-            elif done:
-                rewards[i] = 0.0 if winner < 0 else (1.0 if winner == 0 else -1.0)
-            else:
-                rewards[i] = 0.0
-        _observe(i, rules, game, ring, pots, to_place, obs, mask, table, score, tricks, cards, result, over)
     return -1
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _play(i, actions, rules, rng, game, ring, pots, to_place, deals, deck, flat_ring, flat_obs, mask, legal,
+          flat_table, score, tricks, cards, result, over, rewards, terminated, truncated, restarted):
+    """Sub-environment i's step (next-step autoreset: a finished game starts its next one instead);
+    False where none of ``MAX_DRAWS`` deals gives player 0 a decision."""
+    if game[i, WINNER] != NO_WINNER:
+        if not _new_game(i, rules, rng, game, ring, pots, to_place, deals, deck):
+            return False
+        game[i, CARDS] = _cards(i, rules, game)
+        rewards[i] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        restarted[i] = True
+    else:
+        restarted[i] = False
+        _advance(i, rules, game, ring, pots, to_place, actions[i])
+        winner = game[i, WINNER]
+        done = winner != NO_WINNER
+        stopped = game[i, REASON] == END_MAX_TRICKS
+        terminated[i] = done and not stopped
+        truncated[i] = done and stopped
+        if rules[R_HORIZON]:
+            # The score with a horizon is the cards held: each step pays their change.
+            held = _cards(i, rules, game)
+            rewards[i] = held - game[i, CARDS]
+            game[i, CARDS] = held
+        elif done:
+            rewards[i] = 0.0 if winner < 0 else (1.0 if winner == 0 else -1.0)
+        else:
+            rewards[i] = 0.0
+    _observe(i, rules, game, flat_ring, pots, to_place, flat_obs, mask, legal, flat_table, score, tricks,
+             cards, result, over)
+    return True
+
+
 @numba.njit(cache=True, nogil=True)
-def _choices(game, to_place):
-    """``action_masks()``: the ranks in player 0's pot as bools, every rank where a finished game waits
-    for its autoreset."""
-    out = np.empty(to_place.shape, dtype=np.bool_)
-    for i in range(to_place.shape[0]):
-        waiting = game[i, WINNER] != NO_WINNER
-        for r in range(to_place.shape[1]):
-            out[i, r] = waiting or to_place[i, r] > 0
-    return out
+def _step(actions, rules, rng, game, ring, pots, to_place, deals, deck, obs, mask, legal, table, score,
+          tricks, cards, result, over, rewards, terminated, truncated, restarted, fault):
+    """One pickup decision in every sub-environment. Returns -1, or the first sub-environment with an
+    illegal action (no sub-environment has moved then; ``fault[0]`` says why) or without a decision
+    in ``MAX_DRAWS`` deals (the ones after it have not moved)."""
+    bad = _illegal(actions, rules, game, to_place, fault)
+    if bad >= 0:
+        return bad
+    flat_ring, flat_obs, flat_table = ring.reshape(-1), obs.reshape(-1), table.reshape(-1)
+    for i in range(game.shape[0]):
+        if not _play(i, actions, rules, rng, game, ring, pots, to_place, deals, deck, flat_ring, flat_obs,
+                     mask, legal, flat_table, score, tricks, cards, result, over, rewards, terminated,
+                     truncated, restarted):
+            fault[0] = NO_DECISION
+            return i
+    return -1
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _step_parallel(actions, rules, rng, game, ring, pots, to_place, deals, deck, obs, mask, legal, table,
+                   score, tricks, cards, result, over, rewards, terminated, truncated, restarted, fault):
+    """``_step`` with the sub-environments shared among numba's threads (each game's state is its own
+    rows, its deals' generator included). A sub-environment without a decision stops only itself:
+    the lowest such is returned."""
+    bad = _illegal(actions, rules, game, to_place, fault)
+    if bad >= 0:
+        return bad
+    num_envs = game.shape[0]
+    flat_ring, flat_obs, flat_table = ring.reshape(-1), obs.reshape(-1), table.reshape(-1)
+    first = num_envs
+    for i in numba.prange(num_envs):
+        if not _play(i, actions, rules, rng, game, ring, pots, to_place, deals, deck, flat_ring, flat_obs,
+                     mask, legal, flat_table, score, tricks, cards, result, over, rewards, terminated,
+                     truncated, restarted):
+            first = min(first, i)
+    if first < num_envs:
+        fault[0] = NO_DECISION
+        return first
+    return -1
 
 
 class WarVectorEnv(NativeVectorEnv):
@@ -455,7 +541,10 @@ class WarVectorEnv(NativeVectorEnv):
     kernel does not replay) and no ``opponent`` agent (an agent is Python, called every pot): for
     those, ``vectorization_mode="sync"``; ``render_mode`` (None only); ``copy`` (default True: the
     observations returned are new arrays; False returns the environment's own observation array,
-    overwritten by the next step).
+    overwritten by the next step); ``threads`` (default 1): numba threads a step shares the games
+    among, at most numba's pool (``NUMBA_NUM_THREADS``). Every result is the same with any number.
+    More than one pays where cores are free; on a busy machine threads wait on each other, and
+    OpenMP's threads (numba's layer without TBB) spin between steps unless ``OMP_WAIT_POLICY=passive``.
     """
 
     def __init__(
@@ -472,8 +561,10 @@ class WarVectorEnv(NativeVectorEnv):
         reveal_deal: bool = False,
         opponent: Any = None,
         copy: bool = True,
+        threads: int = 1,
     ) -> None:
         self.num_envs = check_int("num_envs", num_envs, 1, MAX_NUM_ENVS)
+        self.threads = check_int("threads", threads, 1, numba.config.NUMBA_NUM_THREADS)
         if opponent is not None:
             raise ValueError(
                 f"opponent={opponent!r}: the native vector environment plays player 1 by its pickup "
@@ -518,7 +609,7 @@ class WarVectorEnv(NativeVectorEnv):
         self._to_place = np.zeros((n, self.rules.ranks), dtype=np.int64)
         self._deals = np.zeros((n, cards), dtype=np.int8)
         self._rng = np.zeros((n, 6), dtype=np.uint64)
-        self._deck = np.zeros(cards, dtype=np.int64)
+        self._deck = np.zeros((n, cards), dtype=np.int8)  # a row each: games may be drawn in parallel
         self._obs = np.zeros((n, self.single_observation_space.shape[0]), dtype=np.int64)
         self._rewards = np.zeros(n, dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
@@ -529,6 +620,7 @@ class WarVectorEnv(NativeVectorEnv):
         self._seeded = np.zeros(n, dtype=np.bool_)
         self._started = False
         self._all = np.ones(n, dtype=np.bool_)
+        self._legal = np.zeros((n, self.rules.ranks), dtype=np.bool_)  # action_masks(), as the kernel left it
 
     # -- Gymnasium API -------------------------------------------------------------------------
 
@@ -547,8 +639,7 @@ class WarVectorEnv(NativeVectorEnv):
                 self._game[i, DEALT] = len(deal.piles[0])
             is_given[:] = True
         out = self._new_outputs()
-        bad = call_kernel(_reset_all, is_given, self._rules, self._rng, self._game, self._ring, self._pots,
-                          self._to_place, self._deals, out, self._deck)
+        bad = call_kernel(_reset_all, is_given, *self._state(), *out)
         if bad >= 0:
             self._no_decision(bad)
         if given is not None:
@@ -556,8 +647,8 @@ class WarVectorEnv(NativeVectorEnv):
         else:
             self._deal_text[:] = self._texts(np.arange(self.num_envs))
         if not self._started:
-            compile_kernel(_choices, self._game, self._to_place)
-            compile_kernel(_step, np.zeros(self.num_envs, dtype=np.int64), *self._step_state(out))
+            no_actions = np.zeros(self.num_envs, dtype=np.int64)
+            compile_kernel(self._kernel(), no_actions, *self._step_arguments(out))
             self._started = True
         return out[0], self._infos(out)
 
@@ -566,7 +657,15 @@ class WarVectorEnv(NativeVectorEnv):
         actions = vector_actions(actions, self.num_envs, "ranks")
         out = self._new_outputs()
         with sigint_deferred():  # compiled at the first reset: call_kernel's typing per step would cost more
-            bad = _step(actions, *self._step_state(out))
+            if self.threads == 1:
+                bad = _step(actions, *self._step_arguments(out))
+            else:
+                previous = numba.get_num_threads()
+                numba.set_num_threads(self.threads)  # numba's count is per calling thread: restored below
+                try:
+                    bad = _step_parallel(actions, *self._step_arguments(out))
+                finally:
+                    numba.set_num_threads(previous)
         if bad >= 0:
             if self._fault[0] == NO_DECISION:
                 self._no_decision(bad)
@@ -579,34 +678,39 @@ class WarVectorEnv(NativeVectorEnv):
     # -- helpers -------------------------------------------------------------------------------
 
     def _legal_actions(self) -> np.ndarray:
-        # The ranks in player 0's pot, computed by the kernel: War keeps no mask array between steps.
-        return _choices(self._game, self._to_place)
+        # Written by the kernel with each observation, so asking costs a copy.
+        return self._legal.copy()
 
     def _sub_masks(self) -> np.ndarray:
         masks = self.action_masks()
         masks[self._game[:, WINNER] != NO_WINNER] = False
         return masks
 
-    def _step_state(self, out: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
+    def _kernel(self) -> Any:
+        return _step if self.threads == 1 else _step_parallel
+
+    def _state(self) -> tuple[np.ndarray, ...]:
+        return (self._rules, self._rng, self._game, self._ring, self._pots, self._to_place, self._deals,
+                self._deck)
+
+    def _step_arguments(self, out: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+        # Flat, not nested: numba types a tuple argument in Python at every call.
         return (
-            self._rules, self._rng, self._game, self._ring, self._pots, self._to_place, self._deals, out,
-            self._rewards, self._terminated, self._truncated, self._restarted, self._fault, self._deck,
+            *self._state(), *out, self._rewards, self._terminated, self._truncated, self._restarted,
+            self._fault,
         )  # fmt: skip
 
     def _new_outputs(self) -> tuple[np.ndarray, ...]:
-        """Arrays the kernel fills for the observations and infos of one step: new ones each time, so
-        nothing returned is overwritten later, without a copy; zeros (the pots -1) where the kernel
-        writes only the other entries."""
+        """Arrays the kernel fills for the observations and infos of one step (and ``_legal`` beside
+        them, the environment's own): new ones each time, so nothing returned is overwritten later,
+        without a copy. Uninitialised: the kernel writes every entry."""
         n, cards, ranks = self.num_envs, self.rules.num_cards, self.rules.ranks
-        if self.copy:
-            obs = np.zeros_like(self._obs)
-        else:
-            obs = self._obs
-            obs.fill(0)
+        obs = np.empty_like(self._obs) if self.copy else self._obs
         return (
             obs,
-            np.zeros((n, ranks), dtype=np.int8),
-            np.full((n, 2, cards), -1, dtype=np.int64),
+            np.empty((n, ranks), dtype=np.int8),
+            self._legal,
+            np.empty((n, 2, cards), dtype=np.int64),
             np.empty(n, dtype=np.float64),
             np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.int64),
@@ -615,7 +719,7 @@ class WarVectorEnv(NativeVectorEnv):
         )
 
     def _infos(self, out: tuple[np.ndarray, ...]) -> dict[str, Any]:
-        _, mask, table, score, tricks, cards, result, over = out
+        _, mask, _, table, score, tricks, cards, result, over = out
         if self.observation_mode == "full" or self.reveal_deal:
             deal = self._deal_text.copy()
         else:
@@ -629,17 +733,17 @@ class WarVectorEnv(NativeVectorEnv):
             infos[f"_{key}"] = self._all.copy()
         return infos
 
-    def _texts(self, which: np.ndarray) -> np.ndarray:
+    def _texts(self, which: np.ndarray) -> list[str]:
         """The deal strings of the drawn deals of the sub-environments ``which`` (player 0's pile is
-        the larger half of the deck: ``random_deal`` deals it the first card)."""
+        the larger half of the deck: ``random_deal`` deals it the first card). Bytes translated to
+        letters and cut in Python: a few autoresets a step make numpy's calls cost more than the work."""
         cards = self.rules.num_cards
         first = (cards + 1) // 2
-        chars = np.frombuffer(RANK_CHARS.encode(), dtype=np.uint8)
-        letters = np.full((which.size, cards + 1), ord("/"), dtype=np.uint8)
-        ranks = self._deals[which]
-        letters[:, :first] = chars[ranks[:, :first]]
-        letters[:, first + 1 :] = chars[ranks[:, first:]]
-        return letters.view(f"S{cards + 1}")[:, 0].astype(str).astype(object)
+        letters = self._deals[which].tobytes().translate(_LETTERS).decode()
+        return [
+            f"{letters[start : start + first]}/{letters[start + first : start + cards]}"
+            for start in range(0, len(letters), cards)
+        ]
 
     def _seed(self, i: int, seed: int | None) -> None:
         """Sub-environment i's generator state: the PCG64 that ``WarEnv.reset(seed=seed)`` makes."""
@@ -672,6 +776,9 @@ class WarVectorEnv(NativeVectorEnv):
         return parsed
 
     def _no_decision(self, i: int) -> None:
+        # The kernel stopped part way: the masks of the sub-environments it did not reach are made
+        # from their state, as the kernel makes them (every action where a game has ended).
+        self._legal[:] = (self._to_place > 0) | (self._game[:, WINNER:WINNER + 1] != NO_WINNER)
         raise ValueError(
             f"sub-environment {i}: none of {MAX_DRAWS} deals drawn gives player 0 a pickup decision under "
             f"these rules ({rules_text(self.rules, self.horizon)}): use a longer horizon or a larger deck"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Mapping, Sequence
@@ -65,6 +66,8 @@ MAX_DEALS = 10_000  # deals of one bench timing
 # The native vector environment's bench: 4,096 games a batch keep the per-call cost of Python (the actions,
 # the returned arrays) small beside the kernel's work; 10^7 steps show memory flat.
 VECTOR_ENVS = 4096
+# Threads of the vector bench's step: every core numba has by default (NUMBA_NUM_THREADS, the CPUs).
+MAX_VECTOR_THREADS = 1024
 # Settings of `tabletop-gym demo war`: a 12-card deck (6 ranks x 2 suits, other rules as default),
 # where the exact whole-game search answers each deal in milliseconds (200 seeded deals in 0.5 s in
 # all), so every demo deal is proven. Measured on the shared 2-core machine: 100,000 steps train in
@@ -366,6 +369,15 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         )
     if command == "bench":
         add_vector_arguments(parser, "war", VECTOR_ENVS, 10_000_000)
+        parser.add_argument(
+            "--vector-threads",
+            type=int_arg(1, MAX_VECTOR_THREADS),
+            default=None,
+            help="with --vector: numba threads the step shares the games among, at most numba's "
+            "(NUMBA_NUM_THREADS, the CPUs by default); default all of them. Where OpenMP runs them and "
+            "OMP_WAIT_POLICY is unset, the bench sets it passive: spinning between steps halved the rate "
+            "on the shared machine",
+        )
         parser.add_argument(
             "--games",
             type=int_arg(1, MAX_GAMES),
@@ -703,7 +715,22 @@ def _bench(args: argparse.Namespace) -> int:
     settings = SPEC.read(args)
     rules, time_limit = settings.rules, settings.limits.time_limit
     if args.vector:
-        return vector_bench_command("war", ENV_ID, args, as_dict(rules), {"rules": rules.variant})
+        import numba
+
+        threads = numba.config.NUMBA_NUM_THREADS if args.vector_threads is None else args.vector_threads
+        # Read when numba first starts its OpenMP threads (here, not at import): idle threads sleep
+        # at once rather than spin through the Python between two steps, taking the cores it needs.
+        # Put back afterwards, so that nothing started later in this process reads it.
+        unset = "OMP_WAIT_POLICY" not in os.environ
+        if unset:
+            os.environ["OMP_WAIT_POLICY"] = "passive"
+        policy = os.environ["OMP_WAIT_POLICY"]
+        labels = {"rules": rules.variant, "vector_threads": threads, "omp_wait_policy": policy}
+        try:
+            return vector_bench_command("war", ENV_ID, args, as_dict(rules), labels, {"threads": threads})
+        finally:
+            if unset:
+                del os.environ["OMP_WAIT_POLICY"]
     if rules.pickup not in DETERMINISTIC_PICKUPS:
         raise ValueError(
             "bench times fixed conventions; choose --pickup winner_first, loser_first or high_first"
