@@ -12,6 +12,7 @@ import pytest
 
 from tabletop_gym.oracles.war import search
 from tabletop_gym.suites import SuiteError, storage
+from tabletop_gym.suites.definitions import split_id
 from tabletop_gym.training import suites
 from tabletop_gym.training.cli import main
 
@@ -212,6 +213,21 @@ def test_evaluate_on_a_suite_solves_nothing(built, monkeypatch, tmp_path, capsys
     assert report["agents"]["random"]["deals"] == suites.load(built).deals
     api = suites.evaluate(suites.load(built), ["oracle"])
     assert api["agents"]["oracle"]["scores"] == oracle["scores"]
+
+
+def test_each_shipped_suite_is_its_version_under_the_options_it_lists():
+    # `evaluate GAME OPTIONS --suite vN` is how the docs name every shipped suite (v1 beside v0): the
+    # options a suite lists, parsed as the command line parses them, must select that very suite.
+    from tabletop_gym.training.cli import parser_for
+
+    for suite_id in suites.available():
+        spec = suites.definition(suite_id)
+        version = split_id(suite_id)[1]
+        options = spec.options.split() if spec.options.startswith("--") else []  # else words: defaults
+        argv = ["evaluate", spec.game, *options, "--suite", version, "--agent", "random"]
+        args, unknown = parser_for(argv).parse_known_args(argv)
+        assert not unknown, (suite_id, unknown)
+        assert suites.resolve(spec.game, version, args).id == suite_id, argv
 
 
 def test_evaluate_suite_errors_are_one_line(built, capsys):
