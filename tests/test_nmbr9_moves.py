@@ -4,12 +4,12 @@ score (in the environment and in ``evaluate --moves``), ``play --review``, and r
 
 from __future__ import annotations
 
-import builtins
 import json
 import random
 
 import gymnasium as gym
 import pytest
+from test_nmbr9_cli import _script
 
 import tabletop_gym  # noqa: F401  (registers the environments)
 from tabletop_gym.core import NoMoveOracleError
@@ -184,16 +184,6 @@ def test_positions_that_are_not_a_play_of_the_deal_are_refused() -> None:
         moves.at_state(replay(Nmbr9Rules("9-2-4", 6, 3), deal, ()))
 
 
-def _script(monkeypatch, answers: list[str]) -> None:
-    lines = iter(answers)
-
-    def typed(prompt: str = "") -> str:
-        try:
-            return next(lines)
-        except StopIteration:
-            raise EOFError from None
-
-    monkeypatch.setattr(builtins, "input", typed)
 
 
 @pytest.mark.parametrize("review", ["each", "end"])
