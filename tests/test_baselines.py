@@ -101,6 +101,26 @@ def test_a_second_run_reuses_the_trained_models(run, capsys):
     assert "| random |" in capsys.readouterr().out
 
 
+def test_a_suites_part_is_reused_only_while_what_it_was_computed_from_is_unchanged(run, monkeypatch):
+    status, out, argv = run
+    first = json.loads((out / "baselines.json").read_text())
+    played = []
+    real = baselines._play_suite
+    monkeypatch.setattr(baselines, "_play_suite", lambda *a, **k: played.append(a[2].id) or real(*a, **k))
+    assert _baselines(argv + ["--out", str(out), "--no-progress"]) == 0
+    assert played == []
+    assert json.loads((out / "baselines.json").read_text())["games"] == first["games"]
+    one = ["baselines", "--budget", "small", "--suites", "cribbage-v0", "--seeds", "2", "--steps", "256"]
+    one += ["--episodes", "2", "--out", str(out), "--no-progress"]
+    part = out / "cribbage-v0" / baselines.SUITE_PART
+    part.write_text("{not json")  # unreadable: played again, and stored again
+    assert _baselines(one) == 0 and played == ["cribbage-v0"]
+    assert json.loads(part.read_text())["part"] == first["games"][0]
+    # Any change to the package (a bot, a rule, the evaluation) plays the suite again.
+    monkeypatch.setattr(baselines, "package_fingerprint", lambda: "another package")
+    assert _baselines(one) == 0 and played == ["cribbage-v0", "cribbage-v0"]
+
+
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [

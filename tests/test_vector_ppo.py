@@ -120,6 +120,31 @@ def test_resume_continues_the_saved_model_and_the_same_seed_repeats_a_run(tmp_pa
     assert json.loads((first / "config.json").read_text())["trainer"] == "sb3"
 
 
+def test_a_run_killed_outright_leaves_its_settings_and_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+    from tabletop_gym.training import train as train_module
+
+    out = tmp_path / "killed"
+    real = train_module._learn_vector
+
+    def killed(model, native_env, steps, seed, callbacks, progress):
+        real(model, native_env, 256, seed, callbacks, progress)
+        raise SystemExit("killed")  # what a kill looks like to the run: no handler of its own runs
+
+    monkeypatch.setattr(train_module, "_learn_vector", killed)
+    argv = ["train", "cribbage", "--steps", "2000", "--out", str(out), "--n-envs", "8", "--no-progress",
+            "--checkpoint-every", "64"]
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert not (out / "model.zip").exists() and (out / "checkpoint.zip").is_file()
+    config = json.loads((out / "config.json").read_text())
+    assert config["interrupted"] is True and config["env_id"] == CRIBBAGE and config["steps"] == 2000
+    monkeypatch.setattr(train_module, "_learn_vector", real)
+    assert main(argv + ["--resume"]) == 0
+    config = json.loads((out / "config.json").read_text())
+    assert config["interrupted"] is False and config["resumed_at_step"] >= 256
+    assert config["steps_done"] >= 2000
+
+
 def test_a_few_thousand_steps_beat_random_play_on_small_piles() -> None:
     torch.manual_seed(0)
     model, native = _model(n_envs=64, pile_size=3, learning_rate=3e-3, n_steps=8, batch_size=128,

@@ -13,12 +13,18 @@ games are the benchmark, not a sample): deterministic agents (the bots, random s
 are one run each, so their across-game interval has zero width.
 
 Training is resumable: a run whose ``model.zip`` already exists with the same game, settings, seed
-and budget is reused, so an interrupted ``tabletop-gym baselines`` continues where it stopped.
+and budget is reused, so an interrupted ``tabletop-gym baselines`` continues where it stopped. So is
+each suite's finished part of the report (``suite-part.json`` in the suite's folder), but only while
+everything it was computed from is unchanged: the suite's deals and results, the budget, seeds, steps
+and deals played, every model and snapshot file, and the package's own files (a changed bot or rule
+recomputes it). A large budget's suites can thus be played as their runs finish, and the table drawn
+at the end without playing them again.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from collections.abc import Sequence
@@ -45,6 +51,7 @@ SEARCHERS = frozenset({"probe", "optimal-policy"})
 PPO = "MaskablePPO"
 ORACLE = "oracle plan"
 BOOTSTRAP_REPS = 2000
+SUITE_PART = "suite-part.json"
 
 
 def _rliable() -> Any:
@@ -188,8 +195,6 @@ def run_suite(
     budget: str = "small",
 ) -> dict[str, Any]:
     """Train and evaluate every agent on one suite; returns the suite's part of the report."""
-    from tabletop_gym.training.evaluate import evaluate
-
     suite, spec, args, budget_steps, aids = suite_setup(suite_id, budget)
     baseline = spec.baseline
     steps = budget_steps if steps is None else steps
@@ -209,6 +214,96 @@ def run_suite(
     names = bots + [str(path) for _, path in runs]
     if episodes is None and baseline is not None and baseline.budget(budget)[0] == suite.id:
         episodes = baseline.budget(budget)[2]
+    part_path = out / suite.id / SUITE_PART
+    key = _part_key(suite, budget, seeds, steps, episodes, trainer, [path for _, path in runs])
+    stored = _stored_part(part_path, key)
+    if stored is not None:
+        if progress:
+            print(f"{suite.id}: reusing {part_path} (its deals, models and the package are unchanged)",
+                  flush=True)
+        return stored
+    part = _play_suite(spec, args, suite, budget, seeds, steps, episodes, aids, trainer, bots, names, runs,
+                       train_seconds, progress)
+    atomic_write_text(part_path, json.dumps({"key": key, "part": part}, indent=1))
+    return part
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def package_fingerprint() -> str:
+    """A digest of every source and data file of the installed package: any change to a rule, bot,
+    agent or the evaluation itself changes it."""
+    import tabletop_gym
+
+    root = Path(tabletop_gym.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".json", ".pt"):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(_sha256(path).encode())
+    return digest.hexdigest()
+
+
+def _part_key(
+    suite: Any,
+    budget: str,
+    seeds: int,
+    steps: int,
+    episodes: int | None,
+    trainer: str,
+    folders: Sequence[Path],
+) -> dict[str, Any]:
+    """What a suite's part of the report is computed from (``run_suite`` reuses a stored part only when
+    every item is equal)."""
+    from tabletop_gym.training.train import snapshot_steps
+
+    results = [[e.seed, e.deal, e.score, e.bound, e.optimal] for e in suite.entries]
+    suite_digest = hashlib.sha256(json.dumps([suite.meta, results], default=str).encode()).hexdigest()
+    models = [
+        [_sha256(folder / "model.zip"), [[step, _sha256(path)] for step, path in snapshot_steps(folder)]]
+        for folder in folders
+    ]
+    return json.loads(json.dumps({
+        "suite": suite.id, "suite_digest": suite_digest, "budget": budget, "seeds": seeds, "steps": steps,
+        "episodes": episodes, "trainer": trainer, "models": models, "package": package_fingerprint(),
+    }))
+
+
+def _stored_part(path: Path, key: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None  # none yet, or unreadable: played again
+    if not isinstance(stored, dict) or stored.get("key") != key or not isinstance(stored.get("part"), dict):
+        return None
+    return stored["part"]
+
+
+def _play_suite(
+    spec: Any,
+    args: argparse.Namespace,
+    suite: Any,
+    budget: str,
+    seeds: int,
+    steps: int,
+    episodes: int | None,
+    aids: dict[str, Any],
+    trainer: str,
+    bots: list[str],
+    names: list[str],
+    runs: list[tuple[str, Path]],
+    train_seconds: list[float],
+    progress: bool,
+) -> dict[str, Any]:
+    """Plays every agent of one suite and returns the suite's part of the report."""
+    from tabletop_gym.training.evaluate import evaluate
+
     report = evaluate(spec, names, episodes, None, args, progress=progress, suite=suite)
     played = report["agents"]
     entries = suite.entries[: report["episodes"]]

@@ -223,6 +223,12 @@ def _train(
         # The command line that started the run, where one did (tabletop-gym pretrained export reads it).
         "command": command,
     }
+    if not (out / "model.zip").exists():
+        # Written before the first step: a run killed outright (no Ctrl-C, which writes it too) leaves
+        # its settings beside its checkpoint, so --resume can continue it. A finished model's own
+        # config.json is kept until this run finishes, as on Ctrl-C.
+        unfinished = {**config, "steps_done": done_before, "interrupted": True, "train_seconds": 0.0}
+        atomic_write_text(out / "config.json", json.dumps(unfinished, indent=1))
     start = time.perf_counter()
     if native_env is None:
         def run() -> None:
