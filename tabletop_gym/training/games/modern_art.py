@@ -14,7 +14,14 @@ import gymnasium as gym
 import numpy as np
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text, check_int, quote_input
+from tabletop_gym.core import (
+    NoMoveOracleError,
+    OracleCache,
+    OracleResult,
+    atomic_write_text,
+    check_int,
+    quote_input,
+)
 from tabletop_gym.envs.modern_art import ENV_ID
 from tabletop_gym.envs.modern_art.bots import GreedyAgent
 from tabletop_gym.envs.modern_art.env import MAX_PLAYERS, ModernArtEnv
@@ -59,7 +66,7 @@ from tabletop_gym.training.arguments import (
     seed_arg,
 )
 from tabletop_gym.training.bench import env_steps_per_second
-from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
+from tabletop_gym.training.games import Baseline, GameSpec, MoveReview, SelfPlay
 from tabletop_gym.training.pictures import draw_if_asked, refuse_draw
 from tabletop_gym.training.players import check_entry, load_players, seated, split_entries
 from tabletop_gym.training.ratings import Outcome, places_from_scores
@@ -159,6 +166,26 @@ def _solve(deal: str, settings: ModernArtSettings) -> OracleResult:
         width=settings.limits.width,
         time_limit=settings.limits.time_limit,
     )
+
+
+def _move_oracle(settings: ModernArtSettings) -> Any:
+    """The move oracle of a deal string, for seat 0 against the environment's greedy bots, in the
+    settings where its search proves every value: one-round games (``--rounds 1``);
+    ``NoMoveOracleError`` elsewhere, or against other opponents. Each question may search as many
+    new positions as ``--time-limit`` buys at the oracle's ``POSITIONS_PER_SECOND``."""
+    from tabletop_gym.oracles.modern_art.moves import ModernArtMoves, refuse_unproven
+
+    rules = settings.rules
+    others = [entry for entry in settings.opponents if entry != "greedy"]
+    if others:
+        raise NoMoveOracleError(
+            f"Modern Art's move values are against the greedy bots (the environment's default "
+            f"opponents), whose answers the search plays: not against {', '.join(others)}; leave "
+            "--opponents out"
+        )
+    refuse_unproven(rules)
+    positions = max(1, int(settings.limits.time_limit * oracle.POSITIONS_PER_SECOND))
+    return lambda deal: ModernArtMoves(deal, rules, 0, positions)
 
 
 def win_share(scores: Sequence[int], seat: int = 0) -> float:
@@ -811,6 +838,9 @@ SPEC = GameSpec(
     baseline=BASELINE,
     settings=settings_of,
     self_play=SELF_PLAY,
+    # A blunder loses more than 3 points: more than one more card of the round's best artist pays in
+    # a one-round game (its token, 3, where no award lies on it).
+    moves=MoveReview(oracle=_move_oracle, blunder=3),
 )
 
 __all__ = ["SPEC", "ModernArtSettings", "settings_of", "gym"]
