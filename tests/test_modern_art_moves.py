@@ -5,15 +5,17 @@ losses that add up to the optimum minus the score (in the environment and in ``e
 
 from __future__ import annotations
 
+import argparse
 import copy
 import json
 import random
+from types import SimpleNamespace
 
 import pytest
 from test_nmbr9_cli import _script
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.core import NoMoveOracleError
+from tabletop_gym.core import NoMoveOracleError, OracleResult
 from tabletop_gym.envs.modern_art.bots import GreedyAgent
 from tabletop_gym.envs.modern_art.env import ModernArtEnv
 from tabletop_gym.envs.modern_art.rules import PHASES, ModernArtRules, random_deal
@@ -21,7 +23,7 @@ from tabletop_gym.oracles.modern_art import brute_force
 from tabletop_gym.oracles.modern_art.moves import ModernArtMoves
 from tabletop_gym.training.cli import main
 from tabletop_gym.training.games import get_game
-from tabletop_gym.training.moves import move_oracle_factory, play_recorded, review_game
+from tabletop_gym.training.moves import evaluate_moves, move_oracle_factory, play_recorded, review_game
 
 # A small deck with every symbol: 13 cards, a round ends at 3 face-up cards of one artist.
 DECK = (
@@ -173,6 +175,37 @@ def test_evaluate_moves_totals_equal_optimum_minus_score_on_every_deal(tmp_path,
         assert game["deal"] == deal and game["optimum"] == optimum
         assert sum(game["losses"]) == optimum - game["score"], name
         assert entry["total_points_lost"] == optimum - game["score"]
+
+
+class _StoredSuite:
+    """A one-round suite of one deal whose stored optimum is proven (every player helping the seat)."""
+
+    id, checksum = "modern_art-test", "0"
+
+    def __init__(self, deal: str, optimum: int) -> None:
+        self.entries = [SimpleNamespace(seed=CHEAP_SEED, deal=deal)]
+        self._optimum = optimum
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def result(self, deal: str) -> OracleResult:
+        return OracleResult(score=self._optimum, bound=self._optimum, plan=())
+
+
+def test_on_a_suite_the_optimum_against_the_bots_stays_under_the_stored_one() -> None:
+    # A suite stores solve's optimum (every player helping the seat), above the one against the bots:
+    # a proven entry is not required to equal the move optimum, only never to be beaten by it.
+    spec, args = get_game("modern_art"), argparse.Namespace(rounds=1)
+    rules = ModernArtRules(deals=(13,))
+    deal = random_deal(rules, CHEAP_SEED)
+    optimum = ModernArtMoves(deal, rules).optimum
+    report = evaluate_moves(spec, ["greedy"], None, None, args, progress=False,
+                            suite=_StoredSuite(deal, optimum + 5))
+    assert report["agents"]["greedy"]["games"][0]["optimum"] == optimum
+    with pytest.raises(AssertionError, match="disagrees with suite modern_art-test's bound"):
+        below = _StoredSuite(deal, optimum - 1)
+        evaluate_moves(spec, ["greedy"], None, None, args, progress=False, suite=below)
 
 
 @pytest.mark.parametrize("review", ["each", "end"])

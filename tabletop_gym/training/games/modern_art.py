@@ -882,7 +882,8 @@ SPEC = GameSpec(
     self_play=SELF_PLAY,
     # A blunder loses more than 3 points: more than one more card of the round's best artist pays in
     # a one-round game (its token, 3, where no award lies on it).
-    moves=MoveReview(oracle=_move_oracle, blunder=3),
+    # Its optimum is against the bots, under the suites' (every player helping the seat).
+    moves=MoveReview(oracle=_move_oracle, blunder=3, suite_optimum=False),
 )
 
 __all__ = ["SPEC", "ModernArtSettings", "settings_of", "gym"]
