@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import builtins
+import dataclasses
 import json
 import random
 from types import SimpleNamespace
@@ -175,11 +176,20 @@ def test_a_blunder_threshold_must_be_a_positive_number(blunder, tmp_path, capsys
     assert stop.value.code == 2 and "--blunder" in capsys.readouterr().err
 
 
-def test_moves_of_a_game_without_a_move_oracle_is_a_clear_error(tmp_path, capsys) -> None:
+def test_moves_of_a_game_without_a_move_oracle_is_a_clear_error(tmp_path, capsys, monkeypatch) -> None:
+    # Every game now has move values in some settings: a game made without them (Modern Art's spec
+    # with no MoveReview) stands in for one that has none.
+    from tabletop_gym.training.games import modern_art
+
+    monkeypatch.setattr(modern_art, "SPEC", dataclasses.replace(modern_art.SPEC, moves=None))
     args = ["evaluate", "modern_art", "--moves", "--agent", "random", "--episodes", "1"]
     args += ["--out", str(tmp_path)]
     assert main(args) == 2
     assert "modern_art has no move values" in capsys.readouterr().err
+    monkeypatch.undo()
+    # With its move oracle, settings it does not prove (the whole game) are refused as clearly.
+    assert main(args) == 2
+    assert "one-round games (--rounds 1)" in capsys.readouterr().err
     with pytest.raises(NoMoveOracleError):
         move_oracle_factory(get_game("dominion"), {"kingdom": "first-game"})  # a kingdom only bounded
 

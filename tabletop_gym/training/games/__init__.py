@@ -119,10 +119,15 @@ class MoveReview:
       settings have no oracle that proves each move's value.
     - ``blunder``: the loss (in the game's points) above which a decision counts as a blunder, unless
       ``--blunder`` says otherwise.
+    - ``suite_optimum``: whether the move oracle's optimum is the one the game's suites store, so that
+      a proven suite entry must equal it (the default); False where it is another optimum, never
+      above the suites' bound (Modern Art's, against the environment's bots, under the optimum with
+      every player helping the seat that its suites store).
     """
 
     oracle: Callable[[Any], Callable[[str], Any]]
     blunder: float
+    suite_optimum: bool = True
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,14 @@ import gymnasium as gym
 import numpy as np
 
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.core import OracleCache, OracleResult, atomic_write_text, check_int, quote_input
+from tabletop_gym.core import (
+    NoMoveOracleError,
+    OracleCache,
+    OracleResult,
+    atomic_write_text,
+    check_int,
+    quote_input,
+)
 from tabletop_gym.envs.modern_art import ENV_ID
 from tabletop_gym.envs.modern_art.bots import GreedyAgent
 from tabletop_gym.envs.modern_art.env import MAX_PLAYERS, ModernArtEnv
@@ -59,7 +66,7 @@ from tabletop_gym.training.arguments import (
     seed_arg,
 )
 from tabletop_gym.training.bench import env_steps_per_second
-from tabletop_gym.training.games import Baseline, GameSpec, SelfPlay
+from tabletop_gym.training.games import Baseline, GameSpec, MoveReview, SelfPlay
 from tabletop_gym.training.pictures import draw_if_asked, refuse_draw
 from tabletop_gym.training.players import check_entry, load_players, seated, split_entries
 from tabletop_gym.training.ratings import Outcome, places_from_scores
@@ -161,6 +168,26 @@ def _solve(deal: str, settings: ModernArtSettings) -> OracleResult:
     )
 
 
+def _move_oracle(settings: ModernArtSettings) -> Any:
+    """The move oracle of a deal string, for seat 0 against the environment's greedy bots, in the
+    settings where its search proves every value: one-round games (``--rounds 1``);
+    ``NoMoveOracleError`` elsewhere, or against other opponents. Each question may search as many
+    new positions as ``--time-limit`` buys at the oracle's ``POSITIONS_PER_SECOND``."""
+    from tabletop_gym.oracles.modern_art.moves import ModernArtMoves, refuse_unproven
+
+    rules = settings.rules
+    others = [entry for entry in settings.opponents if entry != "greedy"]
+    if others:
+        raise NoMoveOracleError(
+            f"Modern Art's move values are against the greedy bots (the environment's default "
+            f"opponents), whose answers the search plays: not against {', '.join(others)}; leave "
+            "--opponents out"
+        )
+    refuse_unproven(rules)
+    positions = max(1, int(settings.limits.time_limit * oracle.POSITIONS_PER_SECOND))
+    return lambda deal: ModernArtMoves(deal, rules, 0, positions)
+
+
 def win_share(scores: Sequence[int], seat: int = 0) -> float:
     """The seat's share of the win: 1 alone on top, 1/k when k seats share the highest total, else 0."""
     best = max(scores)
@@ -256,6 +283,13 @@ def _add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument(
             "--free", action="store_true", help="over every deal: the best plan found and a proven bound"
         )
+    if command == "play" and "review" not in known:
+        parser.add_argument(
+            "--review", choices=REVIEWS, default=None,
+            help="one-round games (--rounds 1): the oracle's word on your decisions against the greedy "
+            "bots, after each one that lost points or all of them at the end (what each lost, and the "
+            "best decision instead, knowing every hand and the cards to come)",
+        )  # fmt: skip
     if command in ("solve", "play") and "deal" not in known:
         parser.add_argument(
             "--deal", type=nonempty, help="deal string: the whole deck, two characters per card"
@@ -549,15 +583,23 @@ def _show(state: State) -> None:
     print("\n".join(line.rstrip() for line in lines))
 
 
+REVIEWS = ("each", "end")
+
+
 def _play(args: argparse.Namespace) -> int:
     settings = SPEC.read(args)
     players = settings.rules.players
+    review = getattr(args, "review", None)
+    # Made before the game starts, so settings without move values are refused at once.
+    make_moves = _move_oracle(settings) if review is not None else None
     # The deal holds every hand: it is kept for the summary (replay, oracle), never shown in play.
     env = ModernArtEnv(reveal_deal=True, **settings.env_kwargs())
     options = {"deal": args.deal} if args.deal is not None else None
     _, info = env.reset(seed=args.seed, options=options)
     deal = info["deal"]
     state = env.state
+    moves = make_moves(deal) if make_moves is not None else None
+    lost: list[str] = []
     kinds = settings.opponents or ("greedy",) * (players - 1)
     bots = ", ".join(f"bot {p} (P{p}, {kind})" for p, kind in enumerate(kinds, 1))
     print(
@@ -567,20 +609,47 @@ def _play(args: argparse.Namespace) -> int:
         f"or pass; {' or '.join(QUIT_WORDS)} stops the game.\n"
     )
     print(f"round 1 begins{_extra_text(state)}")
+    decision = 0
     while not state.done:
         _show(state)
         action = ask_move("> ", lambda answer: _read_answer(answer, state))
         if action is None:
             break
+        decision += 1
+        values = None
+        if moves is not None:
+            try:
+                values = moves.at_state(state)
+            except NoMoveOracleError as error:  # a position beyond the search's work limit
+                print(f"the review stops here: {error}\n")
+                moves = None
         before = state.copy()
         env.step(action)
         print()
         for line in narrate(before, state.history[len(before.history) :]):
             print(line)
+        if values is not None and values.loss(action) > 0:
+            lost.append(_loss_line(decision, action, values))
+            if review == "each":
+                print(lost[-1])
         print()
     _summary(state, deal, env.rules, settings.limits)
+    if review == "end":
+        until = " (until the review stopped)" if moves is None else ""
+        print("\n".join([f"decisions that lost points{until}:", *lost]) if lost
+              else f"every decision was optimal{until}")
     print(f"deal {deal}  (replay it with --deal)")
     return 0
+
+
+def _loss_line(decision: int, action: int, values: Any) -> str:
+    """What a decision gave away, and the best one instead, in the game's words. The values know
+    every hand and the cards to come, and the bots' answers."""
+    return (
+        f"decision {decision}: {_option_label(action)} lost {values.loss(action):g} points: with it at "
+        f"most {values.values[action]:g} more points were to be had, with {_option_label(values.best)} "
+        f"{values.optimum:g} (knowing every hand, the cards to come and the bots' answers)"
+    )
 
 
 def _summary(state: State, deal: str, rules: ModernArtRules, limits: ModernArtLimits) -> None:
@@ -811,6 +880,10 @@ SPEC = GameSpec(
     baseline=BASELINE,
     settings=settings_of,
     self_play=SELF_PLAY,
+    # A blunder loses more than 3 points: more than one more card of the round's best artist pays in
+    # a one-round game (its token, 3, where no award lies on it).
+    # Its optimum is against the bots, under the suites' (every player helping the seat).
+    moves=MoveReview(oracle=_move_oracle, blunder=3, suite_optimum=False),
 )
 
 __all__ = ["SPEC", "ModernArtSettings", "settings_of", "gym"]
