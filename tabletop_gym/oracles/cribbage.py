@@ -643,8 +643,9 @@ class CribbageMoves:
     still matters: every way to finish the current stack is walked (``_finish_stack``, the table's
     own walk and scoring, compiled), and each of its ends, an empty-stack position of the table (the
     stack began at one that play reached, so its ends are reached too), is valued by the table. A
-    move costs one such walk, at most a few hundred thousand cards where a stack has just begun and
-    far fewer later, so labelling every position of a game adds little to the table's solve.
+    position costs one such walk, the one the table's solve already made from that stack's start or
+    a part of it, so valuing every position of a game adds about a seventh to the solve (0.92 CPU s
+    a full deal in all, against 0.81 for the table alone).
     """
 
     def __init__(self, deal: Deal | str, threads: int | None = None) -> None:
