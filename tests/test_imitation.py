@@ -205,3 +205,72 @@ def test_ctrl_c_keeps_the_last_iterations_checkpoint_and_resume_goes_on(tmp_path
     train_imitation(spec, options, 0, out, {}, progress=False, resume=True)
     state = json.loads((out / STATE).read_text())
     assert [p["iteration"] for p in state["curve"]] == [0, 1, 2] and (out / "model.zip").is_file()
+
+
+def test_shuffled_piles_are_the_same_position_with_the_same_optimal_moves() -> None:
+    # Each shuffled row must be the environment's own observation of the deal with its piles in
+    # some order, after the same moves so reordered, and its optimal moves the move oracle's there.
+    from itertools import permutations
+
+    from tabletop_gym.envs.cribbage.env import shuffle_piles
+
+    pile_size = 4
+    env = gym.make("tabletop/Cribbage-v0", pile_size=pile_size)
+    teacher = Teacher(get_game("cribbage"), get_game("cribbage").read({}), env)
+    data = Data()
+    rng = np.random.default_rng(3)
+    play(env, teacher, 11, lambda obs, info: int(rng.choice(np.flatnonzero(info["action_mask"]))), data)
+    deal = env.unwrapped.state.deal
+    history = list(env.unwrapped.state.history)
+    arrays = data.arrays()
+    shuffled, (legal, optimal) = shuffle_piles(arrays["obs"], [arrays["legal"], arrays["optimal"]],
+                                               np.random.default_rng(0))
+    orders_seen = set()
+    for step in range(len(history)):
+        matches = []
+        for order in permutations(range(4)):  # new pile i is the old pile order[i]
+            text = "/".join(str(deal).split("/")[old] for old in order)
+            obs, info = env.reset(options={"deal": text})
+            moves = [order.index(pile) for pile in history[:step]]
+            for pile in moves:
+                obs, _, _, _, info = env.step(pile)
+            if np.array_equal(obs, shuffled[step]):
+                matches.append((order, text, moves, info))
+        assert matches, step
+        order, text, moves, info = matches[0]
+        orders_seen.add(order)
+        assert np.array_equal(legal[step], info["action_mask"].astype(bool))
+        values = CribbageMoves(text, threads=1).at(moves)
+        assert sorted(np.flatnonzero(optimal[step])) == sorted(
+            a for a, v in values.values.items() if v == values.optimum)
+    assert len(orders_seen) > 1  # the order really changes, row by row
+    with pytest.raises(ValueError, match="rows of 65"):
+        shuffle_piles(arrays["obs"][:, :60], [arrays["legal"]], rng)
+
+
+def test_training_relabels_every_batch_by_the_games_symmetry_unless_told_not_to(tmp_path, capsys) -> None:
+    from tabletop_gym.envs.cribbage.env import shuffle_piles
+
+    calls = []
+
+    def counted(observations, masks, rng):
+        calls.append(len(observations))
+        return shuffle_piles(observations, masks, rng)
+
+    spec = dataclasses.replace(_small_cribbage(), symmetry=counted)
+    options = ImitationOptions(iterations=1, deals=2, epochs=2, batch_size=8)
+    train_imitation(spec, options, 0, tmp_path / "on", {}, progress=False)
+    positions = json.loads((tmp_path / "on" / STATE).read_text())["curve"]
+    # Every position of every pass: iteration 0 on its positions, iteration 1 on all of them.
+    assert sum(calls) == 2 * (positions[0]["positions"] + positions[1]["positions"])
+    calls.clear()
+    off = dataclasses.replace(options, symmetry=False)
+    train_imitation(spec, off, 0, tmp_path / "off", {}, progress=False)
+    assert calls == []
+    out = tmp_path / "cli"
+    args = ["train", "cribbage", "--teacher", "oracle", "--iterations", "1", "--deals", "1", "--epochs", "1"]
+    assert main(args + ["--no-symmetry", "--out", str(out), "--no-progress"]) == 0
+    assert json.loads((out / "config.json").read_text())["teacher"]["symmetry"] is False
+    capsys.readouterr()
+    assert main(["train", "cribbage", "--no-symmetry", "--out", str(tmp_path / "x"), "--no-progress"]) == 2
+    assert "--no-symmetry is an option of --teacher" in capsys.readouterr().err

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import builtins
 import dataclasses
+import hashlib
 import json
 import random
 from types import SimpleNamespace
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import tabletop_gym  # noqa: F401  (registers the environments)
@@ -98,6 +100,58 @@ def test_best_plans_replay_to_their_value_and_losses_add_up_in_the_environment()
         _, _, done, _, info = env.step(pile)
     assert lost == optimum - info["score"]
     assert moves.at([]).optimum == optimum
+
+
+# What the move oracle answered, before its mid-stack search was compiled, at every position of
+# full deals: sha256 (first 16 hex digits) of the JSON list of [optimum, sorted (move, value)
+# pairs, plan] of each position, on the teacher's own game (its best moves: the positions imitation
+# labels first) and on a random play (the positions a learner reaches), per deal seed.
+PINNED_MOVE_VALUES = {
+    (1, None): "b24c984f285ff4a4",
+    (1, 0): "448dcf3ece0c538c",
+    (2, None): "1d70f20170b90b21",
+    (2, 1): "e4719514dbfb53e3",
+}
+
+
+@pytest.mark.parametrize("deal_seed", [1, 2])
+def test_move_values_and_plans_on_full_deals_are_pinned(deal_seed: int) -> None:
+    deal = random_deal(deal_seed)
+    moves = cribbage.CribbageMoves(str(deal), threads=1)
+    for play_seed, digest in PINNED_MOVE_VALUES.items():
+        if play_seed[0] != deal_seed:
+            continue
+        rng = np.random.default_rng(play_seed[1])
+        state = CribbageState(deal)
+        rows = []
+        while not state.done:
+            values = moves.at_state(state)
+            rows.append([values.optimum, sorted(values.values.items()), list(values.plan)])
+            move = values.best if play_seed[1] is None else int(rng.choice(state.legal_actions()))
+            state.apply(move)
+        assert hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16] == digest, play_seed
+
+
+def test_positions_asked_in_any_order_get_the_same_values() -> None:
+    # ``at`` goes on from the position it reached last when the history extends it: going back, or
+    # to another line of play, must start again from the deal.
+    deal = _tiny_deal(4, 4)
+    moves = cribbage.CribbageMoves(deal, threads=1)
+    fresh = cribbage.CribbageMoves(deal, threads=1)
+    history = list(cribbage.solve(deal).plan)
+    other = history[:3] + [p for p in range(4) if p != history[3]][:1]
+    for asked in (history[:8], history[:3], history[:9], other, [], history[:3], history[:12]):
+        try:
+            expected = fresh.at(asked)
+        except ValueError:
+            with pytest.raises(ValueError, match="not a play of"):
+                moves.at(asked)
+            continue
+        assert moves.at(asked) == expected
+        assert moves.at_state(replay(CribbageRules(), deal, asked)) == expected
+    with pytest.raises(ValueError, match="not a play of"):
+        moves.at(history[:3] + [9])
+    assert moves.at(history[:4]) == fresh.at(history[:4])  # the failed play left nothing behind
 
 
 def test_evaluate_moves_totals_equal_optimum_minus_score_on_every_deal(tmp_path, capsys) -> None:

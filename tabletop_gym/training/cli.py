@@ -815,7 +815,7 @@ def _self_play_options(args: argparse.Namespace) -> Any:
     return SelfPlayOptions(**given)
 
 
-TEACHER_OPTIONS = ("iterations", "deals", "epochs")
+TEACHER_OPTIONS = ("iterations", "deals", "epochs", "no_symmetry")
 
 
 def _add_teacher_arguments(parser: argparse.ArgumentParser) -> None:
@@ -839,6 +839,10 @@ def _add_teacher_arguments(parser: argparse.ArgumentParser) -> None:
                        "(default 50)")
     group.add_argument("--epochs", type=int_arg(1, 1_000), default=None,
                        help="passes over all labelled positions per iteration (default 4)")
+    group.add_argument("--no-symmetry", action="store_const", const=True, default=None,
+                       help="train on the labelled positions only as they were played, not also relabelled "
+                       "by the game's symmetry (Cribbage: the piles in every order; the default where a "
+                       "game has one)")
 
 
 def _teacher_options(args: argparse.Namespace) -> Any:
@@ -854,6 +858,8 @@ def _teacher_options(args: argparse.Namespace) -> Any:
         raise ValueError("--teacher and --self-play are two ways to train: choose one")
     from tabletop_gym.training.imitation import ImitationOptions
 
+    if given.pop("no_symmetry", None):
+        given["symmetry"] = False
     return ImitationOptions(teacher=args.teacher, **given)
 
 

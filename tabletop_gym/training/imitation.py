@@ -83,6 +83,8 @@ class ImitationOptions:
     epochs: int = 4
     batch_size: int = 256
     learning_rate: float = 1e-3
+    # Train on the labelled positions relabelled by the game's symmetry (GameSpec.symmetry), if any.
+    symmetry: bool = True
 
     def __post_init__(self) -> None:
         if self.teacher not in TEACHERS:
@@ -93,6 +95,8 @@ class ImitationOptions:
         check_int("batch_size", self.batch_size, 1)
         if not (isinstance(self.learning_rate, float) and 0 < self.learning_rate < 1):
             raise ValueError(f"learning_rate must be a number in (0, 1), got {self.learning_rate!r}")
+        if not isinstance(self.symmetry, bool):
+            raise ValueError(f"symmetry must be True or False, got {self.symmetry!r}")
 
 
 class Teacher:
@@ -275,9 +279,15 @@ def play(env: Any, teacher: Teacher | PolicyTeacher, seed: int,
     return score, float(optimum)
 
 
-def fit(policy: Any, data: Data, epochs: int, batch_size: int, rng: np.random.Generator) -> float:
+def fit(policy: Any, data: Data, epochs: int, batch_size: int, rng: np.random.Generator,
+        symmetry: Callable[..., tuple[Any, list[Any]]] | None = None) -> float:
     """``epochs`` passes of minibatch updates over ``data`` with the policy's own optimizer; returns
-    the last pass's mean loss (minus the log-probability of the optimal set)."""
+    the last pass's mean loss (minus the log-probability of the optimal set).
+
+    With the game's ``symmetry`` every minibatch is relabelled afresh (Cribbage: each position's
+    piles in a random order), so each pass sees other, equally well labelled, versions of the same
+    positions: the labels cost the teacher's work, the versions cost nothing, and a policy that
+    learns one card's place in one pile has to learn it in all four."""
     import torch
 
     arrays = data.arrays()
@@ -292,13 +302,20 @@ def fit(policy: Any, data: Data, epochs: int, batch_size: int, rng: np.random.Ge
         total = 0.0
         for start in range(0, n, batch_size):
             index = order[start : start + batch_size]
+            batch_legal, batch_optimal = legal[index], optimal[index]
             if obs_keys == ["obs"]:
-                obs, _ = policy.obs_to_tensor(arrays["obs"][index])
+                batch_obs = arrays["obs"][index]
+                if symmetry is not None:
+                    batch_obs, (shuffled_legal, shuffled_optimal) = symmetry(
+                        batch_obs, [batch_legal.numpy(), batch_optimal.numpy()], rng)
+                    batch_legal = torch.as_tensor(shuffled_legal)
+                    batch_optimal = torch.as_tensor(shuffled_optimal)
+                obs, _ = policy.obs_to_tensor(batch_obs)
             else:
                 obs, _ = policy.obs_to_tensor({k[4:]: arrays[k][index] for k in obs_keys})
-            dist = policy.get_distribution(obs, action_masks=legal[index].numpy())
+            dist = policy.get_distribution(obs, action_masks=batch_legal.numpy())
             log_probs = dist.distribution.logits  # normalised, illegal moves at a vanishing probability
-            on_optimal = log_probs.masked_fill(~optimal[index], float("-inf"))
+            on_optimal = log_probs.masked_fill(~batch_optimal, float("-inf"))
             loss = -torch.logsumexp(on_optimal, dim=1).mean()
             policy.optimizer.zero_grad()
             loss.backward()
@@ -360,6 +377,7 @@ def _train(spec: GameSpec, options: ImitationOptions, seed: int, out: Path, args
     env = gym.make(env_id, **env_kwargs)
     # Refuses a game or settings without such a teacher, before any work.
     teacher = make_teacher(options.teacher, spec, settings, env)
+    symmetry = spec.symmetry if options.symmetry else None
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)
     vec_env = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=1, seed=seed)
@@ -407,7 +425,7 @@ def _train(spec: GameSpec, options: ImitationOptions, seed: int, out: Path, args
                 score, optimum = play(env, teacher, deal_seed, act, data)
                 scores.append(score)
                 optima.append(optimum)
-            loss = fit(model.policy, data, options.epochs, options.batch_size, rng)
+            loss = fit(model.policy, data, options.epochs, options.batch_size, rng, symmetry)
             point = {"iteration": iteration, "positions": len(data), "deals": (iteration + 1) * options.deals,
                      "loss": round(loss, 5)}
             if iteration > 0:  # the learner's own games, on deals it had not been trained on

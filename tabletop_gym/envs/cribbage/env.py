@@ -180,6 +180,28 @@ class CribbageEnv(TabletopEnv):
         return self._add_deal(info, self._deal_text, state.done)
 
 
+def shuffle_piles(
+    observations: np.ndarray, masks: Iterable[np.ndarray], rng: np.random.Generator
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Each position of a batch with its four piles in a random order of its own.
+
+    The rules never look at a pile's place, so a position with its piles reordered is the same
+    position, and its moves keep their values: ``observations`` (rows of this environment's
+    observation) and every per-pile ``masks`` row (the legal moves, the optimal ones) are reordered
+    alike. Imitation trains on these (``GameSpec.symmetry``): one labelled position stands for 24.
+    """
+    observations = np.asarray(observations)
+    if observations.ndim != 2 or observations.shape[1] != OBS_SIZE:
+        raise ValueError(f"observations must be rows of {OBS_SIZE} integers, got shape {observations.shape}")
+    rows = observations.shape[0]
+    order = np.argsort(rng.random((rows, NUM_PILES)), axis=1)  # new pile i is the old pile order[:, i]
+    piles = observations[:, PILES].reshape(rows, NUM_PILES, PILE_SIZE)
+    shuffled = observations.copy()
+    shuffled[:, PILES] = np.take_along_axis(piles, order[:, :, None], axis=1).reshape(rows, -1)
+    shuffled[:, POINTS] = np.take_along_axis(observations[:, POINTS], order, axis=1)
+    return shuffled, [np.take_along_axis(np.asarray(mask), order, axis=1) for mask in masks]
+
+
 def score_plan(
     deal: str | Deal,
     plan: Iterable[int],

@@ -190,6 +190,9 @@ class GameSpec:
       ``move_values(observation, info)`` (each legal move's exact expected value), ``follow(observation,
       info, action)`` (a move another player chose) and ``expected`` (the settings' expected value);
       it raises ``TabletopError`` for settings it does not cover. None where the package computes none.
+    - ``symmetry(observations, masks, rng)``: the same positions relabelled at random in a way the rules
+      cannot tell apart (Cribbage: the order of the piles), with their per-action ``masks`` alike;
+      ``train --teacher`` trains on them unless ``--no-symmetry``. None where the game has none.
     """
 
     name: str
@@ -220,6 +223,7 @@ class GameSpec:
     self_play: SelfPlay | None = None
     moves: MoveReview | None = None
     best_policy: Callable[[Any], Any] | None = None
+    symmetry: Callable[[Any, Sequence[Any], Any], tuple[Any, list[Any]]] | None = None
 
     def __post_init__(self) -> None:
         # A suite id names its game (``definition`` finds a suite by it, importing that game only).

@@ -19,7 +19,7 @@ from tabletop_gym.agents.cribbage import PROBE_RULES, CribbageGreedyAgent
 from tabletop_gym.agents.probe import DEFAULT_PROBES, DEFAULT_WEIGHT, ProbeAgent, probe_search
 from tabletop_gym.core import OracleCache, OracleResult
 from tabletop_gym.envs.cribbage import ENV_ID
-from tabletop_gym.envs.cribbage.env import render_text
+from tabletop_gym.envs.cribbage.env import render_text, shuffle_piles
 from tabletop_gym.envs.cribbage.rules import (
     STACK_LIMIT,
     TARGET,
@@ -405,4 +405,5 @@ SPEC = GameSpec(
     settings=_settings,
     # A blunder gives away more than a pair or a fifteen (2 points) would have scored.
     moves=MoveReview(oracle=_move_oracle, blunder=2),
+    symmetry=shuffle_piles,
 )
