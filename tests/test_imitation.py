@@ -22,6 +22,7 @@ from tabletop_gym.training.imitation import (
     Data,
     ImitationOptions,
     Teacher,
+    curve_ratio,
     deal_seeds,
     play,
     train_imitation,
@@ -147,6 +148,9 @@ def test_the_command_line_trains_with_the_teacher(tmp_path, capsys) -> None:
         (["train", "dominion", "--teacher", "oracle"], "the dominion player does not see the whole deal"),
         (["train", "cribbage", "--iterations", "3"], "--iterations is an option of --teacher"),
         (["train", "war", "--teacher", "oracle", "--self-play"], "choose one"),
+        # War's hidden observation: the oracle's orders depend on cards the seat has not seen.
+        (["train", "war", "--teacher", "oracle", "--observation", "hidden"],
+         "the war player does not see the whole deal"),
     ],
 )
 def test_bad_teacher_options_are_clear_errors(args, message, tmp_path, capsys) -> None:
@@ -274,3 +278,48 @@ def test_training_relabels_every_batch_by_the_games_symmetry_unless_told_not_to(
     capsys.readouterr()
     assert main(["train", "cribbage", "--no-symmetry", "--out", str(tmp_path / "x"), "--no-progress"]) == 2
     assert "--no-symmetry is an option of --teacher" in capsys.readouterr().err
+
+
+# War with the full observation (the seat sees both piles): the move oracle is a teacher it can follow.
+# Eight cards and a short trick limit keep every search and every learner's game (a cycle ends at the
+# limit, a draw) small.
+WAR_TINY = {"ranks": 4, "suits": 2, "max_tricks": 200, "observation": "full"}
+
+
+def test_war_learner_clones_the_oracles_moves_on_the_positions_it_saw(tmp_path) -> None:
+    from tabletop_gym.oracles.war.moves import WarMoves
+
+    spec = get_game("war")
+    settings = spec.read(WAR_TINY)
+    env_id, env_kwargs = spec.environment(settings)
+    env = gym.make(env_id, **env_kwargs)
+    data = Data()
+    score, optimum = play(env, Teacher(spec, settings, env), 3, None, data)
+    assert score == optimum  # the teacher's own game reaches the deal's optimum
+    deal, history = env.unwrapped.game.deal, list(env.unwrapped.game.choices)
+    moves = WarMoves(str(deal), settings.rules)
+    for step, optimal in enumerate(data.optimal):
+        values = moves.at(history[:step])
+        assert sorted(np.flatnonzero(optimal)) == sorted(a for a, v in values.values.items()
+                                                         if v == values.optimum)
+
+    out = tmp_path / "run"
+    options = ImitationOptions(iterations=1, deals=4, clone_deals=40, epochs=30)
+    path = train_imitation(spec, options, 0, out, WAR_TINY, progress=False)
+    curve = json.loads((out / "imitation_curve.json").read_text())
+    assert [p["deals"] for p in curve] == [40, 44]  # behaviour cloning on its own number of deals
+    seen = Data.load(out / "imitation_data.npz")
+    agent = load_policy(path)
+    chosen = [(agent.act(obs, {"action_mask": legal}), optimal)
+              for obs, legal, optimal in zip(seen.obs, seen.legal, seen.optimal, strict=True)
+              if legal.sum() > 1 and not optimal.all()]  # a real choice, where a move can be wrong
+    assert len(chosen) > 20
+    followed = np.mean([optimal[action] for action, optimal in chosen])
+    assert followed > 0.9, f"the learner picks an optimal move in {followed:.0%} of the positions it saw"
+
+
+def test_the_curve_counts_a_war_loss_as_nothing() -> None:
+    # War's whole game: -1 a loss, 0 a draw, 1 a win; the worst score is the scale's zero, as in evaluate.
+    assert curve_ratio([-1.0, 0.0, 1.0], [1.0, 1.0, 0.0], -1.0) == pytest.approx(3 / 5)
+    assert curve_ratio([-1.0], [-1.0], -1.0) == 1.0  # a deal lost whatever the play
+    assert curve_ratio([2.0, 4.0], [4.0, 4.0]) == pytest.approx(0.75)  # no worst score: score / optimum

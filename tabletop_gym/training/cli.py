@@ -815,7 +815,7 @@ def _self_play_options(args: argparse.Namespace) -> Any:
     return SelfPlayOptions(**given)
 
 
-TEACHER_OPTIONS = ("iterations", "deals", "epochs", "no_symmetry")
+TEACHER_OPTIONS = ("iterations", "deals", "clone_deals", "epochs", "no_symmetry")
 
 
 def _add_teacher_arguments(parser: argparse.ArgumentParser) -> None:
@@ -837,6 +837,9 @@ def _add_teacher_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--deals", type=int_arg(1, 100_000), default=None,
                        help="fresh deals played per iteration, each position labelled by the teacher "
                        "(default 50)")
+    group.add_argument("--clone-deals", type=int_arg(1, 100_000), default=None,
+                       help="deals of the first iteration, the teacher's own games (default --deals): "
+                       "more where the teacher's games are cheap to label and the learner's are not")
     group.add_argument("--epochs", type=int_arg(1, 1_000), default=None,
                        help="passes over all labelled positions per iteration (default 4)")
     group.add_argument("--no-symmetry", action="store_const", const=True, default=None,

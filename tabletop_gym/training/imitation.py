@@ -4,8 +4,8 @@
 by supervised learning instead of reinforcement: the game's move oracle
 (:class:`tabletop_gym.core.MoveOracle`) tells, at every position, which legal moves are optimal.
 
-- Iteration 0 (behaviour cloning): the teacher plays ``deals`` fresh deals itself; every position of
-  its games is labelled with the set of optimal moves there.
+- Iteration 0 (behaviour cloning): the teacher plays ``deals`` fresh deals itself (``clone_deals``
+  where given); every position of its games is labelled with the set of optimal moves there.
 - Iterations 1, 2, ... (DAgger, Ross et al. 2011): the learner plays ``deals`` fresh deals with its
   own most likely moves and the teacher labels every position the learner reaches, so the learner
   also learns to recover from its own mistakes. The labelled positions of all iterations so far are
@@ -80,6 +80,10 @@ class ImitationOptions:
     teacher: str = "oracle"
     iterations: int = 10
     deals: int = 50
+    # Deals of iteration 0, the teacher's own games (default ``deals``): where the teacher's games are
+    # far cheaper to label than the learner's (War: a learner's game that cycles to the trick limit
+    # asks thousands of decisions, the teacher's a few), behaviour cloning takes many more of them.
+    clone_deals: int | None = None
     epochs: int = 4
     batch_size: int = 256
     learning_rate: float = 1e-3
@@ -91,12 +95,18 @@ class ImitationOptions:
             raise ValueError(f"unknown teacher {self.teacher!r}: choose among {', '.join(TEACHERS)}")
         check_int("iterations", self.iterations, 1)
         check_int("deals", self.deals, 1)
+        if self.clone_deals is not None:
+            check_int("clone_deals", self.clone_deals, 1)
         check_int("epochs", self.epochs, 1)
         check_int("batch_size", self.batch_size, 1)
         if not (isinstance(self.learning_rate, float) and 0 < self.learning_rate < 1):
             raise ValueError(f"learning_rate must be a number in (0, 1), got {self.learning_rate!r}")
         if not isinstance(self.symmetry, bool):
             raise ValueError(f"symmetry must be True or False, got {self.symmetry!r}")
+
+    def deals_of(self, iteration: int) -> int:
+        """The fresh deals played in ``iteration`` (0: behaviour cloning on the teacher's games)."""
+        return self.clone_deals if iteration == 0 and self.clone_deals is not None else self.deals
 
 
 class Teacher:
@@ -264,12 +274,21 @@ def play(env: Any, teacher: Teacher | PolicyTeacher, seed: int,
     optimum = teacher.reference
     score = 0.0
     done = False
+    # The labels of each observation already met in this game. Where a game comes back to a position
+    # (War's games cycle until the trick limit, a draw: thousands of decisions over a few positions),
+    # the learner sees the same observation, so the same input: it is labelled once, which saves the
+    # teacher's search at every turn of the cycle and keeps one cycle from outweighing whole games.
+    # (What differs at a repeat, the tricks still to play, is not in the observation.)
+    labelled: dict[bytes, tuple[np.ndarray, int, float]] = {}
     while not done:
-        optimal, best, to_go = teacher.label(obs, info, history)
+        key = _observation_key(obs)
+        if key in labelled:
+            optimal, best, to_go = labelled[key]
+        else:
+            optimal, best, to_go = labelled[key] = teacher.label(obs, info, history)
+            data.add(obs, np.asarray(info["action_mask"], dtype=bool), optimal)
         if optimum is None:
             optimum = to_go
-        legal = np.asarray(info["action_mask"], dtype=bool)
-        data.add(obs, legal, optimal)
         action = best if act is None else int(act(obs, info))
         teacher.played(obs, info, action)
         obs, reward, terminated, truncated, info = env.step(action)
@@ -277,6 +296,26 @@ def play(env: Any, teacher: Teacher | PolicyTeacher, seed: int,
         score += float(reward)
         done = terminated or truncated
     return score, float(optimum)
+
+
+def _observation_key(obs: Any) -> bytes:
+    """The observation as bytes: equal for equal observations (a dict's entries in key order)."""
+    if isinstance(obs, dict):
+        return b"".join(np.asarray(obs[k]).tobytes() for k in sorted(obs))
+    return np.asarray(obs).tobytes()
+
+
+def curve_ratio(scores: list[float], optima: list[float], worst: float | None = None) -> float:
+    """The learner's total score over the teacher's, on the game's own scale: where scores go below 0
+    (War's whole game: -1 a loss, 0 a draw, 1 a win) the game's ``worst`` score is its zero, as in
+    ``evaluate``'s score/optimum, so that a loss counts for nothing and a drawn optimum is not a
+    division by zero."""
+    if worst is None:
+        return float(np.sum(scores) / np.sum(optima))
+    reachable = float(np.sum(np.asarray(optima) - worst))
+    if reachable <= 0:  # every deal lost whatever the play: any play is the optimum
+        return 1.0
+    return float(np.sum(np.asarray(scores) - worst) / reachable)
 
 
 def fit(policy: Any, data: Data, epochs: int, batch_size: int, rng: np.random.Generator,
@@ -378,6 +417,7 @@ def _train(spec: GameSpec, options: ImitationOptions, seed: int, out: Path, args
     # Refuses a game or settings without such a teacher, before any work.
     teacher = make_teacher(options.teacher, spec, settings, env)
     symmetry = spec.symmetry if options.symmetry else None
+    worst = spec.worst_score(settings) if spec.worst_score is not None else None
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)
     vec_env = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=1, seed=seed)
@@ -421,15 +461,16 @@ def _train(spec: GameSpec, options: ImitationOptions, seed: int, out: Path, args
         for iteration in bar:
             scores, optima = [], []
             act = None if iteration == 0 else learner(model)
-            for deal_seed in deal_seeds(seed, iteration, options.deals):
+            for deal_seed in deal_seeds(seed, iteration, options.deals_of(iteration)):
                 score, optimum = play(env, teacher, deal_seed, act, data)
                 scores.append(score)
                 optima.append(optimum)
             loss = fit(model.policy, data, options.epochs, options.batch_size, rng, symmetry)
-            point = {"iteration": iteration, "positions": len(data), "deals": (iteration + 1) * options.deals,
+            deals_so_far = sum(options.deals_of(i) for i in range(iteration + 1))
+            point = {"iteration": iteration, "positions": len(data), "deals": deals_so_far,
                      "loss": round(loss, 5)}
             if iteration > 0:  # the learner's own games, on deals it had not been trained on
-                point["score_ratio"] = float(np.sum(scores) / np.sum(optima))
+                point["score_ratio"] = curve_ratio(scores, optima, worst)
                 point["mean_score"] = float(np.mean(scores))
                 point["mean_optimum"] = float(np.mean(optima))
             state["curve"].append(point)
